@@ -1,0 +1,412 @@
+//! A borrowed, order-preserving JSON tree.
+//!
+//! Why not `serde_json::Value`: validation runs on every tool call, on payloads from a few
+//! kilobytes up to ~47 MB. Parsing into `Value` copies every string into its own allocation;
+//! this tree borrows every string that contains no escape sequence straight from the input
+//! text, which halves parse time and keeps peak memory close to the input size.
+//!
+//! Semantics the specs rely on:
+//! - object members keep document order (`survey.md` §1.3 "Id order");
+//! - a member name that occurs twice keeps the position of its first occurrence and the value
+//!   of its last;
+//! - nesting deeper than serde_json's recursion limit (128) is a parse error, never a stack
+//!   overflow.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// A JSON value whose strings borrow from the text it was parsed from where possible.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json<'a> {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
+    Object(Object<'a>),
+}
+
+/// An object: members in document order, unique names.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Object<'a> {
+    members: Vec<(Cow<'a, str>, Json<'a>)>,
+}
+
+/// Objects up to this many members are searched linearly; larger ones use an index while
+/// they are being parsed, so a hostile object with many members stays linear in time.
+const LINEAR_LIMIT: usize = 24;
+
+impl<'a> Object<'a> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Own-key lookup: `constructor` or `toString` are ordinary names.
+    pub fn get(&self, name: &str) -> Option<&Json<'a>> {
+        self.members
+            .iter()
+            .find(|(k, _)| k.as_ref() == name)
+            .map(|(_, v)| v)
+    }
+
+    /// Like [`Object::get`], but an explicit `null` counts as absent (`survey.md` §1.3).
+    pub fn get_present(&self, name: &str) -> Option<&Json<'a>> {
+        self.get(name).filter(|v| !v.is_null())
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Json<'a>)> {
+        self.members.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.members.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// Inserts or replaces; a replaced member keeps its position.
+    pub fn insert(&mut self, name: impl Into<Cow<'a, str>>, value: Json<'a>) {
+        let name = name.into();
+        if let Some(slot) = self.members.iter_mut().find(|(k, _)| *k == name) {
+            slot.1 = value;
+        } else {
+            self.members.push((name, value));
+        }
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Json<'a>> {
+        let at = self.members.iter().position(|(k, _)| k.as_ref() == name)?;
+        Some(self.members.remove(at).1)
+    }
+
+    pub fn into_owned(self) -> Object<'static> {
+        Object {
+            members: self
+                .members
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                .collect(),
+        }
+    }
+}
+
+impl<'a> FromIterator<(Cow<'a, str>, Json<'a>)> for Object<'a> {
+    fn from_iter<I: IntoIterator<Item = (Cow<'a, str>, Json<'a>)>>(iter: I) -> Self {
+        let mut o = Object::new();
+        for (k, v) in iter {
+            o.insert(k, v);
+        }
+        o
+    }
+}
+
+impl<'a> Json<'a> {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            Json::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Json<'a>]> {
+        match self {
+            Json::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Json::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The article-and-noun name the specs use in messages: `a string`, `an array`, `null`,
+    /// `a number`, `a boolean`, `an object`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Number(_) => "a number",
+            Json::String(_) => "a string",
+            Json::Array(_) => "an array",
+            Json::Object(_) => "an object",
+        }
+    }
+
+    pub fn into_owned(self) -> Json<'static> {
+        match self {
+            Json::Null => Json::Null,
+            Json::Bool(b) => Json::Bool(b),
+            Json::Number(n) => Json::Number(n),
+            Json::String(s) => Json::String(Cow::Owned(s.into_owned())),
+            Json::Array(a) => Json::Array(a.into_iter().map(Json::into_owned).collect()),
+            Json::Object(o) => Json::Object(o.into_owned()),
+        }
+    }
+
+    /// A borrowed view of a `serde_json::Value` (for callers that already hold one, such as
+    /// the MCP adapter). `Value`'s own map already applies the duplicate-member rule.
+    pub fn from_value(v: &'a serde_json::Value) -> Json<'a> {
+        match v {
+            serde_json::Value::Null => Json::Null,
+            serde_json::Value::Bool(b) => Json::Bool(*b),
+            serde_json::Value::Number(n) => Json::Number(n.clone()),
+            serde_json::Value::String(s) => Json::String(Cow::Borrowed(s)),
+            serde_json::Value::Array(a) => Json::Array(a.iter().map(Json::from_value).collect()),
+            serde_json::Value::Object(m) => Json::Object(Object {
+                members: m
+                    .iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Json::from_value(v)))
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Converts to an owned `serde_json::Value`, keeping member order.
+    pub fn to_value(&self) -> serde_json::Value {
+        match self {
+            Json::Null => serde_json::Value::Null,
+            Json::Bool(b) => serde_json::Value::Bool(*b),
+            Json::Number(n) => serde_json::Value::Number(n.clone()),
+            Json::String(s) => serde_json::Value::String(s.to_string()),
+            Json::Array(a) => serde_json::Value::Array(a.iter().map(Json::to_value).collect()),
+            Json::Object(o) => serde_json::Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// The compact JSON text of a value (used to show a non-string value inside a message).
+impl fmt::Display for Json<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Json::Null => f.write_str("null"),
+            Json::Bool(b) => write!(f, "{b}"),
+            Json::Number(n) => write!(f, "{n}"),
+            Json::String(s) => write_json_string(f, s),
+            Json::Array(a) => {
+                f.write_str("[")?;
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Json::Object(o) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in o.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write_json_string(f, k)?;
+                    write!(f, ":{v}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+fn write_json_string(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    // serde_json's string escaping never fails for a str.
+    f.write_str(&serde_json::to_string(s).unwrap_or_default())
+}
+
+/// Parses JSON text into a borrowed tree. The error is serde_json's, whose `Display` names
+/// the line and column where parsing stopped.
+pub fn parse(text: &str) -> Result<Json<'_>, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+impl<'de> Deserialize<'de> for Json<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Json::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(Json::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Json::Number(n.into()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Json::Number(n.into()))
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
+        serde_json::Number::from_f64(n)
+            .map(Json::Number)
+            .ok_or_else(|| E::custom("number out of range"))
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Json::String(Cow::Borrowed(s)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Json::String(Cow::Owned(s.to_owned())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Json::String(Cow::Owned(s)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+        let mut index: Option<HashMap<String, usize>> = None;
+        while let Some(Key(name)) = map.next_key()? {
+            let value: Json<'de> = map.next_value()?;
+            let existing = match &index {
+                Some(ix) => ix.get(name.as_ref()).copied(),
+                None => members.iter().position(|(k, _)| *k == name),
+            };
+            match existing {
+                Some(at) => members[at].1 = value,
+                None => {
+                    if let Some(ix) = &mut index {
+                        ix.insert(name.to_string(), members.len());
+                    }
+                    members.push((name, value));
+                    if index.is_none() && members.len() > LINEAR_LIMIT {
+                        index = Some(
+                            members
+                                .iter()
+                                .enumerate()
+                                .map(|(i, (k, _))| (k.to_string(), i))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(Json::Object(Object { members }))
+    }
+}
+
+/// A member name, borrowed when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_keep_document_order_without_integer_keys_first() {
+        let v = parse(r#"{"b":1,"10":2,"2":3}"#).unwrap();
+        let keys: Vec<_> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["b", "10", "2"]);
+    }
+
+    #[test]
+    fn duplicate_member_keeps_first_position_and_last_value() {
+        let v = parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
+        let o = v.as_object().unwrap();
+        assert_eq!(o.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(o.get("a").unwrap().to_string(), "3");
+    }
+
+    #[test]
+    fn duplicate_members_in_large_objects_use_the_index() {
+        let mut text = String::from("{");
+        for i in 0..100 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k5\":\"last\"}");
+        let v = parse(&text).unwrap();
+        let o = v.as_object().unwrap();
+        assert_eq!(o.len(), 100);
+        assert_eq!(o.keys().nth(5), Some("k5"));
+        assert_eq!(o.get("k5").unwrap().as_str(), Some("last"));
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed() {
+        let text = r#"{"a":"plain","b":"with\nescape"}"#;
+        let v = parse(text).unwrap();
+        let o = v.as_object().unwrap();
+        assert!(matches!(o.get("a"), Some(Json::String(Cow::Borrowed(_)))));
+        assert!(matches!(o.get("b"), Some(Json::String(Cow::Owned(_)))));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = "[".repeat(100_000);
+        assert!(parse(&text).is_err());
+    }
+
+    #[test]
+    fn display_is_compact_json() {
+        let v = parse(r#"{"a":[1,true,null,"x\"y"]}"#).unwrap();
+        assert_eq!(v.to_string(), r#"{"a":[1,true,null,"x\"y"]}"#);
+    }
+}

@@ -1,0 +1,57 @@
+//! Command-line surface. Output is JSON on stdout; exit codes: 0 success / valid,
+//! 1 invalid input, 2 usage errors (clap's own, unreadable files).
+
+mod survey;
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// askd — ask a human for structured decisions, get structured answers back.
+#[derive(Debug, Parser)]
+#[command(name = "askd", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Work with branching survey specs (the `ask_survey` tool's payload).
+    #[command(subcommand)]
+    Survey(survey::SurveyCommand),
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Survey(cmd) => survey::run(cmd),
+    }
+}
+
+/// Exit code for invalid input (a spec or answers that fail validation).
+pub const EXIT_INVALID: u8 = 1;
+/// Exit code for usage errors (clap uses 2 as well).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Reads a file, or standard input for `-`. A read failure is a usage error.
+pub fn read_input(path: &str) -> Result<String, ExitCode> {
+    let mut text = String::new();
+    let result = if path == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    result.map(|_| text).map_err(|e| {
+        eprintln!("askd: cannot read {path}: {e}");
+        ExitCode::from(EXIT_USAGE)
+    })
+}
+
+/// Prints one JSON document on stdout.
+pub fn print_json(value: &impl serde::Serialize) {
+    match serde_json::to_string(value) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("askd: cannot encode output: {e}"),
+    }
+}
