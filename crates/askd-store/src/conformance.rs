@@ -1,0 +1,575 @@
+//! The store conformance suite: what every backend must do, written once.
+//!
+//! A backend's tests invoke [`conformance_tests!`] with an async factory that returns a
+//! fresh, empty store; the macro expands to one `#[tokio::test]` per check below.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::model::*;
+use crate::{Store, StoreError};
+
+/// Expands to one test per conformance check. `$factory` is an async expression returning
+/// `(Arc<dyn Store>, guard)`: a fresh, empty store, and whatever must live as long as it
+/// (a temporary directory, a database schema to drop).
+#[macro_export]
+macro_rules! conformance_tests {
+    ($factory:expr) => {
+        $crate::conformance_tests!(@each $factory;
+            sessions_open_and_continue,
+            create_then_read_back_everything,
+            identical_pending_payload_reattaches,
+            reattach_is_per_session_and_kind_and_ends_at_settle,
+            create_in_unknown_session_is_refused,
+            bank_is_durable_ordered_and_locked,
+            bank_and_autosave_need_a_pending_ask,
+            autosave_last_writer_wins_with_revisions,
+            settle_once_first_claimant_wins,
+            concurrent_settles_have_exactly_one_winner,
+            settle_writes_the_record_in_the_same_transaction,
+            supersede_and_seed_in_one_transaction,
+            supersede_ignores_other_sessions_and_settled_asks,
+            awaited_flag,
+            list_and_count_filters,
+            events_replay_in_commit_order,
+            records_filter_and_order,
+            unknown_ids_are_not_found,
+        );
+    };
+    (@each $factory:expr; $($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                let (store, _guard) = $factory.await;
+                $crate::conformance::$name(store).await;
+            }
+        )*
+    };
+}
+
+fn session(client: &str) -> NewSession {
+    NewSession {
+        id: None,
+        client: client.into(),
+        workspace: Some("/work/project".into()),
+    }
+}
+
+fn new_ask(id: &str, session_id: &str, payload: Value) -> NewAsk {
+    NewAsk {
+        id: id.into(),
+        session_id: session_id.into(),
+        kind: "survey".into(),
+        title: payload["title"].as_str().map(str::to_string),
+        payload_key: payload.to_string(),
+        fingerprint: Some(format!("fp-{}", payload["entry"].as_str().unwrap_or(""))),
+        payload,
+        replaces: None,
+        seed_banked: Vec::new(),
+        seed_autosave: None,
+    }
+}
+
+fn settlement(outcome: &str) -> Settlement {
+    Settlement {
+        outcome: outcome.into(),
+        result: json!({"outcome": outcome, "answers": [{"id": "q1"}], "path": ["q1"]}),
+        record: json!({"v": 1, "outcome": outcome}),
+    }
+}
+
+fn banked(q: &str, key: &str) -> NewBanked {
+    NewBanked {
+        question_id: q.into(),
+        entry: json!({"id": q, "selected": [key]}),
+    }
+}
+
+pub async fn sessions_open_and_continue(store: Arc<dyn Store>) {
+    let s = store.open_session(session("claude-code")).await.unwrap();
+    assert_eq!(s.client, "claude-code");
+    assert_eq!(s.workspace.as_deref(), Some("/work/project"));
+    // An explicit id continues the same session, whatever label the second call carries.
+    let again = store
+        .open_session(NewSession {
+            id: Some(s.id.clone()),
+            client: "other".into(),
+            workspace: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(again, s);
+    let named = store
+        .open_session(NewSession {
+            id: Some("explicit-1".into()),
+            client: "codex".into(),
+            workspace: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(named.id, "explicit-1");
+    assert_eq!(store.session("explicit-1").await.unwrap(), Some(named));
+    assert_eq!(store.sessions().await.unwrap().len(), 2);
+    assert_eq!(store.session("nope").await.unwrap(), None);
+}
+
+pub async fn create_then_read_back_everything(store: Arc<dyn Store>) {
+    let s = store.open_session(session("dsh-mcp-client")).await.unwrap();
+    let payload = json!({"title": "T", "entry": "q1", "questions": {"q1": {"prompt": "P"}}});
+    let c = store
+        .create_ask(new_ask("a1", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    assert!(c.created);
+    assert_eq!(c.events.len(), 1);
+    assert_eq!(c.events[0].kind, "ask.created");
+    assert_eq!(c.events[0].payload["ask_id"], "a1");
+    assert_eq!(c.events[0].payload["title"], "T");
+    let a = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(a, c.ask);
+    assert_eq!(a.state, AskState::Pending);
+    assert_eq!(a.payload, payload);
+    assert_eq!(a.kind, "survey");
+    assert_eq!(a.title.as_deref(), Some("T"));
+    assert_eq!(a.client, "dsh-mcp-client");
+    assert_eq!(a.workspace.as_deref(), Some("/work/project"));
+    assert!(a.awaited);
+    assert!(a.banked.is_empty());
+    assert_eq!(a.autosave, None);
+    assert_eq!(a.autosave_revision, 0);
+    assert_eq!(a.outcome, None);
+    assert_eq!(a.result, None);
+    // Payload member order is kept verbatim.
+    let keys: Vec<&String> = a.payload.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["title", "entry", "questions"]);
+}
+
+pub async fn identical_pending_payload_reattaches(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let payload = json!({"entry": "q1"});
+    let first = store
+        .create_ask(new_ask("a1", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    let second = store
+        .create_ask(new_ask("a2", &s.id, payload))
+        .await
+        .unwrap();
+    assert!(!second.created);
+    assert!(second.events.is_empty());
+    assert_eq!(second.ask.id, first.ask.id);
+    assert_eq!(store.ask("a2").await.unwrap(), None);
+    assert_eq!(store.count_asks(None).await.unwrap(), 1);
+}
+
+pub async fn reattach_is_per_session_and_kind_and_ends_at_settle(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("c")).await.unwrap();
+    let s2 = store.open_session(session("c")).await.unwrap();
+    let payload = json!({"entry": "q1"});
+    store
+        .create_ask(new_ask("a1", &s1.id, payload.clone()))
+        .await
+        .unwrap();
+    // Another session: a new ask.
+    let other = store
+        .create_ask(new_ask("a2", &s2.id, payload.clone()))
+        .await
+        .unwrap();
+    assert!(other.created);
+    // Another kind: a new ask.
+    let mut q = new_ask("a3", &s1.id, payload.clone());
+    q.kind = "questions".into();
+    assert!(store.create_ask(q).await.unwrap().created);
+    // Once settled, the same payload creates a new ask.
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let again = store
+        .create_ask(new_ask("a4", &s1.id, payload))
+        .await
+        .unwrap();
+    assert!(again.created);
+    assert_eq!(again.ask.id, "a4");
+}
+
+pub async fn create_in_unknown_session_is_refused(store: Arc<dyn Store>) {
+    let err = store
+        .create_ask(new_ask("a1", "no-such-session", json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(err, StoreError::UnknownSession("no-such-session".into()));
+    assert_eq!(store.count_asks(None).await.unwrap(), 0);
+    assert_eq!(store.last_event().await.unwrap(), 0);
+}
+
+pub async fn bank_is_durable_ordered_and_locked(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    let b1 = store.bank("a1", &[banked("q2", "b")]).await.unwrap();
+    assert_eq!(b1.total, 1);
+    let b2 = store
+        .bank("a1", &[banked("q1", "a"), banked("q3", "c")])
+        .await
+        .unwrap();
+    assert_eq!(b2.total, 3);
+    assert_eq!(b2.event.kind, "ask.banked");
+    let listed = b2.event.payload["banked"].as_array().unwrap();
+    assert_eq!(listed.len(), 3);
+    assert!(listed[0]["bankedAt"].is_string());
+    let a = store.ask("a1").await.unwrap().unwrap();
+    let order: Vec<&str> = a.banked.iter().map(|b| b.question_id.as_str()).collect();
+    assert_eq!(order, ["q2", "q1", "q3"], "bank order is kept");
+    assert_eq!(a.banked[1].entry, json!({"id": "q1", "selected": ["a"]}));
+    // A question banked twice is a conflict, and the failed bank changes nothing.
+    let err = store
+        .bank("a1", &[banked("q4", "a"), banked("q1", "b")])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    let a = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(a.banked.len(), 3);
+    assert_eq!(a.banked[1].entry["selected"], json!(["a"]));
+}
+
+pub async fn bank_and_autosave_need_a_pending_ask(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store.settle("a1", &settlement("cancelled")).await.unwrap();
+    assert_eq!(
+        store.bank("a1", &[banked("q1", "a")]).await.unwrap_err(),
+        StoreError::NotPending
+    );
+    assert_eq!(
+        store.autosave("a1", &json!({"v": 1})).await.unwrap_err(),
+        StoreError::NotPending
+    );
+    assert_eq!(
+        store.bank("zz", &[banked("q1", "a")]).await.unwrap_err(),
+        StoreError::NotFound
+    );
+    assert_eq!(
+        store.autosave("zz", &json!({})).await.unwrap_err(),
+        StoreError::NotFound
+    );
+}
+
+pub async fn autosave_last_writer_wins_with_revisions(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    let r1 = store
+        .autosave("a1", &json!({"v": 1, "position": "q1"}))
+        .await
+        .unwrap();
+    let r2 = store
+        .autosave("a1", &json!({"v": 1, "position": "q2"}))
+        .await
+        .unwrap();
+    assert_eq!((r1.revision, r2.revision), (1, 2));
+    assert_eq!(r2.event.kind, "ask.autosaved");
+    assert_eq!(r2.event.payload["revision"], 2);
+    assert_eq!(r2.event.payload["savedAt"], json!(r2.saved_at));
+    let a = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(a.autosave, Some(json!({"v": 1, "position": "q2"})));
+    assert_eq!(a.autosave_revision, 2);
+    assert_eq!(a.autosave_saved_at.as_deref(), Some(r2.saved_at.as_str()));
+}
+
+pub async fn settle_once_first_claimant_wins(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    let ev = store.settle("a1", &settlement("answered")).await.unwrap();
+    assert_eq!(ev.kind, "ask.settled");
+    assert_eq!(ev.payload["outcome"], "answered");
+    assert_eq!(ev.payload["path"], json!(["q1"]));
+    assert_eq!(
+        store
+            .settle("a1", &settlement("cancelled"))
+            .await
+            .unwrap_err(),
+        StoreError::NotPending
+    );
+    let a = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(a.state, AskState::Settled);
+    assert_eq!(a.outcome.as_deref(), Some("answered"));
+    assert_eq!(a.result, Some(settlement("answered").result));
+    assert!(a.settled_at.is_some());
+    assert!(!a.awaited);
+    assert_eq!(
+        store
+            .settle("nope", &settlement("answered"))
+            .await
+            .unwrap_err(),
+        StoreError::NotFound
+    );
+}
+
+pub async fn concurrent_settles_have_exactly_one_winner(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    for round in 0..5 {
+        let id = format!("race-{round}");
+        store
+            .create_ask(new_ask(&id, &s.id, json!({"entry": "q1", "round": round})))
+            .await
+            .unwrap();
+        let mut tasks = Vec::new();
+        for i in 0..8 {
+            let store = store.clone();
+            let id = id.clone();
+            tasks.push(tokio::spawn(async move {
+                let outcome = if i % 2 == 0 { "answered" } else { "cancelled" };
+                store.settle(&id, &settlement(outcome)).await
+            }));
+        }
+        let mut wins = 0;
+        for t in tasks {
+            match t.await.unwrap() {
+                Ok(_) => wins += 1,
+                Err(e) => assert_eq!(e, StoreError::NotPending),
+            }
+        }
+        assert_eq!(wins, 1, "round {round}");
+        let records = store
+            .records(&RecordFilter {
+                kind: None,
+                session_id: Some(s.id.clone()),
+                outcome: None,
+                limit: None,
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            records.iter().filter(|r| r.ask_id == id).count(),
+            1,
+            "exactly one record"
+        );
+    }
+}
+
+pub async fn settle_writes_the_record_in_the_same_transaction(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let c = store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let records = store.records(&RecordFilter::default()).await.unwrap();
+    assert_eq!(records.len(), 1);
+    let r = &records[0];
+    assert_eq!(r.ask_id, "a1");
+    assert_eq!(r.session_id, s.id);
+    assert_eq!(r.kind, "survey");
+    assert_eq!(r.outcome, "answered");
+    assert_eq!(r.created_at, c.ask.created_at);
+    let a = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(Some(&r.settled_at), a.settled_at.as_ref());
+    assert_eq!(r.record, json!({"v": 1, "outcome": "answered"}));
+}
+
+pub async fn supersede_and_seed_in_one_transaction(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("old", &s.id, json!({"entry": "q1", "v": 1})))
+        .await
+        .unwrap();
+    store.bank("old", &[banked("q1", "a")]).await.unwrap();
+    let mut n = new_ask("new", &s.id, json!({"entry": "q1", "v": 2}));
+    n.replaces = Some(Supersede {
+        ask_id: "old".into(),
+        settlement: settlement("superseded"),
+    });
+    n.seed_banked = vec![banked("q1", "a")];
+    n.seed_autosave = Some(json!({"v": 1, "position": "q2"}));
+    let c = store.create_ask(n).await.unwrap();
+    assert!(c.created);
+    let kinds: Vec<&str> = c.events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["ask.settled", "ask.created"]);
+    let old = store.ask("old").await.unwrap().unwrap();
+    assert_eq!(old.outcome.as_deref(), Some("superseded"));
+    assert_eq!(
+        old.banked.len(),
+        1,
+        "the superseded ask keeps its banked answers"
+    );
+    let new = store.ask("new").await.unwrap().unwrap();
+    assert_eq!(new.banked.len(), 1);
+    assert_eq!(new.autosave, Some(json!({"v": 1, "position": "q2"})));
+    assert_eq!(new.autosave_revision, 1);
+}
+
+pub async fn supersede_ignores_other_sessions_and_settled_asks(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("c")).await.unwrap();
+    let s2 = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("theirs", &s2.id, json!({"entry": "x"})))
+        .await
+        .unwrap();
+    store
+        .create_ask(new_ask("done", &s1.id, json!({"entry": "y"})))
+        .await
+        .unwrap();
+    store
+        .settle("done", &settlement("cancelled"))
+        .await
+        .unwrap();
+    for (i, target) in ["theirs", "done"].iter().enumerate() {
+        let mut n = new_ask(&format!("n{i}"), &s1.id, json!({"entry": "z", "i": i}));
+        n.replaces = Some(Supersede {
+            ask_id: target.to_string(),
+            settlement: settlement("superseded"),
+        });
+        let c = store.create_ask(n).await.unwrap();
+        assert!(c.created);
+        assert_eq!(c.events.len(), 1);
+    }
+    let theirs = store.ask("theirs").await.unwrap().unwrap();
+    assert_eq!(theirs.state, AskState::Pending);
+    let done = store.ask("done").await.unwrap().unwrap();
+    assert_eq!(done.outcome.as_deref(), Some("cancelled"));
+}
+
+pub async fn awaited_flag(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store.set_awaited("a1", false).await.unwrap();
+    assert!(!store.ask("a1").await.unwrap().unwrap().awaited);
+    store.set_awaited("a1", true).await.unwrap();
+    assert!(store.ask("a1").await.unwrap().unwrap().awaited);
+    assert_eq!(
+        store.set_awaited("zz", true).await.unwrap_err(),
+        StoreError::NotFound
+    );
+}
+
+pub async fn list_and_count_filters(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("one")).await.unwrap();
+    let s2 = store.open_session(session("two")).await.unwrap();
+    for i in 0..3 {
+        store
+            .create_ask(new_ask(&format!("a{i}"), &s1.id, json!({"i": i})))
+            .await
+            .unwrap();
+    }
+    let mut q = new_ask("b0", &s2.id, json!({"i": 9}));
+    q.kind = "questions".into();
+    store.create_ask(q).await.unwrap();
+    store.bank("a0", &[banked("q1", "a")]).await.unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+
+    let all = store.asks(&AskFilter::default()).await.unwrap();
+    assert_eq!(all.len(), 4);
+    let pending = store
+        .asks(&AskFilter {
+            state: Some(AskState::Pending),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let mut ids: Vec<&str> = pending.iter().map(|a| a.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, ["a0", "a2", "b0"]);
+    let a0 = pending.iter().find(|a| a.id == "a0").unwrap();
+    assert_eq!(a0.banked, 1);
+    assert_eq!(a0.client, "one");
+    let of_s2 = store
+        .asks(&AskFilter {
+            session_id: Some(s2.id.clone()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(of_s2.len(), 1);
+    assert_eq!(of_s2[0].kind, "questions");
+    let surveys = store
+        .asks(&AskFilter {
+            kind: Some("survey".into()),
+            limit: Some(2),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(surveys.len(), 2);
+    assert_eq!(store.count_asks(None).await.unwrap(), 4);
+    assert_eq!(store.count_asks(Some(AskState::Pending)).await.unwrap(), 3);
+    assert_eq!(store.count_asks(Some(AskState::Settled)).await.unwrap(), 1);
+}
+
+pub async fn events_replay_in_commit_order(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store.bank("a1", &[banked("q1", "a")]).await.unwrap();
+    store.autosave("a1", &json!({"v": 1})).await.unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let all = store.events_after(0, 100).await.unwrap();
+    let kinds: Vec<&str> = all.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["ask.created", "ask.banked", "ask.autosaved", "ask.settled"]
+    );
+    assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
+    assert_eq!(store.last_event().await.unwrap(), all[3].seq);
+    let tail = store.events_after(all[1].seq, 100).await.unwrap();
+    assert_eq!(tail, all[2..].to_vec());
+    assert_eq!(store.events_after(0, 2).await.unwrap(), all[..2].to_vec());
+    assert!(store.events_after(all[3].seq, 10).await.unwrap().is_empty());
+}
+
+pub async fn records_filter_and_order(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("c")).await.unwrap();
+    let s2 = store.open_session(session("c")).await.unwrap();
+    for (id, sess, outcome) in [
+        ("r1", &s1.id, "answered"),
+        ("r2", &s1.id, "cancelled"),
+        ("r3", &s2.id, "answered"),
+    ] {
+        store
+            .create_ask(new_ask(id, sess, json!({"id": id})))
+            .await
+            .unwrap();
+        store.settle(id, &settlement(outcome)).await.unwrap();
+    }
+    let all = store.records(&RecordFilter::default()).await.unwrap();
+    let ids: Vec<&str> = all.iter().map(|r| r.ask_id.as_str()).collect();
+    assert_eq!(ids, ["r3", "r2", "r1"], "newest first");
+    let answered = store
+        .records(&RecordFilter {
+            outcome: Some("answered".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(answered.len(), 2);
+    let s1_only = store
+        .records(&RecordFilter {
+            session_id: Some(s1.id.clone()),
+            limit: Some(1),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(s1_only.len(), 1);
+    assert_eq!(s1_only[0].ask_id, "r2");
+}
+
+pub async fn unknown_ids_are_not_found(store: Arc<dyn Store>) {
+    assert_eq!(store.ask("missing").await.unwrap(), None);
+    assert!(store.asks(&AskFilter::default()).await.unwrap().is_empty());
+    assert!(store.events_after(0, 10).await.unwrap().is_empty());
+    assert_eq!(store.last_event().await.unwrap(), 0);
+}

@@ -1,0 +1,107 @@
+//! askd's durable store: sessions, asks, banked answers, autosaves, settled records and the
+//! event log behind one interface, [`Store`].
+//!
+//! # Layout
+//! - [`model`] — the plain data the store takes and returns.
+//! - [`sqlite`] — the embedded SQLite backend (WAL, `synchronous=FULL`, foreign keys,
+//!   embedded migrations run at open).
+//! - [`conformance`] (feature `conformance`) — the behaviour every backend must show, as one
+//!   suite of async checks a backend's tests call unchanged.
+//!
+//! # Invariants
+//! - Only this crate knows SQL. Callers see [`Store`] and the [`model`] types.
+//! - Write-ahead: every mutation is committed (fsynced) before its method returns.
+//! - Settle once: [`Store::settle`] is a compare-and-set on the pending state; the loser gets
+//!   [`StoreError::NotPending`], and nothing changes.
+//! - Every mutation appends its event(s) in the same transaction, so the event log replays
+//!   exactly what happened, in commit order.
+//! - The store knows nothing about survey rules: callers validate with `askd-core` first and
+//!   pass JSON the store keeps verbatim.
+
+pub mod model;
+pub mod sqlite;
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+pub use model::*;
+pub use sqlite::SqliteStore;
+
+use async_trait::async_trait;
+
+/// Why a store operation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// No ask (or session) with that id.
+    NotFound,
+    /// The ask has already settled.
+    NotPending,
+    /// A concurrent write got there first (e.g. the same question banked twice).
+    Conflict(String),
+    /// The session named by a new ask does not exist.
+    UnknownSession(String),
+    /// The backend failed (I/O, corruption, …). The message never holds a secret.
+    Backend(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::NotFound => f.write_str("not found"),
+            StoreError::NotPending => f.write_str("the ask is no longer pending"),
+            StoreError::Conflict(m) => write!(f, "conflict: {m}"),
+            StoreError::UnknownSession(s) => write!(f, "unknown session {s:?}"),
+            StoreError::Backend(m) => write!(f, "store backend error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The one store interface. Both backends (SQLite now, PostgreSQL for team mode) implement
+/// it and pass [`conformance`].
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Creates a session, or returns the existing one when `id` names one (an agent
+    /// continuing an earlier session).
+    async fn open_session(&self, session: NewSession) -> StoreResult<Session>;
+    async fn session(&self, id: &str) -> StoreResult<Option<Session>>;
+    async fn sessions(&self) -> StoreResult<Vec<Session>>;
+
+    /// Creates a pending ask, atomically with its `ask.created` event, its seeded banked
+    /// answers and autosave, and the supersession of the ask it replaces (when that one is
+    /// still pending in the same session). When the session already has a pending ask of
+    /// the same kind with the same `payload_key`, nothing is created and that ask is
+    /// returned with `created: false` (re-attach).
+    async fn create_ask(&self, ask: NewAsk) -> StoreResult<Created>;
+    async fn ask(&self, id: &str) -> StoreResult<Option<Ask>>;
+    async fn asks(&self, filter: &AskFilter) -> StoreResult<Vec<AskSummary>>;
+    /// Counts asks by state, for health and doctor.
+    async fn count_asks(&self, state: Option<AskState>) -> StoreResult<u64>;
+
+    /// Commits banked answers (write-ahead) and emits `ask.banked`. A question already
+    /// banked is a [`StoreError::Conflict`]: callers filter identical re-banks first.
+    async fn bank(&self, ask_id: &str, entries: &[NewBanked]) -> StoreResult<Banked>;
+    /// Replaces the ask's autosave (last writer wins), bumps its revision and emits
+    /// `ask.autosaved`.
+    async fn autosave(&self, ask_id: &str, autosave: &serde_json::Value) -> StoreResult<Autosaved>;
+    /// Settles a pending ask exactly once, writing its record and `ask.settled` in the same
+    /// transaction.
+    async fn settle(&self, ask_id: &str, settlement: &Settlement) -> StoreResult<Event>;
+    /// Marks whether an agent is still waiting on the ask (an MCP cancellation clears it).
+    async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()>;
+
+    /// Events with a sequence number above `after`, oldest first, at most `limit`.
+    async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
+    /// The highest event sequence number (0 when there is none).
+    async fn last_event(&self) -> StoreResult<i64>;
+    /// Settled records, newest first.
+    async fn records(&self, filter: &RecordFilter) -> StoreResult<Vec<Record>>;
+
+    /// Flushes the write-ahead log into the main database file (graceful shutdown).
+    async fn checkpoint(&self) -> StoreResult<()>;
+    /// Closes every connection.
+    async fn close(&self);
+}

@@ -1,0 +1,209 @@
+//! Plain data in and out of the store. JSON members the store does not interpret (payloads,
+//! entries, autosaves, results, records) are `serde_json::Value`, kept verbatim.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A session to open: one agent conversation as askd sees it.
+#[derive(Debug, Clone, Default)]
+pub struct NewSession {
+    /// An explicit id continues an earlier session; `None` creates a new one.
+    pub id: Option<String>,
+    /// The client's name (`clientInfo.name` for MCP clients).
+    pub client: String,
+    /// The agent's workspace directory, when known.
+    pub workspace: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Session {
+    pub id: String,
+    pub client: String,
+    pub workspace: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AskState {
+    Pending,
+    Settled,
+}
+
+impl AskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AskState::Pending => "pending",
+            AskState::Settled => "settled",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "pending" => Some(AskState::Pending),
+            "settled" => Some(AskState::Settled),
+            _ => None,
+        }
+    }
+}
+
+/// A banked answer to write: the question id and the clean entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewBanked {
+    pub question_id: String,
+    pub entry: Value,
+}
+
+/// A banked answer as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BankedEntry {
+    pub question_id: String,
+    pub entry: Value,
+    pub banked_at: String,
+}
+
+/// An ask to create.
+#[derive(Debug, Clone)]
+pub struct NewAsk {
+    pub id: String,
+    pub session_id: String,
+    /// `survey`, `questions`, later `review`, `drift`.
+    pub kind: String,
+    pub title: Option<String>,
+    /// The normal-form payload (a survey spec, a questions spec…).
+    pub payload: Value,
+    /// Equal keys mean identical payloads (canonical JSON or its hash): the re-attach key.
+    pub payload_key: String,
+    /// The survey fingerprint (`survey.md` §9.4), when the kind has one.
+    pub fingerprint: Option<String>,
+    /// The ask this one replaces: settled with `supersede` in the same transaction when it
+    /// is still pending in the same session.
+    pub replaces: Option<Supersede>,
+    /// Banked answers carried over from a replaced ask.
+    pub seed_banked: Vec<NewBanked>,
+    /// An autosave carried over from a replaced ask.
+    pub seed_autosave: Option<Value>,
+}
+
+/// How the replaced ask settles.
+#[derive(Debug, Clone)]
+pub struct Supersede {
+    pub ask_id: String,
+    pub settlement: Settlement,
+}
+
+/// The result of [`crate::Store::create_ask`].
+#[derive(Debug, Clone)]
+pub struct Created {
+    pub ask: Ask,
+    /// False when an identical pending ask was re-attached.
+    pub created: bool,
+    /// Events committed with it (empty on re-attach), to fan out to live listeners.
+    pub events: Vec<Event>,
+}
+
+/// An ask with everything the UI and the waiters need.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ask {
+    pub id: String,
+    pub session_id: String,
+    pub kind: String,
+    pub title: Option<String>,
+    pub state: AskState,
+    pub outcome: Option<String>,
+    pub payload: Value,
+    pub fingerprint: Option<String>,
+    pub created_at: String,
+    pub settled_at: Option<String>,
+    /// Whether an agent call is (believed to be) waiting on it.
+    pub awaited: bool,
+    /// Banked answers in bank order.
+    pub banked: Vec<BankedEntry>,
+    pub autosave: Option<Value>,
+    pub autosave_revision: i64,
+    pub autosave_saved_at: Option<String>,
+    /// The result returned to the agent, once settled.
+    pub result: Option<Value>,
+    /// Client name and workspace of the asking session.
+    pub client: String,
+    pub workspace: Option<String>,
+}
+
+/// One row of an ask listing (no payload).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AskSummary {
+    pub id: String,
+    pub session_id: String,
+    pub client: String,
+    pub workspace: Option<String>,
+    pub kind: String,
+    pub title: Option<String>,
+    pub state: AskState,
+    pub outcome: Option<String>,
+    pub created_at: String,
+    pub settled_at: Option<String>,
+    pub awaited: bool,
+    pub banked: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct AskFilter {
+    pub state: Option<AskState>,
+    pub session_id: Option<String>,
+    pub kind: Option<String>,
+    /// At most this many (newest first); `None` = no limit.
+    pub limit: Option<u32>,
+}
+
+/// What a settle writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settlement {
+    pub outcome: String,
+    /// The result handed to the agent (also served to re-attaching waiters).
+    pub result: Value,
+    /// The full record (`survey.md` §11.1 for surveys).
+    pub record: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Banked {
+    /// Total banked answers of the ask after this bank.
+    pub total: usize,
+    pub event: Event,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Autosaved {
+    pub revision: i64,
+    pub saved_at: String,
+    pub event: Event,
+}
+
+/// One entry of the event log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    pub seq: i64,
+    /// `ask.created`, `ask.banked`, `ask.autosaved`, `ask.settled`, …
+    pub kind: String,
+    pub payload: Value,
+    pub created_at: String,
+}
+
+/// A settled ask's record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    pub ask_id: String,
+    pub session_id: String,
+    pub kind: String,
+    pub outcome: String,
+    pub created_at: String,
+    pub settled_at: String,
+    pub record: Value,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RecordFilter {
+    pub kind: Option<String>,
+    pub session_id: Option<String>,
+    pub outcome: Option<String>,
+    pub limit: Option<u32>,
+}

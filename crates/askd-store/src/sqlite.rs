@@ -1,0 +1,733 @@
+//! The embedded SQLite backend.
+//!
+//! One writer connection (SQLite serialises writers anyway; queuing in the pool is cheaper
+//! than `SQLITE_BUSY` retries) and a small pool of readers, which WAL lets run beside the
+//! writer. `synchronous=FULL` makes every commit durable before the call returns.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{Row, Sqlite, Transaction};
+
+use crate::model::*;
+use crate::{Store, StoreError, StoreResult};
+
+/// Migrations, embedded in the binary, applied in order at open. `PRAGMA user_version`
+/// records how many have run.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/sqlite/0001_init.sql")];
+
+/// SQLite settings as read back from a connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pragmas {
+    pub journal_mode: String,
+    /// 2 = FULL.
+    pub synchronous: i64,
+    pub foreign_keys: bool,
+    /// How many embedded migrations have run.
+    pub user_version: i64,
+}
+
+pub struct SqliteStore {
+    write: SqlitePool,
+    read: SqlitePool,
+}
+
+fn backend(e: sqlx::Error) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn to_text(v: &Value) -> String {
+    v.to_string()
+}
+
+fn parse_json(text: &str) -> StoreResult<Value> {
+    serde_json::from_str(text).map_err(|e| StoreError::Backend(format!("stored JSON: {e}")))
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing) the database file and runs pending migrations.
+    pub async fn open(path: &Path) -> StoreResult<Self> {
+        let options = SqliteConnectOptions::from_str("sqlite:")
+            .map_err(backend)?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let write = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .acquire_timeout(Duration::from_secs(60))
+            .connect_with(options.clone())
+            .await
+            .map_err(backend)?;
+        migrate(&write).await?;
+        let read = SqlitePoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(60))
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        Ok(SqliteStore { write, read })
+    }
+
+    /// The pragmas in force on the writer connection (for tests and `askd doctor`).
+    pub async fn pragmas(&self) -> StoreResult<Pragmas> {
+        let mut conn = self.write.acquire().await.map_err(backend)?;
+        let journal_mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(backend)?;
+        let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(backend)?;
+        let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(backend)?;
+        let user_version: i64 = sqlx::query_scalar("PRAGMA user_version")
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(backend)?;
+        Ok(Pragmas {
+            journal_mode,
+            synchronous,
+            foreign_keys: foreign_keys != 0,
+            user_version,
+        })
+    }
+
+    async fn begin(&self) -> StoreResult<Transaction<'static, Sqlite>> {
+        self.write.begin().await.map_err(backend)
+    }
+}
+
+async fn migrate(pool: &SqlitePool) -> StoreResult<()> {
+    let mut conn = pool.acquire().await.map_err(backend)?;
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(backend)?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        let mut tx = sqlx::Connection::begin(&mut *conn).await.map_err(backend)?;
+        sqlx::raw_sql(sqlx::AssertSqlSafe(*sql))
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+            "PRAGMA user_version = {}",
+            i + 1
+        )))
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+    }
+    Ok(())
+}
+
+async fn append_event(
+    tx: &mut Transaction<'static, Sqlite>,
+    kind: &str,
+    ask_id: Option<&str>,
+    payload: Value,
+    at: &str,
+) -> StoreResult<Event> {
+    let seq: i64 = sqlx::query_scalar(
+        "INSERT INTO events (kind, ask_id, payload, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING seq",
+    )
+    .bind(kind)
+    .bind(ask_id)
+    .bind(to_text(&payload))
+    .bind(at)
+    .fetch_one(&mut **tx)
+    .await
+    .map_err(backend)?;
+    Ok(Event {
+        seq,
+        kind: kind.to_string(),
+        payload,
+        created_at: at.to_string(),
+    })
+}
+
+const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, s.client, s.workspace";
+
+fn ask_from_row(row: &SqliteRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
+    let get = |e: sqlx::Error| backend(e);
+    let state: String = row.try_get("state").map_err(get)?;
+    let payload: String = row.try_get("payload").map_err(get)?;
+    let autosave: Option<String> = row.try_get("autosave").map_err(get)?;
+    let result: Option<String> = row.try_get("result").map_err(get)?;
+    Ok(Ask {
+        id: row.try_get("id").map_err(get)?,
+        session_id: row.try_get("session_id").map_err(get)?,
+        kind: row.try_get("kind").map_err(get)?,
+        title: row.try_get("title").map_err(get)?,
+        state: AskState::parse(&state)
+            .ok_or_else(|| StoreError::Backend(format!("unknown ask state {state:?}")))?,
+        outcome: row.try_get("outcome").map_err(get)?,
+        payload: parse_json(&payload)?,
+        fingerprint: row.try_get("fingerprint").map_err(get)?,
+        created_at: row.try_get("created_at").map_err(get)?,
+        settled_at: row.try_get("settled_at").map_err(get)?,
+        awaited: row.try_get::<i64, _>("awaited").map_err(get)? != 0,
+        banked,
+        autosave: autosave.as_deref().map(parse_json).transpose()?,
+        autosave_revision: row.try_get("autosave_revision").map_err(get)?,
+        autosave_saved_at: row.try_get("autosave_saved_at").map_err(get)?,
+        result: result.as_deref().map(parse_json).transpose()?,
+        client: row.try_get("client").map_err(get)?,
+        workspace: row.try_get("workspace").map_err(get)?,
+    })
+}
+
+async fn load_banked<'e, E>(exec: E, ask_id: &str) -> StoreResult<Vec<BankedEntry>>
+where
+    E: sqlx::Executor<'e, Database = Sqlite>,
+{
+    let rows = sqlx::query(
+        "SELECT question_id, entry, banked_at FROM banked WHERE ask_id = ?1 ORDER BY seq",
+    )
+    .bind(ask_id)
+    .fetch_all(exec)
+    .await
+    .map_err(backend)?;
+    rows.iter()
+        .map(|r| {
+            let entry: String = r.try_get("entry").map_err(backend)?;
+            Ok(BankedEntry {
+                question_id: r.try_get("question_id").map_err(backend)?,
+                entry: parse_json(&entry)?,
+                banked_at: r.try_get("banked_at").map_err(backend)?,
+            })
+        })
+        .collect()
+}
+
+async fn load_ask(conn: &mut sqlx::SqliteConnection, id: &str) -> StoreResult<Option<Ask>> {
+    let sql = format!(
+        "SELECT {ASK_COLUMNS} FROM asks a JOIN sessions s ON s.id = a.session_id WHERE a.id = ?1"
+    );
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?;
+    let Some(row) = row else { return Ok(None) };
+    let banked = load_banked(&mut *conn, id).await?;
+    ask_from_row(&row, banked).map(Some)
+}
+
+/// Inserts banked rows after the ask's current last one; returns them as stored.
+async fn insert_banked(
+    tx: &mut Transaction<'static, Sqlite>,
+    ask_id: &str,
+    entries: &[NewBanked],
+    at: &str,
+) -> StoreResult<()> {
+    let start: i64 =
+        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM banked WHERE ask_id = ?1")
+            .bind(ask_id)
+            .fetch_one(&mut **tx)
+            .await
+            .map_err(backend)?;
+    for (i, e) in entries.iter().enumerate() {
+        let result = sqlx::query(
+            "INSERT INTO banked (ask_id, seq, question_id, entry, banked_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .bind(ask_id)
+        .bind(start + 1 + i as i64)
+        .bind(&e.question_id)
+        .bind(to_text(&e.entry))
+        .bind(at)
+        .execute(&mut **tx)
+        .await;
+        if let Err(err) = result {
+            if let sqlx::Error::Database(db) = &err
+                && db.is_unique_violation()
+            {
+                return Err(StoreError::Conflict(format!(
+                    "question {:?} is already banked",
+                    e.question_id
+                )));
+            }
+            return Err(backend(err));
+        }
+    }
+    Ok(())
+}
+
+/// Settles inside a transaction: compare-and-set on the pending state, the record and the
+/// `ask.settled` event.
+async fn settle_in(
+    tx: &mut Transaction<'static, Sqlite>,
+    ask_id: &str,
+    s: &Settlement,
+    at: &str,
+) -> StoreResult<Event> {
+    let row = sqlx::query(
+        "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0
+         WHERE id = ?1 AND state = 'pending'
+         RETURNING session_id, kind, created_at",
+    )
+    .bind(ask_id)
+    .bind(&s.outcome)
+    .bind(at)
+    .bind(to_text(&s.result))
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(backend)?;
+    let Some(row) = row else {
+        let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM asks WHERE id = ?1")
+            .bind(ask_id)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(backend)?;
+        return Err(if exists.is_some() {
+            StoreError::NotPending
+        } else {
+            StoreError::NotFound
+        });
+    };
+    let session_id: String = row.try_get("session_id").map_err(backend)?;
+    let kind: String = row.try_get("kind").map_err(backend)?;
+    let created_at: String = row.try_get("created_at").map_err(backend)?;
+    sqlx::query(
+        "INSERT INTO records (ask_id, session_id, kind, outcome, created_at, settled_at, record)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )
+    .bind(ask_id)
+    .bind(&session_id)
+    .bind(&kind)
+    .bind(&s.outcome)
+    .bind(&created_at)
+    .bind(at)
+    .bind(to_text(&s.record))
+    .execute(&mut **tx)
+    .await
+    .map_err(backend)?;
+    let mut payload = json!({"ask_id": ask_id, "kind": kind, "session": session_id, "outcome": s.outcome, "settledAt": at});
+    for member in ["answers", "path", "skipped"] {
+        if let Some(v) = s.result.get(member) {
+            payload[member] = v.clone();
+        }
+    }
+    append_event(tx, "ask.settled", Some(ask_id), payload, at).await
+}
+
+async fn require_pending(tx: &mut Transaction<'static, Sqlite>, ask_id: &str) -> StoreResult<()> {
+    let state: Option<String> = sqlx::query_scalar("SELECT state FROM asks WHERE id = ?1")
+        .bind(ask_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(backend)?;
+    match state.as_deref() {
+        None => Err(StoreError::NotFound),
+        Some("pending") => Ok(()),
+        Some(_) => Err(StoreError::NotPending),
+    }
+}
+
+fn session_from_row(r: &SqliteRow) -> StoreResult<Session> {
+    Ok(Session {
+        id: r.try_get("id").map_err(backend)?,
+        client: r.try_get("client").map_err(backend)?,
+        workspace: r.try_get("workspace").map_err(backend)?,
+        created_at: r.try_get("created_at").map_err(backend)?,
+    })
+}
+
+fn new_id() -> String {
+    // Time-ordered and unguessable enough for a local id; the daemon supplies ask ids.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("s-{nanos:x}-{:x}", std::process::id())
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn open_session(&self, s: NewSession) -> StoreResult<Session> {
+        let mut tx = self.begin().await?;
+        if let Some(id) = &s.id {
+            let row =
+                sqlx::query("SELECT id, client, workspace, created_at FROM sessions WHERE id = ?1")
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+            if let Some(row) = row {
+                return session_from_row(&row);
+            }
+        }
+        let session = Session {
+            id: s.id.unwrap_or_else(new_id),
+            client: s.client,
+            workspace: s.workspace,
+            created_at: now(),
+        };
+        sqlx::query(
+            "INSERT INTO sessions (id, client, workspace, created_at) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .bind(&session.id)
+        .bind(&session.client)
+        .bind(&session.workspace)
+        .bind(&session.created_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(session)
+    }
+
+    async fn session(&self, id: &str) -> StoreResult<Option<Session>> {
+        let row =
+            sqlx::query("SELECT id, client, workspace, created_at FROM sessions WHERE id = ?1")
+                .bind(id)
+                .fetch_optional(&self.read)
+                .await
+                .map_err(backend)?;
+        row.as_ref().map(session_from_row).transpose()
+    }
+
+    async fn sessions(&self) -> StoreResult<Vec<Session>> {
+        let rows = sqlx::query(
+            "SELECT id, client, workspace, created_at FROM sessions ORDER BY created_at DESC, id DESC",
+        )
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter().map(session_from_row).collect()
+    }
+
+    async fn create_ask(&self, a: NewAsk) -> StoreResult<Created> {
+        let mut tx = self.begin().await?;
+        let session: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
+            .bind(&a.session_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if session.is_none() {
+            return Err(StoreError::UnknownSession(a.session_id));
+        }
+        // Re-attach: an identical pending ask of this session.
+        let existing: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND state = 'pending'
+             ORDER BY created_at LIMIT 1",
+        )
+        .bind(&a.session_id)
+        .bind(&a.kind)
+        .bind(&a.payload_key)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if let Some(id) = existing {
+            let ask = load_ask(&mut tx, &id).await?.ok_or(StoreError::NotFound)?;
+            tx.commit().await.map_err(backend)?;
+            return Ok(Created {
+                ask,
+                created: false,
+                events: Vec::new(),
+            });
+        }
+        let at = now();
+        let mut events = Vec::new();
+        sqlx::query(
+            "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited)
+             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, 1)",
+        )
+        .bind(&a.id)
+        .bind(&a.session_id)
+        .bind(&a.kind)
+        .bind(&a.title)
+        .bind(to_text(&a.payload))
+        .bind(&a.payload_key)
+        .bind(&a.fingerprint)
+        .bind(&at)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => {
+                StoreError::Conflict(format!("ask id {:?} already exists", a.id))
+            }
+            _ => backend(e),
+        })?;
+        if let Some(sup) = &a.replaces {
+            // Only a pending ask of the same session is superseded.
+            let same_session: Option<i64> = sqlx::query_scalar(
+                "SELECT 1 FROM asks WHERE id = ?1 AND session_id = ?2 AND state = 'pending'",
+            )
+            .bind(&sup.ask_id)
+            .bind(&a.session_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?;
+            if same_session.is_some() {
+                events.push(settle_in(&mut tx, &sup.ask_id, &sup.settlement, &at).await?);
+            }
+        }
+        if !a.seed_banked.is_empty() {
+            insert_banked(&mut tx, &a.id, &a.seed_banked, &at).await?;
+        }
+        if let Some(autosave) = &a.seed_autosave {
+            sqlx::query(
+                "UPDATE asks SET autosave = ?2, autosave_revision = 1, autosave_saved_at = ?3 WHERE id = ?1",
+            )
+            .bind(&a.id)
+            .bind(to_text(autosave))
+            .bind(&at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        let mut payload =
+            json!({"ask_id": a.id, "kind": a.kind, "session": a.session_id, "createdAt": at});
+        if let Some(t) = &a.title {
+            payload["title"] = json!(t);
+        }
+        events.push(append_event(&mut tx, "ask.created", Some(&a.id), payload, &at).await?);
+        let ask = load_ask(&mut tx, &a.id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Created {
+            ask,
+            created: true,
+            events,
+        })
+    }
+
+    async fn ask(&self, id: &str) -> StoreResult<Option<Ask>> {
+        let mut conn = self.read.acquire().await.map_err(backend)?;
+        // One read transaction, so the ask and its banked rows are one snapshot.
+        let mut tx = sqlx::Connection::begin(&mut *conn).await.map_err(backend)?;
+        let ask = load_ask(&mut tx, id).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(ask)
+    }
+
+    async fn asks(&self, f: &AskFilter) -> StoreResult<Vec<AskSummary>> {
+        let rows = sqlx::query(
+            "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
+                    a.created_at, a.settled_at, a.awaited,
+                    (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
+             FROM asks a JOIN sessions s ON s.id = a.session_id
+             WHERE (?1 IS NULL OR a.state = ?1) AND (?2 IS NULL OR a.session_id = ?2)
+               AND (?3 IS NULL OR a.kind = ?3)
+             ORDER BY a.created_at DESC, a.rowid DESC
+             LIMIT ?4",
+        )
+        .bind(f.state.map(AskState::as_str))
+        .bind(&f.session_id)
+        .bind(&f.kind)
+        .bind(f.limit.map(i64::from).unwrap_or(-1))
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let state: String = r.try_get("state").map_err(backend)?;
+                Ok(AskSummary {
+                    id: r.try_get("id").map_err(backend)?,
+                    session_id: r.try_get("session_id").map_err(backend)?,
+                    client: r.try_get("client").map_err(backend)?,
+                    workspace: r.try_get("workspace").map_err(backend)?,
+                    kind: r.try_get("kind").map_err(backend)?,
+                    title: r.try_get("title").map_err(backend)?,
+                    state: AskState::parse(&state).unwrap_or(AskState::Pending),
+                    outcome: r.try_get("outcome").map_err(backend)?,
+                    created_at: r.try_get("created_at").map_err(backend)?,
+                    settled_at: r.try_get("settled_at").map_err(backend)?,
+                    awaited: r.try_get::<i64, _>("awaited").map_err(backend)? != 0,
+                    banked: r.try_get::<i64, _>("banked").map_err(backend)?.max(0) as u64,
+                })
+            })
+            .collect()
+    }
+
+    async fn count_asks(&self, state: Option<AskState>) -> StoreResult<u64> {
+        let n: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM asks WHERE (?1 IS NULL OR state = ?1)")
+                .bind(state.map(AskState::as_str))
+                .fetch_one(&self.read)
+                .await
+                .map_err(backend)?;
+        Ok(n.max(0) as u64)
+    }
+
+    async fn bank(&self, ask_id: &str, entries: &[NewBanked]) -> StoreResult<Banked> {
+        let mut tx = self.begin().await?;
+        require_pending(&mut tx, ask_id).await?;
+        let at = now();
+        insert_banked(&mut tx, ask_id, entries, &at).await?;
+        let all = load_banked(&mut *tx, ask_id).await?;
+        let list: Vec<Value> = all
+            .iter()
+            .map(|b| {
+                let mut e = b.entry.clone();
+                if let Some(o) = e.as_object_mut() {
+                    o.insert("bankedAt".into(), json!(b.banked_at));
+                }
+                e
+            })
+            .collect();
+        let event = append_event(
+            &mut tx,
+            "ask.banked",
+            Some(ask_id),
+            json!({"ask_id": ask_id, "banked": list}),
+            &at,
+        )
+        .await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Banked {
+            total: all.len(),
+            event,
+        })
+    }
+
+    async fn autosave(&self, ask_id: &str, autosave: &Value) -> StoreResult<Autosaved> {
+        let mut tx = self.begin().await?;
+        require_pending(&mut tx, ask_id).await?;
+        let at = now();
+        let revision: i64 = sqlx::query_scalar(
+            "UPDATE asks SET autosave = ?2, autosave_revision = autosave_revision + 1, autosave_saved_at = ?3
+             WHERE id = ?1 RETURNING autosave_revision",
+        )
+        .bind(ask_id)
+        .bind(to_text(autosave))
+        .bind(&at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let event = append_event(
+            &mut tx,
+            "ask.autosaved",
+            Some(ask_id),
+            json!({"ask_id": ask_id, "revision": revision, "savedAt": at}),
+            &at,
+        )
+        .await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(Autosaved {
+            revision,
+            saved_at: at,
+            event,
+        })
+    }
+
+    async fn settle(&self, ask_id: &str, s: &Settlement) -> StoreResult<Event> {
+        let mut tx = self.begin().await?;
+        let at = now();
+        let event = settle_in(&mut tx, ask_id, s, &at).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(event)
+    }
+
+    async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()> {
+        let done = sqlx::query("UPDATE asks SET awaited = ?2 WHERE id = ?1 AND state = 'pending'")
+            .bind(ask_id)
+            .bind(i64::from(awaited))
+            .execute(&self.write)
+            .await
+            .map_err(backend)?;
+        if done.rows_affected() == 0 {
+            let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM asks WHERE id = ?1")
+                .bind(ask_id)
+                .fetch_optional(&self.read)
+                .await
+                .map_err(backend)?;
+            if exists.is_none() {
+                return Err(StoreError::NotFound);
+            }
+        }
+        Ok(())
+    }
+
+    async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, kind, payload, created_at FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        )
+        .bind(after)
+        .bind(i64::from(limit))
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let payload: String = r.try_get("payload").map_err(backend)?;
+                Ok(Event {
+                    seq: r.try_get("seq").map_err(backend)?,
+                    kind: r.try_get("kind").map_err(backend)?,
+                    payload: parse_json(&payload)?,
+                    created_at: r.try_get("created_at").map_err(backend)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn last_event(&self) -> StoreResult<i64> {
+        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM events")
+            .fetch_one(&self.read)
+            .await
+            .map_err(backend)
+    }
+
+    async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
+        let rows = sqlx::query(
+            "SELECT ask_id, session_id, kind, outcome, created_at, settled_at, record FROM records
+             WHERE (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR session_id = ?2) AND (?3 IS NULL OR outcome = ?3)
+             ORDER BY settled_at DESC, rowid DESC
+             LIMIT ?4",
+        )
+        .bind(&f.kind)
+        .bind(&f.session_id)
+        .bind(&f.outcome)
+        .bind(f.limit.map(i64::from).unwrap_or(-1))
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let record: String = r.try_get("record").map_err(backend)?;
+                Ok(Record {
+                    ask_id: r.try_get("ask_id").map_err(backend)?,
+                    session_id: r.try_get("session_id").map_err(backend)?,
+                    kind: r.try_get("kind").map_err(backend)?,
+                    outcome: r.try_get("outcome").map_err(backend)?,
+                    created_at: r.try_get("created_at").map_err(backend)?,
+                    settled_at: r.try_get("settled_at").map_err(backend)?,
+                    record: parse_json(&record)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn checkpoint(&self) -> StoreResult<()> {
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.write)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        self.read.close().await;
+        self.write.close().await;
+    }
+}
