@@ -1,1 +1,115 @@
-//! placeholder
+//! `askd serve`: the one authority that stores asks, settles them exactly once, and serves
+//! the JSON API and live events that the web UI, the MCP adapter, the terminal UI and
+//! scripts use.
+//!
+//! # Layout
+//! - [`config`] — `askd.toml`, env and flags; paths of the data directory.
+//! - [`server`] — start-up (token, `daemon.json`), serving, graceful shutdown, idle exit.
+//! - [`fence`] — the security fence every request passes first.
+//! - [`api`] — the JSON API routes and Server-Sent Events.
+//! - [`service`] — the operations on asks: core validation, store, fan-out, result shapes.
+//! - [`hub`] — live event fan-out and waiter wake-ups.
+//! - [`render`] — Markdown to sanitised HTML, served beside the source.
+//! - [`error`] — the one JSON error shape.
+//!
+//! # Invariants
+//! - Write-ahead: a handler answers only after the store committed its change.
+//! - Settle once: every settle goes through the store's compare-and-set.
+//! - The fence runs before routing, method and body checks, on every route.
+//! - Only this crate knows HTTP; only `askd-store` knows SQL; only the core validates.
+
+pub mod api;
+pub mod config;
+pub mod error;
+pub mod fence;
+pub mod hub;
+pub mod render;
+pub mod server;
+pub mod service;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use askd_store::Store;
+use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse};
+use axum::routing::get;
+
+pub use hub::Hub;
+
+/// The daemon settings the request path needs (derived from the configuration).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The shortest of this and a call's `timeout_s` bounds a wait; `None` = unbounded.
+    pub max_wait: Option<Duration>,
+    pub max_body_bytes: usize,
+    /// Host names allowed besides the loopback names.
+    pub allowed_hosts: Vec<String>,
+}
+
+/// The daemon's shared state: one per process.
+pub struct Daemon {
+    pub store: Arc<dyn Store>,
+    pub hub: Hub,
+    pub settings: Settings,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    pub token: String,
+    pub started: Instant,
+    /// Milliseconds since `started` of the last request (for idle exit).
+    last_activity: AtomicU64,
+}
+
+impl Daemon {
+    pub fn new(store: Arc<dyn Store>, settings: Settings, base_url: String, token: String) -> Self {
+        Daemon {
+            store,
+            hub: Hub::default(),
+            settings,
+            base_url,
+            token,
+            started: Instant::now(),
+            last_activity: AtomicU64::new(0),
+        }
+    }
+
+    pub fn touch(&self) {
+        let now = self.started.elapsed().as_millis() as u64;
+        self.last_activity.store(now, Ordering::Relaxed);
+    }
+
+    /// Time since the last request.
+    pub fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_activity.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last)
+    }
+}
+
+/// The whole HTTP surface, behind the fence.
+pub fn router(daemon: Arc<Daemon>) -> Router {
+    Router::new()
+        .merge(api::routes())
+        .route("/", get(ui_page))
+        .route("/a/{id}", get(ui_page))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            daemon.clone(),
+            fence::fence,
+        ))
+        .with_state(daemon)
+}
+
+async fn not_found() -> impl IntoResponse {
+    error::ApiError::new(StatusCode::NOT_FOUND, "not-found", "no such route")
+}
+
+/// The page behind `/` and `/a/{id}` until the web UI lands: it says what is running and
+/// where the API is. No script, no agent text.
+async fn ui_page() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        Html(include_str!("page.html")),
+    )
+}

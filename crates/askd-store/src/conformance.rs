@@ -74,6 +74,7 @@ fn new_ask(id: &str, session_id: &str, payload: Value) -> NewAsk {
 fn settlement(outcome: &str) -> Settlement {
     Settlement {
         outcome: outcome.into(),
+        settled_at: crate::now(),
         result: json!({"outcome": outcome, "answers": [{"id": "q1"}], "path": ["q1"]}),
         record: json!({"v": 1, "outcome": outcome}),
     }

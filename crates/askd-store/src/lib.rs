@@ -27,6 +27,11 @@ pub mod conformance;
 pub use model::*;
 pub use sqlite::SqliteStore;
 
+/// The current instant as RFC 3339 UTC with milliseconds: askd's timestamp format.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 use async_trait::async_trait;
 
 /// Why a store operation failed.

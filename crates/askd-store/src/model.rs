@@ -158,6 +158,8 @@ pub struct AskFilter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settlement {
     pub outcome: String,
+    /// RFC 3339 UTC; the caller chooses it so the record can carry the same instant.
+    pub settled_at: String,
     /// The result handed to the agent (also served to re-attaching waiters).
     pub result: Value,
     /// The full record (`survey.md` §11.1 for surveys).

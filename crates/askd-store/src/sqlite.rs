@@ -17,7 +17,7 @@ use sqlx::sqlite::{
 use sqlx::{Row, Sqlite, Transaction};
 
 use crate::model::*;
-use crate::{Store, StoreError, StoreResult};
+use crate::{Store, StoreError, StoreResult, now};
 
 /// Migrations, embedded in the binary, applied in order at open. `PRAGMA user_version`
 /// records how many have run.
@@ -41,10 +41,6 @@ pub struct SqliteStore {
 
 fn backend(e: sqlx::Error) -> StoreError {
     StoreError::Backend(e.to_string())
-}
-
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 fn to_text(v: &Value) -> String {
@@ -277,8 +273,8 @@ async fn settle_in(
     tx: &mut Transaction<'static, Sqlite>,
     ask_id: &str,
     s: &Settlement,
-    at: &str,
 ) -> StoreResult<Event> {
+    let at = s.settled_at.as_str();
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0
          WHERE id = ?1 AND state = 'pending'
@@ -478,7 +474,7 @@ impl Store for SqliteStore {
             .await
             .map_err(backend)?;
             if same_session.is_some() {
-                events.push(settle_in(&mut tx, &sup.ask_id, &sup.settlement, &at).await?);
+                events.push(settle_in(&mut tx, &sup.ask_id, &sup.settlement).await?);
             }
         }
         if !a.seed_banked.is_empty() {
@@ -633,8 +629,7 @@ impl Store for SqliteStore {
 
     async fn settle(&self, ask_id: &str, s: &Settlement) -> StoreResult<Event> {
         let mut tx = self.begin().await?;
-        let at = now();
-        let event = settle_in(&mut tx, ask_id, s, &at).await?;
+        let event = settle_in(&mut tx, ask_id, s).await?;
         tx.commit().await.map_err(backend)?;
         Ok(event)
     }

@@ -49,7 +49,10 @@ fn write_temp(name: &str, text: &str) -> String {
 
 #[test]
 fn validate_valid_file_prints_ok_and_the_repaired_normal_form() {
-    let out = askd(&["survey", "validate", &fixture("release-scope.json")], None);
+    let out = askd(
+        &["survey", "validate", &fixture("release-scope.json")],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
     assert_eq!(v["ok"], true);
@@ -64,8 +67,15 @@ fn validate_valid_file_prints_ok_and_the_repaired_normal_form() {
         .collect();
     assert_eq!(ids, ["scope", "api", "core", "ship"]);
     // `next: null` survives, other nulls and unknown fields do not.
-    assert_eq!(spec["questions"]["scope"]["options"][3]["next"], Value::Null);
-    assert!(spec["questions"]["scope"]["options"][3].get("next").is_some());
+    assert_eq!(
+        spec["questions"]["scope"]["options"][3]["next"],
+        Value::Null
+    );
+    assert!(
+        spec["questions"]["scope"]["options"][3]
+            .get("next")
+            .is_some()
+    );
     // The literal `\n` before a letter is protected (§5.1 rule 3).
     assert_eq!(
         spec["intro"],
@@ -76,7 +86,10 @@ fn validate_valid_file_prints_ok_and_the_repaired_normal_form() {
 #[test]
 fn validate_reads_standard_input_by_default_and_with_dash() {
     let text = std::fs::read_to_string(fixture("release-scope.json")).unwrap();
-    for args in [&["survey", "validate"][..], &["survey", "validate", "-"][..]] {
+    for args in [
+        &["survey", "validate"][..],
+        &["survey", "validate", "-"][..],
+    ] {
         let out = askd(args, Some(&text));
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert_eq!(stdout_json(&out)["ok"], true);
@@ -105,10 +118,17 @@ fn validate_invalid_spec_exits_1_with_joined_message_and_error_list() {
     let paths: Vec<&str> = errors.iter().map(|e| e["path"].as_str().unwrap()).collect();
     assert_eq!(
         paths,
-        ["questions.q1.options", "questions.q2.prompt", "questions.q3.options[0].next"]
+        [
+            "questions.q1.options",
+            "questions.q2.prompt",
+            "questions.q3.options[0].next"
+        ]
     );
     assert_eq!(errors[2]["nearest"], "q1");
-    let joined: Vec<&str> = errors.iter().map(|e| e["message"].as_str().unwrap()).collect();
+    let joined: Vec<&str> = errors
+        .iter()
+        .map(|e| e["message"].as_str().unwrap())
+        .collect();
     assert_eq!(
         v["message"].as_str().unwrap(),
         format!("invalid survey spec: {}", joined.join("; "))
@@ -120,11 +140,16 @@ fn validate_invalid_spec_exits_1_with_joined_message_and_error_list() {
 
 #[test]
 fn validate_truncated_arguments_report_the_resolution_failure() {
-    let out = askd(&["survey", "validate"], Some(r#"{"survey": {"entry": "q1", "questio"#));
+    let out = askd(
+        &["survey", "validate"],
+        Some(r#"{"survey": {"entry": "q1", "questio"#),
+    );
     assert_eq!(out.status.code(), Some(1));
     let v = stdout_json(&out);
     let msg = v["message"].as_str().unwrap();
-    assert!(msg.starts_with("invalid survey argument: The ask_survey arguments arrived as raw text"));
+    assert!(
+        msg.starts_with("invalid survey argument: The ask_survey arguments arrived as raw text")
+    );
     assert!(msg.contains("failed to parse as JSON"));
     assert!(msg.contains("cut off"));
     assert!(msg.contains("SMALLER"));
@@ -138,10 +163,12 @@ fn validate_empty_arguments_report_no_survey_field() {
     let out = askd(&["survey", "validate"], Some("{}"));
     assert_eq!(out.status.code(), Some(1));
     let v = stdout_json(&out);
-    assert!(v["message"]
-        .as_str()
-        .unwrap()
-        .starts_with("invalid survey argument: ask_survey received no \"survey\" field"));
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid survey argument: ask_survey received no \"survey\" field")
+    );
 }
 
 #[test]
@@ -155,14 +182,23 @@ fn validate_missing_file_is_a_usage_error() {
 #[test]
 fn unknown_subcommand_or_flag_is_a_usage_error() {
     assert_eq!(askd(&["survey", "bogus"], None).status.code(), Some(2));
-    assert_eq!(askd(&["survey", "validate", "--nope"], None).status.code(), Some(2));
-    assert_eq!(askd(&["survey", "path", "only-one"], None).status.code(), Some(2));
+    assert_eq!(
+        askd(&["survey", "validate", "--nope"], None).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        askd(&["survey", "path", "only-one"], None).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
 fn path_follows_the_selected_branch() {
     let answers = write_temp("answers-b.json", r#"{"scope":{"selected":["b"]}}"#);
-    let out = askd(&["survey", "path", &fixture("release-scope.json"), &answers], None);
+    let out = askd(
+        &["survey", "path", &fixture("release-scope.json"), &answers],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout_json(&out),
@@ -175,15 +211,25 @@ fn path_branch_end_skip_and_unanswered() {
     let spec = fixture("release-scope.json");
     let cases = [
         (r#"{"scope":{"selected":["d"]}}"#, vec!["scope"]),
-        (r#"{"scope":{"selected":["a"],"skipped":true}}"#, vec!["scope", "ship"]),
-        (r#"{"scope":{"selected":[],"custom":"something else"}}"#, vec!["scope", "ship"]),
+        (
+            r#"{"scope":{"selected":["a"],"skipped":true}}"#,
+            vec!["scope", "ship"],
+        ),
+        (
+            r#"{"scope":{"selected":[],"custom":"something else"}}"#,
+            vec!["scope", "ship"],
+        ),
         (r#"{}"#, vec!["scope", "ship"]),
     ];
     for (i, (answers, expected)) in cases.iter().enumerate() {
         let file = write_temp(&format!("answers-{i}.json"), answers);
         let out = askd(&["survey", "path", &spec, &file], None);
         assert_eq!(out.status.code(), Some(0), "{answers}");
-        assert_eq!(stdout_json(&out)["path"], serde_json::json!(expected), "{answers}");
+        assert_eq!(
+            stdout_json(&out)["path"],
+            serde_json::json!(expected),
+            "{answers}"
+        );
     }
 }
 
@@ -203,23 +249,42 @@ fn path_reads_answers_from_standard_input() {
 #[test]
 fn path_with_an_invalid_spec_prints_the_validation_failure() {
     let answers = write_temp("answers-empty.json", "{}");
-    let out = askd(&["survey", "path", &fixture("three-errors.json"), &answers], None);
+    let out = askd(
+        &["survey", "path", &fixture("three-errors.json"), &answers],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     let v = stdout_json(&out);
     assert_eq!(v["ok"], false);
-    assert!(v["message"].as_str().unwrap().starts_with("invalid survey spec: "));
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid survey spec: ")
+    );
 }
 
 #[test]
 fn path_with_malformed_answers_names_the_field() {
     let answers = write_temp("answers-bad.json", r#"{"scope":{"selected":"a"}}"#);
-    let out = askd(&["survey", "path", &fixture("release-scope.json"), &answers], None);
+    let out = askd(
+        &["survey", "path", &fixture("release-scope.json"), &answers],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     let v = stdout_json(&out);
     assert_eq!(v["errors"][0]["path"], "scope.selected");
     assert_eq!(v["errors"][0]["code"], "selected_type");
     let not_object = write_temp("answers-array.json", "[]");
-    let out = askd(&["survey", "path", &fixture("release-scope.json"), &not_object], None);
+    let out = askd(
+        &[
+            "survey",
+            "path",
+            &fixture("release-scope.json"),
+            &not_object,
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_json(&out)["errors"][0]["code"], "answers_type");
 }
@@ -232,11 +297,23 @@ fn schema_attaches_every_nested_shape() {
     assert_eq!(v["type"], "object");
     assert_eq!(v["required"], serde_json::json!(["survey"]));
     let survey = &v["properties"]["survey"];
-    assert_eq!(survey["required"], serde_json::json!(["entry", "questions"]));
+    assert_eq!(
+        survey["required"],
+        serde_json::json!(["entry", "questions"])
+    );
     let question = &survey["properties"]["questions"]["additionalProperties"];
     assert_eq!(question["properties"]["prompt"]["maxLength"], 4000);
     let option = &question["properties"]["options"]["items"];
-    for field in ["key", "label", "description", "insight", "diagram", "sources", "recommended", "next"] {
+    for field in [
+        "key",
+        "label",
+        "description",
+        "insight",
+        "diagram",
+        "sources",
+        "recommended",
+        "next",
+    ] {
         assert!(option["properties"].get(field).is_some(), "option.{field}");
     }
     let template = &survey["properties"]["quick"]["items"];

@@ -5,6 +5,7 @@
 //! [`path`]) → [`result`] shapes.
 
 pub mod answers;
+pub mod autosave;
 pub mod model;
 pub mod path;
 pub mod repair;

@@ -1,6 +1,10 @@
 //! Command-line surface. Output is JSON on stdout; exit codes: 0 success / valid,
 //! 1 invalid input, 2 usage errors (clap's own, unreadable files).
 
+mod asks;
+mod client;
+mod daemon;
+mod flags;
 mod survey;
 
 use std::io::Read;
@@ -21,11 +25,27 @@ pub enum Command {
     /// Work with branching survey specs (the `ask_survey` tool's payload).
     #[command(subcommand)]
     Survey(survey::SurveyCommand),
+    /// Run the daemon: the store, the JSON API and live events (until SIGTERM / Ctrl-C).
+    Serve {
+        #[command(flatten)]
+        config: flags::ConfigFlags,
+    },
+    /// Report paths, the effective configuration and the daemon's status.
+    Doctor {
+        #[command(flatten)]
+        config: flags::ConfigFlags,
+    },
+    /// List, show and answer asks through the running daemon.
+    #[command(subcommand)]
+    Asks(asks::AsksCommand),
 }
 
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Survey(cmd) => survey::run(cmd),
+        Command::Serve { config } => daemon::serve(config),
+        Command::Doctor { config } => daemon::doctor(config),
+        Command::Asks(cmd) => asks::run(cmd),
     }
 }
 

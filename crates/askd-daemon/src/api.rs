@@ -1,0 +1,532 @@
+//! The JSON API under `/api/` and live events at `/api/events` (see `docs/api.md`).
+//!
+//! Every mutation takes a JSON body through [`JsonBody`], which applies the body rules of
+//! `platform.md` §5 in order: 415 (not JSON), 413 (over `maxBodyBytes`), 400 (unparseable).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use askd_core::json::{self, Json};
+use askd_store::{AskFilter, AskState, NewSession, RecordFilter};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json as AxumJson, Router};
+use futures_util::Stream;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::Daemon;
+use crate::error::{ApiError, ApiResult};
+use crate::service::CreateAsk;
+
+type St = State<Arc<Daemon>>;
+
+pub fn routes() -> Router<Arc<Daemon>> {
+    Router::new()
+        .route("/api/health", get(health))
+        .route("/api/sessions", post(open_session).get(list_sessions))
+        .route("/api/asks", post(create_ask).get(list_asks))
+        .route("/api/asks/{id}", get(show_ask))
+        .route("/api/asks/{id}/bank", post(bank))
+        .route("/api/asks/{id}/draft", axum::routing::put(autosave))
+        .route("/api/asks/{id}/submit", post(submit))
+        .route("/api/asks/{id}/cancel", post(cancel))
+        .route("/api/asks/{id}/preflight", post(preflight))
+        .route("/api/asks/{id}/withdraw", post(withdraw))
+        .route("/api/asks/{id}/awaited", post(awaited))
+        .route("/api/asks/{id}/wait", get(wait))
+        .route("/api/records", get(records))
+        .route("/api/events", get(events))
+}
+
+/// A JSON request body, checked for type and size, kept as bytes so the core can parse it
+/// into a borrowed tree without copying its strings.
+pub struct JsonBody(Bytes);
+
+impl FromRequest<Arc<Daemon>> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, d: &Arc<Daemon>) -> Result<Self, ApiError> {
+        let is_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
+        if !is_json {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "json-required",
+                "send the body as JSON with Content-Type: application/json",
+            ));
+        }
+        let limit = d.settings.max_body_bytes;
+        let too_large = || {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body-too-large",
+                format!("the body exceeds maxBodyBytes ({limit} bytes)"),
+            )
+        };
+        if let Some(len) = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
+            && len > limit as u64
+        {
+            return Err(too_large());
+        }
+        let bytes = axum::body::to_bytes(req.into_body(), limit)
+            .await
+            .map_err(|_| too_large())?;
+        Ok(JsonBody(bytes))
+    }
+}
+
+impl JsonBody {
+    /// Parses the body; a parse failure is a 400 carrying the parser's message.
+    pub fn parse(&self) -> ApiResult<Json<'_>> {
+        let text = std::str::from_utf8(&self.0).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid-json",
+                format!("the body is not UTF-8: {e}"),
+            )
+        })?;
+        json::parse(text).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid-json",
+                format!("the body is not valid JSON: {e}"),
+            )
+        })
+    }
+
+    /// Parses the body and requires an object (422 `invalid-action` otherwise).
+    pub fn object(&self) -> ApiResult<Json<'_>> {
+        let v = self.parse()?;
+        if v.as_object().is_none() {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid-action",
+                format!("the body must be a JSON object, got {}", v.kind()),
+            ));
+        }
+        Ok(v)
+    }
+}
+
+fn field_problem(path: &str, code: &'static str, message: String) -> ApiError {
+    ApiError::invalid(
+        "invalid-request",
+        None,
+        vec![askd_core::Problem::new(path, code, message)],
+    )
+}
+
+/// An optional string member of a request object.
+fn opt_str<'a>(o: &'a Json<'a>, name: &str) -> ApiResult<Option<&'a str>> {
+    match o.as_object().and_then(|o| o.get_present(name)) {
+        None => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s)),
+        Some(v) => Err(field_problem(
+            name,
+            "type",
+            format!("{name} must be a string, got {}", v.kind()),
+        )),
+    }
+}
+
+async fn health(State(d): St) -> ApiResult<AxumJson<Value>> {
+    let pending = d
+        .store
+        .count_asks(Some(AskState::Pending))
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    Ok(AxumJson(json!({
+        "ok": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "pid": std::process::id(),
+        "url": d.base_url,
+        "pending": pending,
+        "waiting": d.hub.waiting(),
+        "uptime_s": d.started.elapsed().as_secs(),
+    })))
+}
+
+async fn open_session(State(d): St, body: JsonBody) -> ApiResult<Response> {
+    let b = body.object()?;
+    let client = opt_str(&b, "client")?.unwrap_or("http").to_string();
+    let session = d
+        .open_session(NewSession {
+            id: opt_str(&b, "id")?.map(str::to_string),
+            client,
+            workspace: opt_str(&b, "workspace")?.map(str::to_string),
+        })
+        .await?;
+    Ok((
+        StatusCode::OK,
+        AxumJson(json!({"ok": true, "session": session})),
+    )
+        .into_response())
+}
+
+async fn list_sessions(State(d): St) -> ApiResult<AxumJson<Value>> {
+    let sessions = d
+        .store
+        .sessions()
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    Ok(AxumJson(json!({"sessions": sessions})))
+}
+
+async fn create_ask(State(d): St, body: JsonBody) -> ApiResult<Response> {
+    let b = body.object()?;
+    let Some(kind) = opt_str(&b, "kind")? else {
+        return Err(field_problem(
+            "kind",
+            "kind_missing",
+            "kind is required — one of: survey, questions".into(),
+        ));
+    };
+    let o = b.as_object().expect("checked by object()");
+    let args = match o.get("args") {
+        Some(a) => a.clone(),
+        None => {
+            return Err(field_problem(
+                "args",
+                "args_missing",
+                "args is required: the tool arguments, e.g. {\"survey\": {…}} or {\"questions\": […]}".into(),
+            ));
+        }
+    };
+    let created = d
+        .create(CreateAsk {
+            kind,
+            session_id: opt_str(&b, "session")?,
+            args,
+            replaces: opt_str(&b, "replaces")?,
+        })
+        .await?;
+    let status = if created.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let ask = &created.ask;
+    Ok((
+        status,
+        AxumJson(json!({
+            "ok": true,
+            "ask_id": ask.id,
+            "url": d.ask_url(&ask.id),
+            "created": created.created,
+            "kind": ask.kind,
+            "session": ask.session_id,
+            "state": ask.state,
+        })),
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    state: Option<String>,
+    session: Option<String>,
+    kind: Option<String>,
+    limit: Option<u32>,
+}
+
+async fn list_asks(State(d): St, Query(q): Query<ListQuery>) -> ApiResult<AxumJson<Value>> {
+    let state = match q.state.as_deref() {
+        None | Some("all") => None,
+        Some(s) => Some(AskState::parse(s).ok_or_else(|| {
+            field_problem(
+                "state",
+                "state_unknown",
+                format!("state {s:?} is not one of pending, settled, all"),
+            )
+        })?),
+    };
+    let asks = d
+        .store
+        .asks(&AskFilter {
+            state,
+            session_id: q.session,
+            kind: q.kind,
+            limit: q.limit,
+        })
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    let asks: Vec<Value> = asks
+        .into_iter()
+        .map(|a| {
+            let url = d.ask_url(&a.id);
+            let mut v = json!(a);
+            v["url"] = json!(url);
+            v
+        })
+        .collect();
+    Ok(AxumJson(json!({"asks": asks})))
+}
+
+async fn show_ask(State(d): St, Path(id): Path<String>) -> ApiResult<AxumJson<Value>> {
+    let ask = d.load(&id).await?;
+    Ok(AxumJson(d.view(&ask)?))
+}
+
+async fn bank(State(d): St, Path(id): Path<String>, body: JsonBody) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let total = d.bank(&id, &b).await?;
+    Ok(AxumJson(json!({"ok": true, "banked": total})))
+}
+
+async fn autosave(
+    State(d): St,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.parse()?;
+    let (revision, saved_at) = d.autosave(&id, &b).await?;
+    Ok(AxumJson(
+        json!({"ok": true, "revision": revision, "savedAt": saved_at}),
+    ))
+}
+
+async fn submit(
+    State(d): St,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let result = d.submit(&id, &b).await?;
+    let mut out = json!({"ok": true, "outcome": "answered"});
+    for member in ["answers", "path", "skipped"] {
+        if let Some(v) = result.get(member) {
+            out[member] = v.clone();
+        }
+    }
+    out["result"] = result;
+    Ok(AxumJson(out))
+}
+
+async fn cancel(
+    State(d): St,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    body.object()?;
+    d.cancel(&id).await?;
+    Ok(AxumJson(json!({"ok": true, "outcome": "cancelled"})))
+}
+
+async fn preflight(
+    State(d): St,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let action = match b.as_object().and_then(|o| o.get("action")) {
+        Some(Json::String(a)) => a.to_string(),
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "unknown-action",
+                "action must be one of reroll, push, discuss",
+            ));
+        }
+    };
+    let result = d.preflight(&id, &action).await?;
+    Ok(AxumJson(json!({"ok": true, "outcome": result["outcome"]})))
+}
+
+async fn withdraw(
+    State(d): St,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let result = d.withdraw(&id, opt_str(&b, "reason")?).await?;
+    Ok(AxumJson(
+        json!({"ok": true, "outcome": result["outcome"], "result": result}),
+    ))
+}
+
+/// Marks whether an agent still waits on the ask (`{"awaited": false}` after an MCP cancel).
+async fn awaited(
+    State(d): St,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let Some(flag) = b
+        .as_object()
+        .and_then(|o| o.get("awaited"))
+        .and_then(Json::as_bool)
+    else {
+        return Err(field_problem(
+            "awaited",
+            "awaited_type",
+            "awaited must be a boolean".into(),
+        ));
+    };
+    d.store
+        .set_awaited(&id, flag)
+        .await
+        .map_err(|e| ApiError::store(e, &id))?;
+    Ok(AxumJson(json!({"ok": true, "awaited": flag})))
+}
+
+#[derive(Deserialize)]
+struct WaitQuery {
+    timeout_s: Option<f64>,
+}
+
+async fn wait(
+    State(d): St,
+    Path(id): Path<String>,
+    Query(q): Query<WaitQuery>,
+) -> ApiResult<AxumJson<Value>> {
+    let requested = match q.timeout_s {
+        Some(t) if t.is_finite() && t >= 0.0 => Some(Duration::from_secs_f64(t.min(1e9))),
+        Some(t) => {
+            return Err(field_problem(
+                "timeout_s",
+                "timeout_type",
+                format!("timeout_s must be a number of seconds ≥ 0, got {t}"),
+            ));
+        }
+        None => None,
+    };
+    let budget = match (requested, d.settings.max_wait) {
+        (Some(r), Some(m)) => Some(r.min(m)),
+        (r, m) => r.or(m),
+    };
+    Ok(AxumJson(d.wait(&id, budget).await?))
+}
+
+#[derive(Deserialize)]
+struct RecordQuery {
+    kind: Option<String>,
+    session: Option<String>,
+    outcome: Option<String>,
+    limit: Option<u32>,
+}
+
+async fn records(State(d): St, Query(q): Query<RecordQuery>) -> ApiResult<AxumJson<Value>> {
+    let records = d
+        .store
+        .records(&RecordFilter {
+            kind: q.kind,
+            session_id: q.session,
+            outcome: q.outcome,
+            limit: q.limit,
+        })
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    Ok(AxumJson(json!({"records": records})))
+}
+
+/// How many stored events one replay read fetches.
+const REPLAY_PAGE: u32 = 500;
+
+/// Server-Sent Events: replays the store's log after `Last-Event-ID` (or `?since=`), then
+/// streams live events; a heartbeat every 15 s.
+async fn events(
+    State(d): St,
+    headers: HeaderMap,
+    Query(q): Query<EventsQuery>,
+) -> ApiResult<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>> {
+    let since = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .or(q.since)
+        .unwrap_or_else(|| -1);
+    // Subscribe before reading the log, so nothing committed in between is missed.
+    let mut live = d.hub.subscribe();
+    let start = if since < 0 {
+        d.store
+            .last_event()
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?
+    } else {
+        since
+    };
+    let store = d.store.clone();
+    let stream = async_stream(move |tx| async move {
+        let mut last = start;
+        // Replay, page by page.
+        loop {
+            let Ok(page) = store.events_after(last, REPLAY_PAGE).await else {
+                return;
+            };
+            let n = page.len();
+            for e in page {
+                last = e.seq;
+                if tx.send(sse(&e)).await.is_err() {
+                    return;
+                }
+            }
+            if n < REPLAY_PAGE as usize {
+                break;
+            }
+        }
+        loop {
+            match live.recv().await {
+                Ok(e) if e.seq <= last => {}
+                Ok(e) => {
+                    last = e.seq;
+                    if tx.send(sse(&e)).await.is_err() {
+                        return;
+                    }
+                }
+                Err(RecvError::Lagged(_)) => {
+                    // Fell behind the live channel: catch up from the log.
+                    let Ok(page) = store.events_after(last, REPLAY_PAGE).await else {
+                        return;
+                    };
+                    for e in page {
+                        last = e.seq;
+                        if tx.send(sse(&e)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+#[derive(Deserialize)]
+struct EventsQuery {
+    since: Option<i64>,
+}
+
+fn sse(e: &askd_store::Event) -> Result<SseEvent, Infallible> {
+    Ok(SseEvent::default()
+        .id(e.seq.to_string())
+        .event(e.kind.clone())
+        .data(e.payload.to_string()))
+}
+
+/// A stream fed by a producer task through a small channel (back-pressure: a slow client
+/// holds the producer, not memory).
+fn async_stream<F, Fut, T>(producer: F) -> impl Stream<Item = T>
+where
+    F: FnOnce(tokio::sync::mpsc::Sender<T>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(producer(tx));
+    tokio_stream::wrappers::ReceiverStream::new(rx)
+}

@@ -1,0 +1,300 @@
+//! Start-up, serving and shutdown of `askd serve`.
+//!
+//! Start: open the store (migrations), load or create the token (mode 0600), bind, write
+//! `daemon.json`, print the tokenised URL. Stop (SIGTERM, SIGINT or idle exit): stop
+//! accepting, give in-flight requests a short grace, checkpoint the database, remove
+//! `daemon.json`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use askd_store::{AskState, SqliteStore};
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::{Daemon, Settings, router};
+
+/// How long in-flight requests (long waits, event streams) get after a stop signal.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// What `askd serve` needs, already validated by the configuration layer.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub max_wait: Option<Duration>,
+    pub max_body_bytes: usize,
+    pub allowed_hosts: Vec<String>,
+    /// Exit after this long with nothing pending and no request; `None` = never.
+    pub idle_exit: Option<Duration>,
+}
+
+/// The `daemon.json` of a running daemon.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct DaemonInfo {
+    pub url: String,
+    pub pid: u32,
+    pub version: String,
+    #[serde(rename = "startedAt")]
+    pub started_at: String,
+}
+
+pub fn token_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("token")
+}
+
+pub fn daemon_json_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("daemon.json")
+}
+
+pub fn database_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("askd.db")
+}
+
+/// Reads the install's token, creating it (256 random bits, hex, mode 0600) when missing.
+pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
+    let path = token_path(data_dir);
+    match std::fs::read_to_string(&path) {
+        Ok(t) if t.trim().len() >= 32 => {
+            restrict(&path)?;
+            return Ok(t.trim().to_string());
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = open_private(&tmp)?;
+        f.write_all(token.as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, &path)?;
+    Ok(token)
+}
+
+/// Reads an existing token (for clients: the CLI, the MCP adapter).
+pub fn read_token(data_dir: &Path) -> std::io::Result<String> {
+    Ok(std::fs::read_to_string(token_path(data_dir))?
+        .trim()
+        .to_string())
+}
+
+#[cfg(unix)]
+fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::create(path)
+}
+
+#[cfg(unix)]
+fn restrict(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path)?.permissions().mode() & 0o777;
+    if mode != 0o600 {
+        tracing::warn!(path = %path.display(), "token file had mode {mode:o}; restricting to 600");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn restrict(_: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Writes a file atomically: a temporary file, fsync, rename.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(tmp, path)
+}
+
+/// Reads `daemon.json`, if a daemon wrote one.
+pub fn read_daemon_info(data_dir: &Path) -> Option<DaemonInfo> {
+    let text = std::fs::read_to_string(daemon_json_path(data_dir)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// A running daemon: its address and a handle to stop it (tests use this in-process).
+pub struct Running {
+    pub url: String,
+    pub token: String,
+    pub daemon: Arc<Daemon>,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    /// Stops the daemon as a signal would, and waits until it has shut down.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+    }
+}
+
+/// Starts the daemon in this process and returns once it accepts connections.
+pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
+    std::fs::create_dir_all(&cfg.data_dir).map_err(|e| {
+        format!(
+            "cannot create the data directory {}: {e}",
+            cfg.data_dir.display()
+        )
+    })?;
+    let token = load_or_create_token(&cfg.data_dir)
+        .map_err(|e| format!("cannot read or create the token file: {e}"))?;
+    let db = database_path(&cfg.data_dir);
+    let store = SqliteStore::open(&db)
+        .await
+        .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+    let listener = TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let base_url = format!("http://{addr}");
+    let daemon = Arc::new(Daemon::new(
+        Arc::new(store),
+        Settings {
+            max_wait: cfg.max_wait,
+            max_body_bytes: cfg.max_body_bytes,
+            allowed_hosts: cfg.allowed_hosts.clone(),
+        },
+        base_url.clone(),
+        token.clone(),
+    ));
+    let info = DaemonInfo {
+        url: base_url.clone(),
+        pid: std::process::id(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: askd_store::now(),
+    };
+    let info_path = daemon_json_path(&cfg.data_dir);
+    write_atomic(
+        &info_path,
+        &serde_json::to_string_pretty(&json!(info)).unwrap_or_default(),
+    )
+    .map_err(|e| format!("cannot write {}: {e}", info_path.display()))?;
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let app = router(daemon.clone());
+    let task = {
+        let daemon = daemon.clone();
+        let idle_exit = cfg.idle_exit;
+        let stop_tx = stop_tx.clone();
+        tokio::spawn(async move {
+            if let Some(idle) = idle_exit {
+                tokio::spawn(idle_watch(daemon.clone(), idle, stop_tx));
+            }
+            let mut shutdown = stop_rx.clone();
+            let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+                let _ = shutdown.wait_for(|s| *s).await;
+            });
+            let mut stopped = stop_rx.clone();
+            let serving = tokio::spawn(async move { server.await });
+            let _ = stopped.wait_for(|s| *s).await;
+            // Event streams and long waits never end by themselves: a short grace, then go.
+            if tokio::time::timeout(GRACE, serving).await.is_err() {
+                tracing::info!("closing connections still open after the grace period");
+            }
+            if let Err(e) = daemon.store.checkpoint().await {
+                tracing::error!(error = %e, "checkpoint at shutdown failed");
+            }
+            daemon.store.close().await;
+            // Remove daemon.json only if it is still ours.
+            if read_daemon_info(info_path.parent().unwrap_or(Path::new(".")))
+                .is_some_and(|i| i.pid == std::process::id() && i.url == daemon.base_url)
+            {
+                let _ = std::fs::remove_file(&info_path);
+            }
+            tracing::info!("askd stopped");
+        })
+    };
+    Ok(Running {
+        url: base_url,
+        token,
+        daemon,
+        stop: stop_tx,
+        task,
+    })
+}
+
+/// Stops the daemon after `idle` with no request and nothing pending.
+async fn idle_watch(daemon: Arc<Daemon>, idle: Duration, stop: watch::Sender<bool>) {
+    let tick = (idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(30));
+    loop {
+        tokio::time::sleep(tick).await;
+        if daemon.idle_for() < idle {
+            continue;
+        }
+        match daemon.store.count_asks(Some(AskState::Pending)).await {
+            Ok(0) => {
+                tracing::info!("idle for {idle:?} with nothing pending: exiting");
+                let _ = stop.send(true);
+                return;
+            }
+            _ => continue,
+        }
+    }
+}
+
+/// `askd serve`: runs until SIGTERM, SIGINT or idle exit.
+pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
+    let running = start(cfg).await?;
+    println!(
+        "askd {} serving on {}",
+        env!("CARGO_PKG_VERSION"),
+        running.url
+    );
+    println!("open: {}/?token={}", running.url, running.token);
+    let stop = running.stop.clone();
+    let mut stopped = running.stop.subscribe();
+    tokio::select! {
+        _ = signal() => {
+            tracing::info!("stop signal received");
+            let _ = stop.send(true);
+        }
+        _ = stopped.wait_for(|s| *s) => {}
+    }
+    let _ = running.task.await;
+    Ok(())
+}
+
+#[cfg(unix)]
+async fn signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = match signal(SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+#[cfg(not(unix))]
+async fn signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}

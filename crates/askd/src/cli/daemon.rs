@@ -1,0 +1,120 @@
+//! `askd serve` and `askd doctor`.
+
+use std::process::ExitCode;
+
+use askd_daemon::config::{self, Config, Paths};
+use askd_daemon::server::{self, ServeConfig};
+use serde_json::json;
+
+use super::flags::ConfigFlags;
+use super::{EXIT_INVALID, EXIT_USAGE, print_json};
+
+fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
+    ServeConfig {
+        listen: config.listen,
+        data_dir: paths.data_dir.clone(),
+        max_wait: config.max_wait_duration(),
+        max_body_bytes: usize::try_from(config.max_body_bytes).unwrap_or(usize::MAX),
+        allowed_hosts: config.allowed_hosts.clone(),
+        idle_exit: config.idle_exit_duration(),
+    }
+}
+
+pub fn serve(flags: ConfigFlags) -> ExitCode {
+    let (paths, config) = match config::load_from_process(&flags.0) {
+        Ok(pc) => pc,
+        Err(e) => {
+            eprintln!("askd: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("askd: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(server::serve(serve_config(&paths, &config))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("askd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints where everything is, the effective configuration, and whether a daemon answers.
+pub fn doctor(flags: ConfigFlags) -> ExitCode {
+    let paths = match Paths::from_process() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("askd: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let config = config::load_from_process(&flags.0);
+    let token_mode = token_mode(&paths);
+    let info = server::read_daemon_info(&paths.data_dir);
+    let runtime = tokio::runtime::Runtime::new().ok();
+    let health = match (&info, runtime) {
+        (Some(_), Some(rt)) => rt.block_on(async {
+            let client = super::client::Client::connect(&paths).ok()?;
+            let reply = client
+                .call(reqwest::Method::GET, "/api/health", None)
+                .await
+                .ok()?;
+            Some(reply.body)
+        }),
+        _ => None,
+    };
+    let daemon = match (&info, &health) {
+        (None, _) => {
+            json!({"running": false, "note": "no daemon.json: no daemon has been started, or it stopped cleanly"})
+        }
+        (Some(i), Some(h)) => {
+            json!({"running": true, "url": i.url, "pid": i.pid, "version": i.version, "startedAt": i.started_at, "health": h})
+        }
+        (Some(i), None) => {
+            json!({"running": false, "url": i.url, "pid": i.pid, "note": "daemon.json exists but the daemon does not answer: it was killed or is starting"})
+        }
+    };
+    let ok = config.is_ok();
+    let out = json!({
+        "ok": ok,
+        "version": env!("CARGO_PKG_VERSION"),
+        "paths": {
+            "dataDir": paths.data_dir,
+            "configFile": paths.config_file,
+            "configFileExists": paths.config_file.exists(),
+            "database": paths.db_file(),
+            "databaseExists": paths.db_file().exists(),
+            "token": paths.token_file(),
+            "tokenMode": token_mode,
+            "daemonJson": paths.daemon_json(),
+        },
+        "config": match &config { Ok((_, c)) => json!(c), Err(_) => serde_json::Value::Null },
+        "configError": config.as_ref().err().map(|e| e.to_string()),
+        "daemon": daemon,
+        "env": config::env_names(),
+    });
+    print_json(&out);
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_INVALID)
+    }
+}
+
+#[cfg(unix)]
+fn token_mode(paths: &Paths) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(paths.token_file())
+        .ok()
+        .map(|m| format!("{:o}", m.permissions().mode() & 0o777))
+}
+
+#[cfg(not(unix))]
+fn token_mode(_: &Paths) -> Option<String> {
+    None
+}
