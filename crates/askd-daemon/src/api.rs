@@ -448,7 +448,7 @@ async fn events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<i64>().ok())
         .or(q.since)
-        .unwrap_or_else(|| -1);
+        .unwrap_or(-1);
     // Subscribe before reading the log, so nothing committed in between is missed.
     let mut live = d.hub.subscribe();
     let start = if since < 0 {
