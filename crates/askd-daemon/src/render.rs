@@ -9,7 +9,7 @@
 //!
 //! 1. **Parse** with pulldown-cmark: CommonMark plus tables, strikethrough and task lists. No
 //!    other extensions (no footnotes, math, heading attributes, GFM alerts, metadata blocks).
-//! 2. **Rewrite the event stream** ([`safe_events`]):
+//! 2. **Rewrite the event stream** (`safe_events`):
 //!    - **Raw HTML is shown as text, never passed through.** Inline HTML becomes text; an HTML
 //!      block becomes a code block holding its source. The author's words stay visible (an agent
 //!      writing `Vec<T>` or `<br>` outside backticks sees its text, not a silent hole), hostile
@@ -24,7 +24,7 @@
 //!      alt text (no nested anchors).
 //!    - **Task list markers** become the text `☐ ` / `☑ ` (no `<input>`).
 //! 3. **Render** to HTML with pulldown-cmark and **sanitise** with one shared ammonia
-//!    [`Builder`] ([`SANITIZER`]), defence in depth behind step 2:
+//!    [`Builder`] (`SANITIZER`), defence in depth behind step 2:
 //!    - tags: `p br hr h1–h6 strong em del code pre blockquote ul ol li a table thead tbody tr
 //!      th td`; everything else is removed (its text kept), and the content of `script style
 //!      iframe object embed svg math noscript template textarea title xmp noembed noframes` is

@@ -39,7 +39,9 @@ pub fn block(s: &str) -> Cow<'_, str> {
 /// becomes one space. `header`, option and template `label` and `description`.
 pub fn one_line(s: &str) -> Cow<'_, str> {
     let repaired = block(s);
-    if !repaired.contains(['\n', '\r']) {
+    // Byte searches (memchr) rather than a char-set pattern, which decodes every char.
+    let bytes = repaired.as_bytes();
+    if !bytes.contains(&b'\n') && !bytes.contains(&b'\r') {
         return repaired;
     }
     let mut out = String::with_capacity(repaired.len());

@@ -5,6 +5,7 @@
 //! O17, K8, C5…) are noted beside the code that implements them.
 
 use std::collections::HashSet;
+use std::fmt;
 
 use indexmap::IndexMap;
 
@@ -109,7 +110,7 @@ impl Validator {
 
     fn check(&mut self, s: &Object) {
         let root = PathBuf::root();
-        self.near_miss(s, SURVEY_FIELDS, "survey", &root);
+        self.near_miss(s, SURVEY_FIELDS, &"survey", &root);
 
         // T2–T4
         match s.get_present("title") {
@@ -181,10 +182,9 @@ impl Validator {
                 ),
             );
         }
-        // T11: the entry must name a question. A non-string entry shows as its JSON text.
-        let entry_valid = entry
-            .and_then(Json::as_str)
-            .is_some_and(|e| questions.contains(e));
+        // T11: the entry must name a question. A blank or non-string entry never does (even
+        // when a blank id exists, which Q1 rejects); a non-string entry shows as its JSON text.
+        let entry_valid = entry_str.is_some_and(|e| questions.contains(e));
         if !entry_valid {
             let shown = match entry {
                 Some(Json::String(e)) => e.to_string(),
@@ -223,7 +223,13 @@ impl Validator {
 
     /// §4.10: an unknown member that equals a known one after lower-casing and removing `_`
     /// and `-`.
-    fn near_miss(&mut self, o: &Object, known: &[&str], where_msg: &str, where_path: &PathBuf) {
+    fn near_miss(
+        &mut self,
+        o: &Object,
+        known: &[&str],
+        where_msg: &dyn fmt::Display,
+        where_path: &dyn At,
+    ) {
         for name in o.keys() {
             if known.contains(&name) {
                 continue;
@@ -387,8 +393,8 @@ impl Validator {
         o: &Object,
         field: &str,
         limit: usize,
-        wm: &str,
-        wp: &PathBuf,
+        wm: &dyn fmt::Display,
+        wp: &dyn At,
         type_code: &'static str,
         long_code: &'static str,
         type_hint: &str,
@@ -413,7 +419,7 @@ impl Validator {
     }
 
     /// Q10–Q11 / O16. Returns whether the value has a valid type.
-    fn next_type(&mut self, next: Option<&Json>, wp: &PathBuf, msg: &str) -> bool {
+    fn next_type(&mut self, next: Option<&Json>, wp: &dyn At, msg: &dyn fmt::Display) -> bool {
         match next {
             None | Some(Json::Null) | Some(Json::String(_)) => true,
             Some(Json::Array(items)) => {
@@ -421,13 +427,13 @@ impl Validator {
                 for (j, item) in items.iter().enumerate() {
                     if item.as_str().is_none() {
                         ok = false;
-                        self.push(wp.field("next").index(j), "next_type", msg);
+                        self.push(wp.field("next").index(j), "next_type", msg.to_string());
                     }
                 }
                 ok
             }
             Some(_) => {
-                self.push(wp.field("next"), "next_type", msg);
+                self.push(wp.field("next"), "next_type", msg.to_string());
                 false
             }
         }
@@ -443,11 +449,12 @@ impl Validator {
         opt: &'a Json<'a>,
         seen: &mut HashSet<&'a str>,
     ) -> Option<&'a str> {
-        let wm = format!("{qwm}.options[{i}]");
-        let wp = qwp.field("options").index(i);
+        // Formatted only if a problem is reported.
+        let wm = OptionAt { qwm, qwp, i };
+        let wp = wm;
         // O1
         let Some(o) = opt.as_object() else {
-            self.push(wp, "option_type", format!("{wm} must be an object"));
+            self.push(wp.path(), "option_type", format!("{wm} must be an object"));
             return None;
         };
         self.near_miss(o, OPTION_FIELDS, &wm, &wp);
@@ -466,8 +473,11 @@ impl Validator {
         // O3–O15
         self.option_fields(o, &wm, &wp);
         // O16
-        let msg = format!("{wm}.next must be a question id, an id list, or null (= branch ends)");
-        self.next_type(o.get("next"), &wp, &msg);
+        self.next_type(
+            o.get("next"),
+            &wp,
+            &format_args!("{wm}.next must be a question id, an id list, or null (= branch ends)"),
+        );
         // O17
         if let Some(k) = key
             && !seen.insert(k)
@@ -482,7 +492,7 @@ impl Validator {
     }
 
     /// O3–O15, shared by options and quick templates (K6).
-    fn option_fields(&mut self, o: &Object, wm: &str, wp: &PathBuf) {
+    fn option_fields(&mut self, o: &Object, wm: &dyn fmt::Display, wp: &dyn At) {
         match o.get_present("label") {
             Some(Json::String(l)) if !is_blank(l) => {
                 if exceeds(l, limits::LABEL) {
@@ -660,12 +670,13 @@ impl Validator {
     ) -> IndexMap<&'a str, PathAnswer> {
         let mut walk = IndexMap::new();
         for (a, ans) in answers.iter() {
-            let awm = format!("{wm}.answers.{a}");
-            let awp = wp.field("answers").id(a);
+            // Formatted only if a problem is reported.
+            let awm = AnswerAt { wm, wp, a };
+            let awp = awm;
             // K8
             let Some(qi) = info.get(a) else {
                 self.push(
-                    awp,
+                    awp.path(),
                     "quick_answer_unknown_question",
                     format!("{awm} names no question"),
                 );
@@ -673,7 +684,11 @@ impl Validator {
             };
             // K9
             let Some(ao) = ans.as_object() else {
-                self.push(awp, "quick_answer_type", format!("{awm} must be an object"));
+                self.push(
+                    awp.path(),
+                    "quick_answer_type",
+                    format!("{awm} must be an object"),
+                );
                 continue;
             };
             self.near_miss(ao, QUICK_ANSWER_FIELDS, &awm, &awp);
@@ -731,7 +746,7 @@ impl Validator {
                 // K14
                 if selected.len() > 1 {
                     self.push(
-                        awp.clone(),
+                        awp.path(),
                         "quick_single_select_multiple",
                         format!(
                             "{awm} selects {} options on single-select question \"{a}\" — at most one",
@@ -742,7 +757,7 @@ impl Validator {
                 // K15
                 if !selected.is_empty() && has_text {
                     self.push(
-                        awp.clone(),
+                        awp.path(),
                         "quick_single_select_mixed",
                         format!(
                             "{awm} combines options with custom text on single-select question \"{a}\" — use one or the other"
@@ -869,7 +884,7 @@ impl Validator {
             let qwp = PathBuf::root().field("questions").id(id);
             let qwm = format!("questions.{id}");
             if let Some(next) = q.get("next") {
-                self.dangling(next, &qwm, &qwp, questions, &ids, &mut roster_text);
+                self.dangling(next, &qwm, &qwp, info, &ids, &mut roster_text);
             }
             for (i, opt) in q
                 .get_present("options")
@@ -878,12 +893,24 @@ impl Validator {
                 .iter()
                 .enumerate()
             {
+                // Only a non-null `next` of a valid type (O16): a list with a non-string
+                // entry is reported as `next_type` alone.
                 let Some(next) = opt.as_object().and_then(|o| o.get_present("next")) else {
                     continue;
                 };
-                let wm = format!("{qwm}.options[{i}]");
-                let wp = qwp.field("options").index(i);
-                self.dangling(next, &wm, &wp, questions, &ids, &mut roster_text);
+                if next
+                    .as_array()
+                    .is_some_and(|items| items.iter().any(|i| i.as_str().is_none()))
+                {
+                    continue;
+                }
+                // Formatted only if a reference dangles.
+                let wm = OptionAt {
+                    qwm: &qwm,
+                    qwp: &qwp,
+                    i,
+                };
+                self.dangling(next, &wm, &wm, info, &ids, &mut roster_text);
             }
         }
     }
@@ -891,29 +918,31 @@ impl Validator {
     fn dangling(
         &mut self,
         next: &Json,
-        wm: &str,
-        wp: &PathBuf,
-        questions: &Object,
+        wm: &dyn fmt::Display,
+        wp: &dyn At,
+        // Every question id (a hashed lookup; `questions` itself is searched linearly).
+        known: &IndexMap<&str, QInfo<'_>>,
         ids: &[&str],
         roster_text: &mut Option<String>,
     ) {
-        let refs: Vec<(PathBuf, &str)> = match next {
-            Json::String(s) if !s.is_empty() => vec![(wp.field("next"), s.as_ref())],
+        // (index in a `next` list, id); the path is built only for a dangling reference.
+        let refs: Vec<(Option<usize>, &str)> = match next {
+            Json::String(s) => vec![(None, s.as_ref())],
             Json::Array(items) => items
                 .iter()
                 .enumerate()
-                .filter_map(|(j, r)| {
-                    r.as_str()
-                        .filter(|s| !s.is_empty())
-                        .map(|s| (wp.field("next").index(j), s))
-                })
+                .filter_map(|(j, r)| r.as_str().map(|s| (Some(j), s)))
                 .collect(),
             _ => return,
         };
-        for (path, r) in refs {
-            if questions.contains(r) {
+        for (j, r) in refs {
+            if r.is_empty() || known.contains_key(r) {
                 continue;
             }
+            let path = match j {
+                None => wp.field("next"),
+                Some(j) => wp.field("next").index(j),
+            };
             let roster = roster_text.get_or_insert_with(|| roster(ids.iter().copied()));
             let nearest = nearest_id(r, ids.iter().copied());
             let hint = nearest
@@ -930,6 +959,70 @@ impl Validator {
             p.nearest = nearest;
             self.errors.push(p);
         }
+    }
+}
+
+/// A location that the shared checks extend only when they report a problem: a path, or one
+/// formatted on demand, so that a valid spec formats no location at all.
+trait At {
+    fn path(&self) -> PathBuf;
+    fn field(&self, name: &str) -> PathBuf {
+        self.path().field(name)
+    }
+    fn id(&self, id: &str) -> PathBuf {
+        self.path().id(id)
+    }
+}
+
+impl At for PathBuf {
+    fn path(&self) -> PathBuf {
+        self.clone()
+    }
+    fn field(&self, name: &str) -> PathBuf {
+        PathBuf::field(self, name)
+    }
+    fn id(&self, id: &str) -> PathBuf {
+        PathBuf::id(self, id)
+    }
+}
+
+/// Option `i` of a question: `‹qwm›.options[‹i›]` as message prefix and as path.
+#[derive(Clone, Copy)]
+struct OptionAt<'s> {
+    qwm: &'s str,
+    qwp: &'s PathBuf,
+    i: usize,
+}
+
+impl fmt::Display for OptionAt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.options[{}]", self.qwm, self.i)
+    }
+}
+
+impl At for OptionAt<'_> {
+    fn path(&self) -> PathBuf {
+        self.qwp.field("options").index(self.i)
+    }
+}
+
+/// Answer `a` of a quick template: `‹wm›.answers.‹a›` as message prefix and as path.
+#[derive(Clone, Copy)]
+struct AnswerAt<'s> {
+    wm: &'s str,
+    wp: &'s PathBuf,
+    a: &'s str,
+}
+
+impl fmt::Display for AnswerAt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.answers.{}", self.wm, self.a)
+    }
+}
+
+impl At for AnswerAt<'_> {
+    fn path(&self) -> PathBuf {
+        self.wp.field("answers").id(self.a)
     }
 }
 
