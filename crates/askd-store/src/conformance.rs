@@ -35,6 +35,7 @@ macro_rules! conformance_tests {
             events_replay_in_commit_order,
             records_filter_and_order,
             unknown_ids_are_not_found,
+            concurrent_writes_fail_alone,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -573,4 +574,44 @@ pub async fn unknown_ids_are_not_found(store: Arc<dyn Store>) {
     assert!(store.asks(&AskFilter::default()).await.unwrap().is_empty());
     assert!(store.events_after(0, 10).await.unwrap().is_empty());
     assert_eq!(store.last_event().await.unwrap(), 0);
+}
+
+/// Many writes at once (a backend may commit them together): each succeeds or fails on its
+/// own, and a failed one leaves no trace.
+pub async fn concurrent_writes_fail_alone(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    for i in 0..10 {
+        store
+            .create_ask(new_ask(&format!("a{i}"), &s.id, json!({"i": i})))
+            .await
+            .unwrap();
+        store
+            .bank(&format!("a{i}"), &[banked("q1", "a")])
+            .await
+            .unwrap();
+    }
+    let mut tasks = Vec::new();
+    for i in 0..10 {
+        for (q, expect_ok) in [("q2", true), ("q1", false)] {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                // The conflicting bank also carries a new question: it must not land.
+                let entries = if expect_ok {
+                    vec![banked(q, "b")]
+                } else {
+                    vec![banked("q9", "z"), banked(q, "b")]
+                };
+                (i, expect_ok, store.bank(&format!("a{i}"), &entries).await)
+            }));
+        }
+    }
+    for t in tasks {
+        let (i, expect_ok, r) = t.await.unwrap();
+        assert_eq!(r.is_ok(), expect_ok, "a{i}: {r:?}");
+    }
+    for i in 0..10 {
+        let a = store.ask(&format!("a{i}")).await.unwrap().unwrap();
+        let ids: Vec<&str> = a.banked.iter().map(|b| b.question_id.as_str()).collect();
+        assert_eq!(ids, ["q1", "q2"], "a{i}");
+    }
 }

@@ -1,20 +1,27 @@
 //! The embedded SQLite backend.
 //!
-//! One writer connection (SQLite serialises writers anyway; queuing in the pool is cheaper
-//! than `SQLITE_BUSY` retries) and a small pool of readers, which WAL lets run beside the
-//! writer. `synchronous=FULL` makes every commit durable before the call returns.
+//! Writes go through one writer task that owns the only writing connection (SQLite
+//! serialises writers anyway). It **group-commits**: when several writes are queued, it runs
+//! them in one transaction, each inside its own savepoint (a failing write rolls back alone),
+//! and commits — one fsync under `synchronous=FULL` — before any of them is acknowledged.
+//! A lone write is a transaction of one, so latency is unchanged and durability is the
+//! same: nothing is acknowledged before it is on disk. Reads use a small pool of readers,
+//! which WAL lets run beside the writer.
 
+use std::future::Future;
 use std::path::Path;
+use std::pin::Pin;
 use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteRow, SqliteSynchronous,
 };
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Connection, Row, Sqlite};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::model::*;
 use crate::{Store, StoreError, StoreResult, now};
@@ -22,6 +29,9 @@ use crate::{Store, StoreError, StoreResult, now};
 /// Migrations, embedded in the binary, applied in order at open. `PRAGMA user_version`
 /// records how many have run.
 const MIGRATIONS: &[&str] = &[include_str!("../migrations/sqlite/0001_init.sql")];
+
+/// Most writes one group commit takes.
+const MAX_BATCH: usize = 128;
 
 /// SQLite settings as read back from a connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +44,21 @@ pub struct Pragmas {
     pub user_version: i64,
 }
 
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// Delivers a write's outcome once its transaction has committed (or failed to).
+type Reply = Box<dyn FnOnce(StoreResult<()>) + Send>;
+/// One write: runs on the writer connection inside its savepoint; says whether it succeeded.
+type Job = Box<dyn for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, (bool, Reply)> + Send>;
+
+enum Work {
+    Write(Job),
+    /// Outside any transaction: `PRAGMA wal_checkpoint(TRUNCATE)`.
+    Checkpoint(oneshot::Sender<StoreResult<()>>),
+    Close(oneshot::Sender<()>),
+}
+
 pub struct SqliteStore {
-    write: SqlitePool,
+    writer: mpsc::Sender<Work>,
     read: SqlitePool,
 }
 
@@ -62,63 +85,161 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let write = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .acquire_timeout(Duration::from_secs(60))
-            .connect_with(options.clone())
+        let mut conn = SqliteConnection::connect_with(&options)
             .await
             .map_err(backend)?;
-        migrate(&write).await?;
+        migrate(&mut conn).await?;
         let read = SqlitePoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(60))
             .connect_with(options)
             .await
             .map_err(backend)?;
-        Ok(SqliteStore { write, read })
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(writer(conn, rx));
+        Ok(SqliteStore { writer: tx, read })
+    }
+
+    /// Runs `f` as one write, acknowledged only after its transaction commits.
+    async fn write<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>>
+            + Send
+            + 'static,
+    {
+        let (done, result) = oneshot::channel();
+        let job: Job = Box::new(move |conn| {
+            Box::pin(async move {
+                let r = f(conn).await;
+                let ok = r.is_ok();
+                let reply: Reply = Box::new(move |commit| {
+                    let _ = done.send(commit.and(r));
+                });
+                (ok, reply)
+            })
+        });
+        self.writer
+            .send(Work::Write(job))
+            .await
+            .map_err(|_| StoreError::Backend("the store is closed".into()))?;
+        result
+            .await
+            .map_err(|_| StoreError::Backend("the store's writer stopped".into()))?
     }
 
     /// The pragmas in force on the writer connection (for tests and `askd doctor`).
     pub async fn pragmas(&self) -> StoreResult<Pragmas> {
-        let mut conn = self.write.acquire().await.map_err(backend)?;
-        let journal_mode: String = sqlx::query_scalar("PRAGMA journal_mode")
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(backend)?;
-        let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(backend)?;
-        let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(backend)?;
-        let user_version: i64 = sqlx::query_scalar("PRAGMA user_version")
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(backend)?;
-        Ok(Pragmas {
-            journal_mode,
-            synchronous,
-            foreign_keys: foreign_keys != 0,
-            user_version,
+        self.write(|conn| {
+            Box::pin(async move {
+                let journal_mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(backend)?;
+                let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(backend)?;
+                let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(backend)?;
+                let user_version: i64 = sqlx::query_scalar("PRAGMA user_version")
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(backend)?;
+                Ok(Pragmas {
+                    journal_mode,
+                    synchronous,
+                    foreign_keys: foreign_keys != 0,
+                    user_version,
+                })
+            })
         })
-    }
-
-    async fn begin(&self) -> StoreResult<Transaction<'static, Sqlite>> {
-        self.write.begin().await.map_err(backend)
+        .await
     }
 }
 
-async fn migrate(pool: &SqlitePool) -> StoreResult<()> {
-    let mut conn = pool.acquire().await.map_err(backend)?;
+async fn exec(conn: &mut SqliteConnection, sql: &'static str) -> StoreResult<()> {
+    sqlx::raw_sql(sql)
+        .execute(&mut *conn)
+        .await
+        .map(|_| ())
+        .map_err(backend)
+}
+
+/// The writer task: takes whatever writes are queued, runs them in one transaction with a
+/// savepoint each, commits once, then acknowledges each.
+async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Work>) {
+    let mut pending: Option<Work> = None;
+    loop {
+        let work = match pending.take() {
+            Some(w) => w,
+            None => match rx.recv().await {
+                Some(w) => w,
+                None => break,
+            },
+        };
+        match work {
+            Work::Checkpoint(reply) => {
+                let r = exec(&mut conn, "PRAGMA wal_checkpoint(TRUNCATE)").await;
+                let _ = reply.send(r);
+            }
+            Work::Close(reply) => {
+                let _ = conn.close().await;
+                let _ = reply.send(());
+                return;
+            }
+            Work::Write(first) => {
+                let mut batch = vec![first];
+                while batch.len() < MAX_BATCH {
+                    match rx.try_recv() {
+                        Ok(Work::Write(j)) => batch.push(j),
+                        Ok(other) => {
+                            pending = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let mut replies = Vec::with_capacity(batch.len());
+                if let Err(e) = exec(&mut conn, "BEGIN IMMEDIATE").await {
+                    // Run nothing: dropping the batch fails every write in it.
+                    eprintln!("askd-store: cannot begin a write transaction: {e}");
+                    drop(batch);
+                    continue;
+                }
+                for job in batch {
+                    let _ = exec(&mut conn, "SAVEPOINT w").await;
+                    let (ok, reply) = job(&mut conn).await;
+                    if ok {
+                        let _ = exec(&mut conn, "RELEASE w").await;
+                    } else {
+                        let _ = exec(&mut conn, "ROLLBACK TO w").await;
+                        let _ = exec(&mut conn, "RELEASE w").await;
+                    }
+                    replies.push(reply);
+                }
+                let committed = exec(&mut conn, "COMMIT").await;
+                if committed.is_err() {
+                    let _ = exec(&mut conn, "ROLLBACK").await;
+                }
+                for reply in replies {
+                    reply(committed.clone());
+                }
+            }
+        }
+    }
+    let _ = conn.close().await;
+}
+
+async fn migrate(conn: &mut SqliteConnection) -> StoreResult<()> {
     let version: i64 = sqlx::query_scalar("PRAGMA user_version")
         .fetch_one(&mut *conn)
         .await
         .map_err(backend)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
-        let mut tx = sqlx::Connection::begin(&mut *conn).await.map_err(backend)?;
+        let mut tx = conn.begin().await.map_err(backend)?;
         sqlx::raw_sql(sqlx::AssertSqlSafe(*sql))
             .execute(&mut *tx)
             .await
@@ -136,7 +257,7 @@ async fn migrate(pool: &SqlitePool) -> StoreResult<()> {
 }
 
 async fn append_event(
-    tx: &mut Transaction<'static, Sqlite>,
+    tx: &mut SqliteConnection,
     kind: &str,
     ask_id: Option<&str>,
     payload: Value,
@@ -149,7 +270,7 @@ async fn append_event(
     .bind(ask_id)
     .bind(to_text(&payload))
     .bind(at)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *tx)
     .await
     .map_err(backend)?;
     Ok(Event {
@@ -230,7 +351,7 @@ async fn load_ask(conn: &mut sqlx::SqliteConnection, id: &str) -> StoreResult<Op
 
 /// Inserts banked rows after the ask's current last one; returns them as stored.
 async fn insert_banked(
-    tx: &mut Transaction<'static, Sqlite>,
+    tx: &mut SqliteConnection,
     ask_id: &str,
     entries: &[NewBanked],
     at: &str,
@@ -238,7 +359,7 @@ async fn insert_banked(
     let start: i64 =
         sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM banked WHERE ask_id = ?1")
             .bind(ask_id)
-            .fetch_one(&mut **tx)
+            .fetch_one(&mut *tx)
             .await
             .map_err(backend)?;
     for (i, e) in entries.iter().enumerate() {
@@ -250,7 +371,7 @@ async fn insert_banked(
         .bind(&e.question_id)
         .bind(to_text(&e.entry))
         .bind(at)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await;
         if let Err(err) = result {
             if let sqlx::Error::Database(db) = &err
@@ -269,11 +390,7 @@ async fn insert_banked(
 
 /// Settles inside a transaction: compare-and-set on the pending state, the record and the
 /// `ask.settled` event.
-async fn settle_in(
-    tx: &mut Transaction<'static, Sqlite>,
-    ask_id: &str,
-    s: &Settlement,
-) -> StoreResult<Event> {
+async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> StoreResult<Event> {
     let at = s.settled_at.as_str();
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0
@@ -284,13 +401,13 @@ async fn settle_in(
     .bind(&s.outcome)
     .bind(at)
     .bind(to_text(&s.result))
-    .fetch_optional(&mut **tx)
+    .fetch_optional(&mut *tx)
     .await
     .map_err(backend)?;
     let Some(row) = row else {
         let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM asks WHERE id = ?1")
             .bind(ask_id)
-            .fetch_optional(&mut **tx)
+            .fetch_optional(&mut *tx)
             .await
             .map_err(backend)?;
         return Err(if exists.is_some() {
@@ -313,7 +430,7 @@ async fn settle_in(
     .bind(&created_at)
     .bind(at)
     .bind(to_text(&s.record))
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await
     .map_err(backend)?;
     let mut payload = json!({"ask_id": ask_id, "kind": kind, "session": session_id, "outcome": s.outcome, "settledAt": at});
@@ -325,10 +442,10 @@ async fn settle_in(
     append_event(tx, "ask.settled", Some(ask_id), payload, at).await
 }
 
-async fn require_pending(tx: &mut Transaction<'static, Sqlite>, ask_id: &str) -> StoreResult<()> {
+async fn require_pending(tx: &mut SqliteConnection, ask_id: &str) -> StoreResult<()> {
     let state: Option<String> = sqlx::query_scalar("SELECT state FROM asks WHERE id = ?1")
         .bind(ask_id)
-        .fetch_optional(&mut **tx)
+        .fetch_optional(&mut *tx)
         .await
         .map_err(backend)?;
     match state.as_deref() {
@@ -359,25 +476,27 @@ fn new_id() -> String {
 #[async_trait]
 impl Store for SqliteStore {
     async fn open_session(&self, s: NewSession) -> StoreResult<Session> {
-        let mut tx = self.begin().await?;
-        if let Some(id) = &s.id {
-            let row =
-                sqlx::query("SELECT id, client, workspace, created_at FROM sessions WHERE id = ?1")
+        self.write(move |tx| {
+            Box::pin(async move {
+                if let Some(id) = &s.id {
+                    let row = sqlx::query(
+                        "SELECT id, client, workspace, created_at FROM sessions WHERE id = ?1",
+                    )
                     .bind(id)
                     .fetch_optional(&mut *tx)
                     .await
                     .map_err(backend)?;
-            if let Some(row) = row {
-                return session_from_row(&row);
-            }
-        }
-        let session = Session {
-            id: s.id.unwrap_or_else(new_id),
-            client: s.client,
-            workspace: s.workspace,
-            created_at: now(),
-        };
-        sqlx::query(
+                    if let Some(row) = row {
+                        return session_from_row(&row);
+                    }
+                }
+                let session = Session {
+                    id: s.id.unwrap_or_else(new_id),
+                    client: s.client,
+                    workspace: s.workspace,
+                    created_at: now(),
+                };
+                sqlx::query(
             "INSERT INTO sessions (id, client, workspace, created_at) VALUES (?1, ?2, ?3, ?4)",
         )
         .bind(&session.id)
@@ -387,8 +506,10 @@ impl Store for SqliteStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
-        Ok(session)
+                Ok(session)
+            })
+        })
+        .await
     }
 
     async fn session(&self, id: &str) -> StoreResult<Option<Session>> {
@@ -412,7 +533,7 @@ impl Store for SqliteStore {
     }
 
     async fn create_ask(&self, a: NewAsk) -> StoreResult<Created> {
-        let mut tx = self.begin().await?;
+        self.write(move |tx| Box::pin(async move {
         let session: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
             .bind(&a.session_id)
             .fetch_optional(&mut *tx)
@@ -433,8 +554,7 @@ impl Store for SqliteStore {
         .await
         .map_err(backend)?;
         if let Some(id) = existing {
-            let ask = load_ask(&mut tx, &id).await?.ok_or(StoreError::NotFound)?;
-            tx.commit().await.map_err(backend)?;
+            let ask = load_ask(tx, &id).await?.ok_or(StoreError::NotFound)?;
             return Ok(Created {
                 ask,
                 created: false,
@@ -474,11 +594,11 @@ impl Store for SqliteStore {
             .await
             .map_err(backend)?;
             if same_session.is_some() {
-                events.push(settle_in(&mut tx, &sup.ask_id, &sup.settlement).await?);
+                events.push(settle_in(tx, &sup.ask_id, &sup.settlement).await?);
             }
         }
         if !a.seed_banked.is_empty() {
-            insert_banked(&mut tx, &a.id, &a.seed_banked, &at).await?;
+            insert_banked(tx, &a.id, &a.seed_banked, &at).await?;
         }
         if let Some(autosave) = &a.seed_autosave {
             sqlx::query(
@@ -496,16 +616,17 @@ impl Store for SqliteStore {
         if let Some(t) = &a.title {
             payload["title"] = json!(t);
         }
-        events.push(append_event(&mut tx, "ask.created", Some(&a.id), payload, &at).await?);
-        let ask = load_ask(&mut tx, &a.id)
+        events.push(append_event(tx, "ask.created", Some(&a.id), payload, &at).await?);
+        let ask = load_ask(tx, &a.id)
             .await?
             .ok_or(StoreError::NotFound)?;
-        tx.commit().await.map_err(backend)?;
         Ok(Created {
             ask,
             created: true,
             events,
         })
+        }))
+        .await
     }
 
     async fn ask(&self, id: &str) -> StoreResult<Option<Ask>> {
@@ -567,39 +688,50 @@ impl Store for SqliteStore {
     }
 
     async fn bank(&self, ask_id: &str, entries: &[NewBanked]) -> StoreResult<Banked> {
-        let mut tx = self.begin().await?;
-        require_pending(&mut tx, ask_id).await?;
-        let at = now();
-        insert_banked(&mut tx, ask_id, entries, &at).await?;
-        let all = load_banked(&mut *tx, ask_id).await?;
-        let list: Vec<Value> = all
-            .iter()
-            .map(|b| {
-                let mut e = b.entry.clone();
-                if let Some(o) = e.as_object_mut() {
-                    o.insert("bankedAt".into(), json!(b.banked_at));
-                }
-                e
+        let ask_id = ask_id.to_string();
+        let entries = entries.to_vec();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let ask_id = ask_id.as_str();
+                let entries = entries.as_slice();
+                require_pending(tx, ask_id).await?;
+                let at = now();
+                insert_banked(tx, ask_id, entries, &at).await?;
+                let all = load_banked(&mut *tx, ask_id).await?;
+                let list: Vec<Value> = all
+                    .iter()
+                    .map(|b| {
+                        let mut e = b.entry.clone();
+                        if let Some(o) = e.as_object_mut() {
+                            o.insert("bankedAt".into(), json!(b.banked_at));
+                        }
+                        e
+                    })
+                    .collect();
+                let event = append_event(
+                    tx,
+                    "ask.banked",
+                    Some(ask_id),
+                    json!({"ask_id": ask_id, "banked": list}),
+                    &at,
+                )
+                .await?;
+                Ok(Banked {
+                    total: all.len(),
+                    event,
+                })
             })
-            .collect();
-        let event = append_event(
-            &mut tx,
-            "ask.banked",
-            Some(ask_id),
-            json!({"ask_id": ask_id, "banked": list}),
-            &at,
-        )
-        .await?;
-        tx.commit().await.map_err(backend)?;
-        Ok(Banked {
-            total: all.len(),
-            event,
         })
+        .await
     }
 
     async fn autosave(&self, ask_id: &str, autosave: &Value) -> StoreResult<Autosaved> {
-        let mut tx = self.begin().await?;
-        require_pending(&mut tx, ask_id).await?;
+        let ask_id = ask_id.to_string();
+        let autosave = autosave.clone();
+        self.write(move |tx| Box::pin(async move {
+        let ask_id = ask_id.as_str();
+        let autosave = &autosave;
+        require_pending(tx, ask_id).await?;
         let at = now();
         let revision: i64 = sqlx::query_scalar(
             "UPDATE asks SET autosave = ?2, autosave_revision = autosave_revision + 1, autosave_saved_at = ?3
@@ -612,46 +744,51 @@ impl Store for SqliteStore {
         .await
         .map_err(backend)?;
         let event = append_event(
-            &mut tx,
+            tx,
             "ask.autosaved",
             Some(ask_id),
             json!({"ask_id": ask_id, "revision": revision, "savedAt": at}),
             &at,
         )
         .await?;
-        tx.commit().await.map_err(backend)?;
         Ok(Autosaved {
             revision,
             saved_at: at,
             event,
         })
+        }))
+        .await
     }
 
     async fn settle(&self, ask_id: &str, s: &Settlement) -> StoreResult<Event> {
-        let mut tx = self.begin().await?;
-        let event = settle_in(&mut tx, ask_id, s).await?;
-        tx.commit().await.map_err(backend)?;
-        Ok(event)
+        let ask_id = ask_id.to_string();
+        let s = s.clone();
+        self.write(move |tx| Box::pin(async move { settle_in(tx, &ask_id, &s).await }))
+            .await
     }
 
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()> {
-        let done = sqlx::query("UPDATE asks SET awaited = ?2 WHERE id = ?1 AND state = 'pending'")
-            .bind(ask_id)
-            .bind(i64::from(awaited))
-            .execute(&self.write)
-            .await
-            .map_err(backend)?;
-        if done.rows_affected() == 0 {
-            let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM asks WHERE id = ?1")
-                .bind(ask_id)
-                .fetch_optional(&self.read)
-                .await
-                .map_err(backend)?;
-            if exists.is_none() {
-                return Err(StoreError::NotFound);
-            }
-        }
-        Ok(())
+        let ask_id = ask_id.to_string();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM asks WHERE id = ?1")
+                    .bind(&ask_id)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                if found.is_none() {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query("UPDATE asks SET awaited = ?2 WHERE id = ?1 AND state = 'pending'")
+                    .bind(&ask_id)
+                    .bind(i64::from(awaited))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                Ok(())
+            })
+        })
+        .await
     }
 
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>> {
@@ -714,15 +851,20 @@ impl Store for SqliteStore {
     }
 
     async fn checkpoint(&self) -> StoreResult<()> {
-        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.write)
+        let (reply, done) = oneshot::channel();
+        self.writer
+            .send(Work::Checkpoint(reply))
             .await
-            .map_err(backend)?;
-        Ok(())
+            .map_err(|_| StoreError::Backend("the store is closed".into()))?;
+        done.await
+            .map_err(|_| StoreError::Backend("the store's writer stopped".into()))?
     }
 
     async fn close(&self) {
         self.read.close().await;
-        self.write.close().await;
+        let (reply, done) = oneshot::channel();
+        if self.writer.send(Work::Close(reply)).await.is_ok() {
+            let _ = done.await;
+        }
     }
 }
