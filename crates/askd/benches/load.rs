@@ -1,0 +1,244 @@
+//! Load benchmark of `askd serve` over loopback (bounded request counts; run with
+//! `cargo bench --locked -p askd --bench load`).
+//!
+//! Reports, as one JSON document:
+//! - create → submit → result round-trip latency (p50, p99) with one client;
+//! - throughput of create + submit with 32 concurrent clients (settled asks per second);
+//! - the daemon's resident memory with 10,000 pending asks.
+//!
+//! The daemon is the real binary, run as a child process on a fresh data directory, so
+//! its RSS is its own.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const ROUND_TRIPS: usize = 1000;
+const CLIENTS: usize = 32;
+const THROUGHPUT_ASKS: usize = 4000;
+const PENDING_ASKS: usize = 10_000;
+
+struct Daemon {
+    child: Child,
+    url: String,
+    token: String,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(home: &Path) -> Daemon {
+    let child = Command::new(env!("CARGO_BIN_EXE_askd"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("ASKD_HOME", home)
+        .env("ASKD_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn askd serve");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(home.join("daemon.json"))
+            && let Ok(info) = serde_json::from_str::<Value>(&text)
+            && info["pid"] == child.id()
+        {
+            return Daemon {
+                url: info["url"].as_str().unwrap().to_string(),
+                token: std::fs::read_to_string(home.join("token"))
+                    .unwrap()
+                    .trim()
+                    .to_string(),
+                child,
+            };
+        }
+        assert!(Instant::now() < deadline, "askd serve did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn survey(i: usize) -> Value {
+    let options: Vec<Value> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|k| json!({"key": k, "label": format!("Option {k}"), "description": "One sentence about it."}))
+        .collect();
+    json!({"survey": {
+        "title": format!("Load {i}"),
+        "entry": "q1",
+        "questions": {
+            "q1": {"prompt": "Which direction?", "options": options, "next": "q2"},
+            "q2": {"prompt": "Anything else?"}
+        }
+    }})
+}
+
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    token: String,
+}
+
+impl Client {
+    async fn post(&self, path: &str, body: &Value) -> Value {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.url))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+            .await
+            .expect("request");
+        assert!(r.status().is_success(), "{path}: {}", r.status());
+        r.json().await.expect("json")
+    }
+    async fn get(&self, path: &str) -> Value {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.url))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .expect("request");
+        assert!(r.status().is_success(), "{path}: {}", r.status());
+        r.json().await.expect("json")
+    }
+    /// create → submit; returns the ask id.
+    async fn create_and_submit(&self, i: usize) -> String {
+        let created = self
+            .post("/api/asks", &json!({"kind": "survey", "args": survey(i)}))
+            .await;
+        let id = created["ask_id"].as_str().unwrap().to_string();
+        self.post(
+            &format!("/api/asks/{id}/submit"),
+            &json!({"answers": [{"id": "q1", "selected": ["b"]}, {"id": "q2", "selected": [], "custom": "no"}]}),
+        )
+        .await;
+        id
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx].as_secs_f64() * 1000.0
+}
+
+fn rss_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    // `cargo test --benches` runs benches once in test mode; this one is too slow for that.
+    if std::env::args().any(|a| a == "--test") || std::env::args().all(|a| a != "--bench") {
+        println!("load: skipped (run with `cargo bench -p askd --bench load`)");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let daemon = start(home.path());
+    let client = Arc::new(Client {
+        http: reqwest::Client::builder()
+            .pool_max_idle_per_host(64)
+            .build()
+            .unwrap(),
+        url: daemon.url.clone(),
+        token: daemon.token.clone(),
+    });
+
+    // 1. Round trips, one client: create → submit → result.
+    for i in 0..50 {
+        client.create_and_submit(1_000_000 + i).await; // warm-up
+    }
+    let mut times = Vec::with_capacity(ROUND_TRIPS);
+    for i in 0..ROUND_TRIPS {
+        let t = Instant::now();
+        let id = client.create_and_submit(i).await;
+        let result = client
+            .get(&format!("/api/asks/{id}/wait?timeout_s=5"))
+            .await;
+        assert_eq!(result["outcome"], "answered");
+        times.push(t.elapsed());
+    }
+    times.sort();
+
+    // 2. Throughput, 32 clients: create + submit.
+    let t = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..CLIENTS {
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            for j in 0..THROUGHPUT_ASKS / CLIENTS {
+                client.create_and_submit(2_000_000 + c * 100_000 + j).await;
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let throughput_secs = t.elapsed().as_secs_f64();
+
+    // 3. RSS with 10,000 pending asks.
+    let rss_before = rss_kib(daemon.child.id(), "VmRSS:");
+    let mut tasks = Vec::new();
+    for c in 0..CLIENTS {
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut i = c;
+            while i < PENDING_ASKS {
+                client
+                    .post(
+                        "/api/asks",
+                        &json!({"kind": "survey", "args": survey(3_000_000 + i)}),
+                    )
+                    .await;
+                i += CLIENTS;
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let health = client.get("/api/health").await;
+    assert_eq!(health["pending"], PENDING_ASKS);
+    // Reading the inbox of every pending ask once, as a UI would.
+    let list = client.get("/api/asks?state=pending").await;
+    assert_eq!(list["asks"].as_array().map(Vec::len), Some(PENDING_ASKS));
+    let rss = rss_kib(daemon.child.id(), "VmRSS:");
+    let hwm = rss_kib(daemon.child.id(), "VmHWM:");
+
+    let report = json!({
+        "round_trip_ms": {
+            "clients": 1,
+            "n": ROUND_TRIPS,
+            "p50": percentile(&times, 0.50),
+            "p99": percentile(&times, 0.99),
+            "max": percentile(&times, 1.0),
+        },
+        "throughput": {
+            "clients": CLIENTS,
+            "asks": THROUGHPUT_ASKS,
+            "seconds": throughput_secs,
+            "settled_per_s": THROUGHPUT_ASKS as f64 / throughput_secs,
+        },
+        "memory": {
+            "pending": PENDING_ASKS,
+            "rss_mib_before": rss_before as f64 / 1024.0,
+            "rss_mib": rss as f64 / 1024.0,
+            "peak_rss_mib": hwm as f64 / 1024.0,
+        },
+        "bars": {"p99_ms": 10, "settled_per_s": 500, "rss_mib": 150},
+    });
+    println!("{}", serde_json::to_string_pretty(&report).unwrap());
+}
