@@ -277,6 +277,7 @@ mod fast {
             pos: 0,
             members: Vec::new(),
             items: Vec::new(),
+            decoded: String::new(),
         };
         let v = p.value(0)?;
         p.ws();
@@ -290,20 +291,23 @@ mod fast {
         /// Scratch stacks: each open object or array owns the tail it pushed.
         members: Vec<(Cow<'a, str>, Json<'a>)>,
         items: Vec<Json<'a>>,
+        /// Scratch for decoding a string with escapes, copied out at its exact size.
+        decoded: String,
     }
 
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
 
-    /// Whether any byte of `x` is `"`, `\` or a control character (< 0x20). Exact as to
-    /// whether one exists (the classic zero-byte tests have no false negatives).
-    fn has_special(x: u64) -> bool {
+    /// The bytes of `x` (little-endian) that are `"`, `\` or a control character (< 0x20),
+    /// as their high bits. The lowest set bit is exactly the first such byte: the classic
+    /// zero-byte tests have no false negatives, and false positives only above a true one.
+    fn special(x: u64) -> u64 {
         let q = x ^ (ONES * u64::from(b'"'));
         let bs = x ^ (ONES * u64::from(b'\\'));
         let quote = q.wrapping_sub(ONES) & !q;
         let backslash = bs.wrapping_sub(ONES) & !bs;
         let control = x.wrapping_sub(ONES * 0x20) & !x;
-        (quote | backslash | control) & HIGH != 0
+        (quote | backslash | control) & HIGH
     }
 
     impl<'a> Parser<'a> {
@@ -381,27 +385,38 @@ mod fast {
                 .map(Json::Number)
         }
 
-        /// A string at `"`: borrowed when it has no escape, owned otherwise.
+        /// A string at `"`: borrowed when it has no escape, owned otherwise. Inlined into
+        /// its callers, so the common borrowed case returns in registers.
+        #[inline(always)]
         fn string(&mut self) -> Option<Cow<'a, str>> {
             self.pos += 1;
             let start = self.pos;
-            let mut i = self.scan(start);
+            let i = self.scan(start);
             match *self.b.get(i)? {
                 b'"' => {
                     self.pos = i + 1;
-                    return Some(Cow::Borrowed(&self.text[start..i]));
+                    Some(Cow::Borrowed(&self.text[start..i]))
                 }
-                b'\\' => {}
-                _ => return None, // a control character: serde_json's error
+                b'\\' => self.escaped(start, i),
+                _ => None, // a control character: serde_json's error
             }
-            let mut out = String::with_capacity(i - start + 16);
+        }
+
+        /// The rest of a string from its first escape at `i` (kept out of line so that
+        /// `string` stays small enough to inline).
+        #[inline(never)]
+        fn escaped(&mut self, start: usize, mut i: usize) -> Option<Cow<'a, str>> {
+            let mut out = std::mem::take(&mut self.decoded);
+            out.clear();
             let mut copied = start;
             loop {
                 match *self.b.get(i)? {
                     b'"' => {
                         out.push_str(&self.text[copied..i]);
                         self.pos = i + 1;
-                        return Some(Cow::Owned(out));
+                        let owned = out.as_str().to_owned();
+                        self.decoded = out;
+                        return Some(Cow::Owned(owned));
                     }
                     b'\\' => {
                         out.push_str(&self.text[copied..i]);
@@ -437,10 +452,11 @@ mod fast {
         /// The index of the first `"`, `\` or control byte at or after `i` (or the end).
         fn scan(&self, mut i: usize) -> usize {
             let b = self.b;
-            while let Some(chunk) = b.get(i..i + 8) {
+            for chunk in b.get(i..).unwrap_or_default().chunks_exact(8) {
                 let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-                if has_special(x) {
-                    break;
+                let m = special(x);
+                if m != 0 {
+                    return i + (m.trailing_zeros() / 8) as usize;
                 }
                 i += 8;
             }
@@ -465,7 +481,12 @@ mod fast {
                 return Some(Json::Array(Vec::new()));
             }
             loop {
-                let v = self.value(depth)?;
+                self.ws();
+                let v = if self.peek()? == b'"' {
+                    Json::String(self.string()?)
+                } else {
+                    self.value(depth)?
+                };
                 self.items.push(v);
                 self.ws();
                 match self.peek()? {
@@ -502,7 +523,12 @@ mod fast {
                     return None;
                 }
                 self.pos += 1;
-                let v = self.value(depth)?;
+                self.ws();
+                let v = if self.peek()? == b'"' {
+                    Json::String(self.string()?)
+                } else {
+                    self.value(depth)?
+                };
                 let existing = match &index {
                     Some(ix) => ix.get(&name).copied(),
                     None => self.members[start..].iter().position(|(k, _)| *k == name),

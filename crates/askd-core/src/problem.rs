@@ -124,12 +124,21 @@ pub fn question_where(q: &str) -> String {
 }
 
 /// Blank: empty after trimming leading and trailing Unicode whitespace (`survey.md` §1.3).
+#[inline]
 pub fn is_blank(s: &str) -> bool {
+    // Fast path: a printable ASCII first byte is never whitespace.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|b| (0x21..0x7f).contains(b))
+    {
+        return false;
+    }
     s.trim().is_empty()
 }
 
 /// Length in Unicode scalar values (`survey.md` §1.3). Counting stops early once past
 /// `limit`, so an oversized string costs no more than the limit to measure.
+#[inline]
 pub fn exceeds(s: &str, limit: usize) -> bool {
     // A UTF-8 string has at least len/4 chars and at most len chars.
     if s.len() <= limit {

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_core::json::{self, Json};
-use askd_store::{AskFilter, AskState, NewSession, RecordFilter};
+use askd_store::{AskFilter, AskState, NewSession, RecordFilter, Store};
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +19,7 @@ use axum::routing::{get, post};
 use axum::{Json as AxumJson, Router};
 use futures_util::Stream;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -43,6 +45,16 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/api/asks/{id}/wait", get(wait))
         .route("/api/records", get(records))
         .route("/api/events", get(events))
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// A known API route with a method it does not serve: the one JSON error shape.
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        "this route does not serve that method",
+    )
 }
 
 /// A JSON request body, checked for type and size, kept as bytes so the core can parse it
@@ -119,6 +131,36 @@ impl JsonBody {
             ));
         }
         Ok(v)
+    }
+}
+
+/// The `{id}` of an ask route. An id that cannot even be decoded names no ask: 404, in the
+/// one JSON error shape (axum's own rejection is plain text).
+pub struct AskId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for AskId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(id)| AskId(id))
+            .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, "not-found", e.body_text()))
+    }
+}
+
+/// Query parameters. A malformed one is a 422 in the one JSON error shape (axum's own
+/// rejection is a plain-text 400).
+pub struct QueryArgs<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryArgs<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(q)| QueryArgs(q))
+            .map_err(|e| field_problem("query", "query_invalid", e.body_text()))
     }
 }
 
@@ -243,7 +285,7 @@ struct ListQuery {
     limit: Option<u32>,
 }
 
-async fn list_asks(State(d): St, Query(q): Query<ListQuery>) -> ApiResult<AxumJson<Value>> {
+async fn list_asks(State(d): St, QueryArgs(q): QueryArgs<ListQuery>) -> ApiResult<AxumJson<Value>> {
     let state = match q.state.as_deref() {
         None | Some("all") => None,
         Some(s) => Some(AskState::parse(s).ok_or_else(|| {
@@ -276,22 +318,18 @@ async fn list_asks(State(d): St, Query(q): Query<ListQuery>) -> ApiResult<AxumJs
     Ok(AxumJson(json!({"asks": asks})))
 }
 
-async fn show_ask(State(d): St, Path(id): Path<String>) -> ApiResult<AxumJson<Value>> {
+async fn show_ask(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
     let ask = d.load(&id).await?;
     Ok(AxumJson(d.view(&ask)?))
 }
 
-async fn bank(State(d): St, Path(id): Path<String>, body: JsonBody) -> ApiResult<AxumJson<Value>> {
+async fn bank(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let total = d.bank(&id, &b).await?;
     Ok(AxumJson(json!({"ok": true, "banked": total})))
 }
 
-async fn autosave(
-    State(d): St,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+async fn autosave(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.parse()?;
     let (revision, saved_at) = d.autosave(&id, &b).await?;
     Ok(AxumJson(
@@ -299,11 +337,7 @@ async fn autosave(
     ))
 }
 
-async fn submit(
-    State(d): St,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+async fn submit(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let result = d.submit(&id, &b).await?;
     let mut out = json!({"ok": true, "outcome": "answered"});
@@ -316,21 +350,13 @@ async fn submit(
     Ok(AxumJson(out))
 }
 
-async fn cancel(
-    State(d): St,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+async fn cancel(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     body.object()?;
     d.cancel(&id).await?;
     Ok(AxumJson(json!({"ok": true, "outcome": "cancelled"})))
 }
 
-async fn preflight(
-    State(d): St,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+async fn preflight(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let action = match b.as_object().and_then(|o| o.get("action")) {
         Some(Json::String(a)) => a.to_string(),
@@ -346,11 +372,7 @@ async fn preflight(
     Ok(AxumJson(json!({"ok": true, "outcome": result["outcome"]})))
 }
 
-async fn withdraw(
-    State(d): St,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+async fn withdraw(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let result = d.withdraw(&id, opt_str(&b, "reason")?).await?;
     Ok(AxumJson(
@@ -359,11 +381,7 @@ async fn withdraw(
 }
 
 /// Marks whether an agent still waits on the ask (`{"awaited": false}` after an MCP cancel).
-async fn awaited(
-    State(d): St,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+async fn awaited(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let Some(flag) = b
         .as_object()
@@ -390,8 +408,8 @@ struct WaitQuery {
 
 async fn wait(
     State(d): St,
-    Path(id): Path<String>,
-    Query(q): Query<WaitQuery>,
+    AskId(id): AskId,
+    QueryArgs(q): QueryArgs<WaitQuery>,
 ) -> ApiResult<AxumJson<Value>> {
     let requested = match q.timeout_s {
         Some(t) if t.is_finite() && t >= 0.0 => Some(Duration::from_secs_f64(t.min(1e9))),
@@ -419,7 +437,7 @@ struct RecordQuery {
     limit: Option<u32>,
 }
 
-async fn records(State(d): St, Query(q): Query<RecordQuery>) -> ApiResult<AxumJson<Value>> {
+async fn records(State(d): St, QueryArgs(q): QueryArgs<RecordQuery>) -> ApiResult<AxumJson<Value>> {
     let records = d
         .store
         .records(&RecordFilter {
@@ -441,7 +459,7 @@ const REPLAY_PAGE: u32 = 500;
 async fn events(
     State(d): St,
     headers: HeaderMap,
-    Query(q): Query<EventsQuery>,
+    QueryArgs(q): QueryArgs<EventsQuery>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>> {
     let since = headers
         .get("last-event-id")
@@ -462,41 +480,23 @@ async fn events(
     let store = d.store.clone();
     let stream = async_stream(move |tx| async move {
         let mut last = start;
-        // Replay, page by page.
-        loop {
-            let Ok(page) = store.events_after(last, REPLAY_PAGE).await else {
-                return;
-            };
-            let n = page.len();
-            for e in page {
-                last = e.seq;
-                if tx.send(sse(&e)).await.is_err() {
-                    return;
-                }
-            }
-            if n < REPLAY_PAGE as usize {
-                break;
-            }
+        if !replay(&*store, &mut last, &tx).await {
+            return;
         }
         loop {
             match live.recv().await {
                 Ok(e) if e.seq <= last => {}
-                Ok(e) => {
+                Ok(e) if e.seq == last + 1 => {
                     last = e.seq;
                     if tx.send(sse(&e)).await.is_err() {
                         return;
                     }
                 }
-                Err(RecvError::Lagged(_)) => {
-                    // Fell behind the live channel: catch up from the log.
-                    let Ok(page) = store.events_after(last, REPLAY_PAGE).await else {
+                // A gap (an event committed before `e` but not yet seen live) or a lag (the
+                // live channel dropped events for this slow listener): the log has them all.
+                Ok(_) | Err(RecvError::Lagged(_)) => {
+                    if !replay(&*store, &mut last, &tx).await {
                         return;
-                    };
-                    for e in page {
-                        last = e.seq;
-                        if tx.send(sse(&e)).await.is_err() {
-                            return;
-                        }
                     }
                 }
                 Err(RecvError::Closed) => return,
@@ -504,6 +504,30 @@ async fn events(
         }
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// Sends every stored event after `last`, page by page, until the log is exhausted; `false`
+/// when the listener left or the store failed.
+async fn replay(
+    store: &dyn Store,
+    last: &mut i64,
+    tx: &tokio::sync::mpsc::Sender<Result<SseEvent, Infallible>>,
+) -> bool {
+    loop {
+        let Ok(page) = store.events_after(*last, REPLAY_PAGE).await else {
+            return false;
+        };
+        let n = page.len();
+        for e in page {
+            *last = e.seq;
+            if tx.send(sse(&e)).await.is_err() {
+                return false;
+            }
+        }
+        if n < REPLAY_PAGE as usize {
+            return true;
+        }
+    }
 }
 
 #[derive(Deserialize)]

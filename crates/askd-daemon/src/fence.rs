@@ -133,13 +133,10 @@ async fn check(d: &Daemon, req: Request, next: Next) -> Response {
             return forbidden("cross-origin requests are refused");
         }
     }
-    // The token: bearer, cookie, or the tokenised URL (which sets the cookie).
+    // The token: the tokenised URL (which sets the cookie and redirects to the clean URL,
+    // also when a cookie is already set, so the secret never stays in the address bar or the
+    // history), bearer, or cookie.
     let token = d.token.as_str();
-    if bearer(headers).is_some_and(|t| token_matches(token, t))
-        || cookie(headers).is_some_and(|t| token_matches(token, t))
-    {
-        return next.run(req).await;
-    }
     let query = req.uri().query().unwrap_or("");
     let (given, rest) = query_token(query);
     if let Some(given) = given
@@ -158,6 +155,11 @@ async fn check(d: &Daemon, req: Request, next: Next) -> Response {
             r.headers_mut().insert(header::SET_COOKIE, v);
         }
         return r;
+    }
+    if bearer(headers).is_some_and(|t| token_matches(token, t))
+        || cookie(headers).is_some_and(|t| token_matches(token, t))
+    {
+        return next.run(req).await;
     }
     unauthorized()
 }

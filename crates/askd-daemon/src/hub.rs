@@ -45,11 +45,29 @@ impl Hub {
         self.events.subscribe()
     }
 
-    /// The notifier for an ask; register (`notified()` + `enable()`) before checking the
-    /// store, so a settle between the check and the wait is never missed.
-    pub fn notifier(&self, ask_id: &str) -> Arc<Notify> {
+    /// Registers a waiter on an ask; call `notified()` + `enable()` on [`Waiter::notify`]
+    /// before checking the store, so a settle between the check and the wait is never
+    /// missed. Dropping the waiter unregisters it (the last one removes the ask's entry).
+    pub fn waiter(&self, ask_id: &str) -> Waiter<'_> {
         let mut w = self.waiters.lock().unwrap_or_else(|p| p.into_inner());
-        w.entry(ask_id.to_string()).or_default().clone()
+        let notify = w.entry(ask_id.to_string()).or_default().clone();
+        Waiter {
+            hub: self,
+            ask_id: ask_id.to_string(),
+            notify: Some(notify),
+        }
+    }
+
+    /// Drops one waiter's handle; removes the ask's entry when no other waiter holds it.
+    /// Clones and drops of registered handles both happen under the lock, so the count is
+    /// exact.
+    fn release(&self, ask_id: &str, notify: Arc<Notify>) {
+        let mut w = self.waiters.lock().unwrap_or_else(|p| p.into_inner());
+        let ours = w.get(ask_id).is_some_and(|n| Arc::ptr_eq(n, &notify));
+        drop(notify);
+        if ours && w.get(ask_id).is_some_and(|n| Arc::strong_count(n) == 1) {
+            w.remove(ask_id);
+        }
     }
 
     fn wake(&self, ask_id: &str) {
@@ -63,8 +81,29 @@ impl Hub {
         }
     }
 
-    /// How many asks have waiters registered (for health).
+    /// How many asks have waiters registered right now (for health).
     pub fn waiting(&self) -> usize {
         self.waiters.lock().map(|w| w.len()).unwrap_or(0)
+    }
+}
+
+/// One registered waiter (see [`Hub::waiter`]).
+pub struct Waiter<'a> {
+    hub: &'a Hub,
+    ask_id: String,
+    notify: Option<Arc<Notify>>,
+}
+
+impl Waiter<'_> {
+    pub fn notify(&self) -> &Notify {
+        self.notify.as_deref().expect("present until drop")
+    }
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        if let Some(n) = self.notify.take() {
+            self.hub.release(&self.ask_id, n);
+        }
     }
 }

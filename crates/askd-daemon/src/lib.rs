@@ -9,6 +9,7 @@
 //! - [`api`] — the JSON API routes and Server-Sent Events.
 //! - [`service`] — the operations on asks: core validation, store, fan-out, result shapes.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
+//! - [`mcp`] — `/mcp`: the MCP tools over streamable HTTP, calling the service in process.
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
 //! - [`error`] — the one JSON error shape.
 //!
@@ -23,6 +24,7 @@ pub mod config;
 pub mod error;
 pub mod fence;
 pub mod hub;
+pub mod mcp;
 pub mod render;
 pub mod server;
 pub mod service;
@@ -47,6 +49,8 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Host names allowed besides the loopback names.
     pub allowed_hosts: Vec<String>,
+    /// `en` or `zh-CN`: the language of the MCP instructions served at `/mcp`.
+    pub language: &'static str,
 }
 
 /// The daemon's shared state: one per process.
@@ -91,6 +95,17 @@ impl Daemon {
 pub fn router(daemon: Arc<Daemon>) -> Router {
     Router::new()
         .merge(api::routes())
+        .nest_service(
+            "/mcp",
+            mcp::service(
+                daemon.clone(),
+                askd_mcp::Options {
+                    max_wait: daemon.settings.max_wait,
+                    language: daemon.settings.language,
+                    ..Default::default()
+                },
+            ),
+        )
         .route("/", get(ui_page))
         .route("/a/{id}", get(ui_page))
         .fallback(not_found)

@@ -29,6 +29,8 @@ pub struct ServeConfig {
     pub max_wait: Option<Duration>,
     pub max_body_bytes: usize,
     pub allowed_hosts: Vec<String>,
+    /// `en` or `zh-CN` (the resolved `language` setting).
+    pub language: &'static str,
     /// Exit after this long with nothing pending and no request; `None` = never.
     pub idle_exit: Option<Duration>,
 }
@@ -180,6 +182,7 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             max_wait: cfg.max_wait,
             max_body_bytes: cfg.max_body_bytes,
             allowed_hosts: cfg.allowed_hosts.clone(),
+            language: cfg.language,
         },
         base_url.clone(),
         token.clone(),

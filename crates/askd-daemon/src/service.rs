@@ -11,6 +11,7 @@ use askd_core::Problem;
 use askd_core::json::Json;
 use askd_core::questions::{self, QuestionsSpec};
 use askd_core::survey::answers::{AnswerEntry, validate_bank, validate_submit};
+use askd_core::survey::path::{self, Graph, PathAnswer};
 use askd_core::survey::result::{self as shapes, Preflight};
 use askd_core::survey::{SurveySpec, autosave, resolve, validate};
 use askd_store::{
@@ -285,6 +286,7 @@ impl Daemon {
                     record: self.survey_record(&old, &old_spec, "superseded", &settled_at, None),
                     result,
                     settled_at,
+                    expect_banked: None,
                 },
             });
         }
@@ -467,6 +469,9 @@ impl Daemon {
                     result: json!(shapes::answered(&spec, &ask.id, &sub)),
                     record: self.survey_record(&ask, &spec, "answered", &settled_at, Some(&sub)),
                     settled_at,
+                    // Validated against these banked answers: a bank landing in between
+                    // must not be contradicted by the settled result.
+                    expect_banked: Some(ask.banked.len()),
                 }
             }
             _ => {
@@ -478,6 +483,7 @@ impl Daemon {
                     record: self.generic_record(&ask, "answered", &settled_at, Some(&result)),
                     result,
                     settled_at,
+                    expect_banked: None,
                 }
             }
         };
@@ -532,6 +538,7 @@ impl Daemon {
             result,
             record,
             settled_at,
+            expect_banked: None,
         };
         self.settle(&ask, settlement).await
     }
@@ -567,6 +574,8 @@ impl Daemon {
             result: json!(shapes::preflight(&spec, &ask.id, action)),
             record: self.survey_record(&ask, &spec, action.as_str(), &settled_at, None),
             settled_at,
+            // Pre-flight is closed by the first bank, even one that lands right now.
+            expect_banked: Some(0),
         };
         self.settle(&ask, settlement).await
     }
@@ -576,8 +585,8 @@ impl Daemon {
     pub async fn wait(&self, ask_id: &str, timeout: Option<Duration>) -> ApiResult<Value> {
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
         loop {
-            let notify = self.hub.notifier(ask_id);
-            let notified = notify.notified();
+            let waiter = self.hub.waiter(ask_id);
+            let notified = waiter.notify().notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             let ask = self.load(ask_id).await?;
@@ -603,6 +612,56 @@ impl Daemon {
                 json!({"outcome": "pending", "ask_id": ask.id, "url": url, "instruction": PENDING_QUESTIONS})
             }
         })
+    }
+
+    /// The path for a map of answers `{id: {selected, custom?, skipped?}}`.
+    pub fn path(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Vec<String>> {
+        if ask.kind != "survey" {
+            return Err(wrong_kind(ask, "path"));
+        }
+        let spec = survey_spec(ask)?;
+        let mut answers: indexmap::IndexMap<String, PathAnswer> = indexmap::IndexMap::new();
+        if let Some(map) = body
+            .as_object()
+            .and_then(|o| o.get("answers"))
+            .and_then(Json::as_object)
+        {
+            for (id, a) in map.iter() {
+                let Some(a) = a.as_object() else { continue };
+                let selected = a
+                    .get("selected")
+                    .and_then(Json::as_array)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .map(str::to_string)
+                    .collect();
+                answers.insert(
+                    id.to_string(),
+                    PathAnswer {
+                        selected,
+                        custom: a.get("custom").and_then(Json::as_str).map(str::to_string),
+                        skipped: a.get("skipped").and_then(Json::as_bool).unwrap_or(false),
+                    },
+                );
+            }
+        }
+        // Banked answers are locked: they route the path whatever the body says.
+        for b in banked_entries(ask)? {
+            answers.insert(
+                b.id.clone(),
+                PathAnswer {
+                    selected: b.selected,
+                    custom: b.custom,
+                    skipped: b.skipped,
+                },
+            );
+        }
+        let graph = Graph::from_spec(&spec);
+        Ok(path::compute(&graph, &answers)
+            .into_iter()
+            .map(str::to_string)
+            .collect())
     }
 
     /// The ask as the UI reads it (§12.16), with Markdown rendered beside the source.

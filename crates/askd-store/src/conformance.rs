@@ -36,6 +36,7 @@ macro_rules! conformance_tests {
             records_filter_and_order,
             unknown_ids_are_not_found,
             concurrent_writes_fail_alone,
+            settle_refuses_when_banks_changed,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -78,6 +79,7 @@ fn settlement(outcome: &str) -> Settlement {
         settled_at: crate::now(),
         result: json!({"outcome": outcome, "answers": [{"id": "q1"}], "path": ["q1"]}),
         record: json!({"v": 1, "outcome": outcome}),
+        expect_banked: None,
     }
 }
 
@@ -614,4 +616,32 @@ pub async fn concurrent_writes_fail_alone(store: Arc<dyn Store>) {
         let ids: Vec<&str> = a.banked.iter().map(|b| b.question_id.as_str()).collect();
         assert_eq!(ids, ["q1", "q2"], "a{i}");
     }
+}
+
+/// A settle validated against N banked answers does not land after a bank made it N+1.
+pub async fn settle_refuses_when_banks_changed(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store.bank("a1", &[banked("q1", "a")]).await.unwrap();
+    let mut stale = settlement("answered");
+    stale.expect_banked = Some(0);
+    let err = store.settle("a1", &stale).await.unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    assert_eq!(
+        store.ask("a1").await.unwrap().unwrap().state,
+        AskState::Pending
+    );
+    assert!(
+        store
+            .records(&RecordFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let mut fresh = settlement("answered");
+    fresh.expect_banked = Some(1);
+    store.settle("a1", &fresh).await.unwrap();
 }

@@ -164,6 +164,10 @@ pub struct Settlement {
     pub result: Value,
     /// The full record (`survey.md` §11.1 for surveys).
     pub record: Value,
+    /// When set, the settle happens only if the ask still has exactly this many banked
+    /// answers — the ones the caller validated against — and is a
+    /// [`crate::StoreError::Conflict`] otherwise (a bank landed in between).
+    pub expect_banked: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

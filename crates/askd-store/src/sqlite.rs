@@ -392,6 +392,18 @@ async fn insert_banked(
 /// `ask.settled` event.
 async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> StoreResult<Event> {
     let at = s.settled_at.as_str();
+    if let Some(expected) = s.expect_banked {
+        let banked: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM banked WHERE ask_id = ?1")
+            .bind(ask_id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if banked != expected as i64 {
+            return Err(StoreError::Conflict(format!(
+                "the ask's banked answers changed ({expected} expected, {banked} now) — reload it and try again"
+            )));
+        }
+    }
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0
          WHERE id = ?1 AND state = 'pending'

@@ -44,6 +44,7 @@ fn start(home: &Path) -> Daemon {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn askd serve");
+    let mut child = child;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if let Ok(text) = std::fs::read_to_string(home.join("daemon.json"))
@@ -59,7 +60,11 @@ fn start(home: &Path) -> Daemon {
                 child,
             };
         }
-        assert!(Instant::now() < deadline, "askd serve did not start");
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("askd serve did not start");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -25,6 +25,7 @@ fn start(home: &Path) -> Daemon {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn askd serve");
+    let mut child = child;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let now = std::fs::read_to_string(home.join("daemon.json")).ok();
@@ -40,7 +41,11 @@ fn start(home: &Path) -> Daemon {
                 child,
             };
         }
-        assert!(Instant::now() < deadline, "askd serve did not start");
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("askd serve did not start");
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -90,7 +95,11 @@ async fn sigkill_loses_nothing_pending_banked_or_autosaved() {
     let autosave = json!({"v": 1, "position": "api", "quickMode": false,
         "answers": {"api": {"selected": [], "custom": "REST first", "skipped": false}}});
     let (status, saved) = d
-        .call(Method::PUT, &format!("/api/asks/{id}/draft"), Some(autosave))
+        .call(
+            Method::PUT,
+            &format!("/api/asks/{id}/draft"),
+            Some(autosave),
+        )
         .await;
     assert_eq!(status, 200, "{saved}");
 
@@ -142,5 +151,11 @@ async fn sigkill_loses_nothing_pending_banked_or_autosaved() {
     let status = d.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(!home.path().join("daemon.json").exists());
-    assert!(!home.path().join("askd.db-wal").exists() || std::fs::metadata(home.path().join("askd.db-wal")).unwrap().len() == 0);
+    assert!(
+        !home.path().join("askd.db-wal").exists()
+            || std::fs::metadata(home.path().join("askd.db-wal"))
+                .unwrap()
+                .len()
+                == 0
+    );
 }

@@ -8,6 +8,7 @@ pub mod answers;
 pub mod autosave;
 pub mod model;
 pub mod path;
+pub mod records;
 pub mod repair;
 pub mod resolve;
 pub mod result;

@@ -352,7 +352,7 @@ impl Validator {
                         ),
                     );
                 }
-                let mut seen: HashSet<&str> = HashSet::new();
+                let mut seen: HashSet<&str> = HashSet::with_capacity(n.min(limits::OPTIONS_MAX));
                 for (i, opt) in opts.iter().enumerate() {
                     if let Some(k) = self.check_option(id, &wm, &wp, i, opt, &mut seen) {
                         keys.push(k);

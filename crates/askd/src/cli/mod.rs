@@ -5,6 +5,7 @@ mod asks;
 mod client;
 mod daemon;
 mod flags;
+mod mcp;
 mod survey;
 
 use std::io::Read;
@@ -35,6 +36,12 @@ pub enum Command {
         #[command(flatten)]
         config: flags::ConfigFlags,
     },
+    /// The MCP stdio server agent clients spawn: starts the daemon if needed and serves
+    /// askd's tools over stdin/stdout.
+    Mcp {
+        #[command(flatten)]
+        config: flags::ConfigFlags,
+    },
     /// List, show and answer asks through the running daemon.
     #[command(subcommand)]
     Asks(asks::AsksCommand),
@@ -46,6 +53,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve { config } => daemon::serve(config),
         Command::Doctor { config } => daemon::doctor(config),
         Command::Asks(cmd) => asks::run(cmd),
+        Command::Mcp { config } => mcp::run(config),
     }
 }
 

@@ -1,0 +1,201 @@
+//! `survey_records` (`survey.md` §11.2): read-only memory for the agent, shaped from stored
+//! records (§11.1).
+
+use serde_json::{Map, Value, json};
+
+/// The default and bounds of `limit`.
+pub const LIMIT_DEFAULT: usize = 8;
+pub const LIMIT_MAX: usize = 25;
+
+/// `limit` as §11.2 reads it: a non-number gives the default; otherwise truncated toward
+/// zero and clamped to 1..=25.
+pub fn clamp_limit(limit: Option<&Value>) -> usize {
+    match limit.and_then(Value::as_f64) {
+        Some(n) if n.is_finite() => (n.trunc().clamp(1.0, LIMIT_MAX as f64)) as usize,
+        _ => LIMIT_DEFAULT,
+    }
+}
+
+/// Filters, sorts and shapes `records` (survey records in §11.1 form, any order).
+pub fn query(
+    records: &[Value],
+    query: Option<&str>,
+    limit: usize,
+    include_unanswered: bool,
+) -> Value {
+    let mut kept: Vec<&Value> = records
+        .iter()
+        .filter(|r| include_unanswered || r["outcome"] == "answered")
+        .collect();
+    // Newest first; records without a timestamp last.
+    kept.sort_by(|a, b| {
+        let ta = a["settledAt"].as_str();
+        let tb = b["settledAt"].as_str();
+        match (ta, tb) {
+            (Some(x), Some(y)) => y.cmp(x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+    });
+    let needle = query.map(str::to_lowercase).filter(|q| !q.is_empty());
+    let shaped: Vec<Value> = kept
+        .into_iter()
+        .map(shape)
+        .filter(|(_, hay)| needle.as_ref().is_none_or(|n| hay.contains(n.as_str())))
+        .map(|(v, _)| v)
+        .collect();
+    json!({"count": shaped.len(), "records": shaped.into_iter().take(limit).collect::<Vec<_>>()})
+}
+
+/// One returned record and its lower-cased search haystack.
+fn shape(r: &Value) -> (Value, String) {
+    let spec = &r["spec"];
+    let answered = r["outcome"] == "answered";
+    let entries: &[Value] = if answered {
+        r["answers"].as_array().map(Vec::as_slice).unwrap_or(&[])
+    } else {
+        r["banked"].as_array().map(Vec::as_slice).unwrap_or(&[])
+    };
+    let mut hay = String::new();
+    if let Some(t) = r["title"].as_str() {
+        hay.push_str(t);
+        hay.push('\n');
+    }
+    let answers: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            let id = e["id"].as_str().unwrap_or_default();
+            let q = &spec["questions"][id];
+            let prompt = q["prompt"].as_str().unwrap_or(id);
+            let labels: Vec<String> = e["selected"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|k| {
+                    q["options"]
+                        .as_array()
+                        .and_then(|opts| opts.iter().find(|o| o["key"] == k))
+                        .and_then(|o| o["label"].as_str())
+                        .unwrap_or(k)
+                        .to_string()
+                })
+                .collect();
+            for part in std::iter::once(prompt).chain(labels.iter().map(String::as_str)) {
+                hay.push_str(part);
+                hay.push('\n');
+            }
+            let mut out = Map::new();
+            out.insert("id".into(), json!(id));
+            out.insert("prompt".into(), json!(prompt));
+            out.insert("selected".into(), json!(labels));
+            if let Some(c) = e["custom"].as_str() {
+                hay.push_str(c);
+                hay.push('\n');
+                out.insert("custom".into(), json!(c));
+            }
+            if let Some(js) = e["justifications"].as_object()
+                && !js.is_empty()
+            {
+                for v in js.values().filter_map(Value::as_str) {
+                    hay.push_str(v);
+                    hay.push('\n');
+                }
+                out.insert("justifications".into(), Value::Object(js.clone()));
+            }
+            Value::Object(out)
+        })
+        .collect();
+    let mut v = json!({
+        "surveyId": r["surveyId"],
+        "settledAt": r["settledAt"],
+        "outcome": r["outcome"],
+    });
+    if let Some(t) = r["title"].as_str() {
+        v["title"] = json!(t);
+    }
+    v["answers"] = json!(answers);
+    v["skipped"] = if answered {
+        r["skipped"].clone()
+    } else {
+        json!([])
+    };
+    if !answered {
+        v["partial"] = json!(true);
+    }
+    (v, hay.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, at: Option<&str>, outcome: &str, title: &str) -> Value {
+        let mut r = json!({
+            "v": 1, "surveyId": id, "outcome": outcome, "title": title,
+            "spec": {"entry": "q1", "questions": {"q1": {"prompt": "Which database?",
+                "options": [{"key": "a", "label": "PostgreSQL"}, {"key": "b", "label": "SQLite"}]}}},
+            "answers": [{"id": "q1", "selected": ["b"], "justifications": {"b": "Local first"}}],
+            "banked": [{"id": "q1", "selected": ["a"], "bankedAt": "x"}],
+            "path": ["q1"], "skipped": []
+        });
+        if let Some(t) = at {
+            r["settledAt"] = json!(t);
+        }
+        r
+    }
+
+    #[test]
+    fn records_limit_clamps_and_truncates() {
+        assert_eq!(clamp_limit(None), 8);
+        assert_eq!(clamp_limit(Some(&json!("5"))), 8);
+        assert_eq!(clamp_limit(Some(&json!(0))), 1);
+        assert_eq!(clamp_limit(Some(&json!(3.9))), 3);
+        assert_eq!(clamp_limit(Some(&json!(99))), 25);
+    }
+
+    #[test]
+    fn records_answered_only_newest_first_undated_last() {
+        let rs = vec![
+            record("old", Some("2026-01-01T00:00:00Z"), "answered", "Old"),
+            record("none", None, "answered", "Undated"),
+            record("new", Some("2026-02-01T00:00:00Z"), "answered", "New"),
+            record("gone", Some("2026-03-01T00:00:00Z"), "cancelled", "Gone"),
+        ];
+        let v = query(&rs, None, 8, false);
+        let ids: Vec<&str> = v["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["surveyId"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["new", "old", "none"]);
+        assert_eq!(v["count"], 3);
+        assert_eq!(v["records"][0]["answers"][0]["selected"], json!(["SQLite"]));
+        assert_eq!(v["records"][0]["answers"][0]["prompt"], "Which database?");
+        let all = query(&rs, None, 2, true);
+        assert_eq!(all["count"], 4);
+        assert_eq!(all["records"].as_array().unwrap().len(), 2);
+        assert_eq!(all["records"][0]["partial"], true);
+        assert_eq!(
+            all["records"][0]["answers"][0]["selected"],
+            json!(["PostgreSQL"])
+        );
+    }
+
+    #[test]
+    fn records_query_matches_case_insensitively_over_the_haystack() {
+        let rs = vec![record(
+            "a",
+            Some("2026-01-01T00:00:00Z"),
+            "answered",
+            "Storage",
+        )];
+        assert_eq!(query(&rs, Some("sqlite"), 8, false)["count"], 1);
+        assert_eq!(query(&rs, Some("LOCAL FIRST"), 8, false)["count"], 1);
+        assert_eq!(query(&rs, Some("storage"), 8, false)["count"], 1);
+        assert_eq!(query(&rs, Some("mysql"), 8, false)["count"], 0);
+    }
+}

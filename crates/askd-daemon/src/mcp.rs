@@ -1,0 +1,140 @@
+//! `/mcp`: askd's tools over MCP streamable HTTP, served by the daemon itself (behind the
+//! same fence as every route). The tools call the ask service in process.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use askd_core::json::Json;
+use askd_mcp::backend::{Backend, CreatedAsk, ToolError};
+use askd_mcp::{AskdServer, Options};
+use askd_store::{NewSession, RecordFilter};
+use async_trait::async_trait;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
+
+use crate::Daemon;
+use crate::error::ApiError;
+use crate::service::CreateAsk;
+
+struct InProcess(Arc<Daemon>);
+
+fn tool_error(e: ApiError, ask_id: Option<&str>) -> ToolError {
+    ToolError {
+        code: match e.code.as_str() {
+            "not-found" => "ASK_NOT_FOUND".into(),
+            other => other.to_string(),
+        },
+        message: e.message,
+        errors: e.errors.map(|p| serde_json::json!(p)),
+        ask_id: ask_id.map(str::to_string),
+    }
+}
+
+#[async_trait]
+impl Backend for InProcess {
+    async fn open_session(
+        &self,
+        id: Option<&str>,
+        client: &str,
+        workspace: Option<&str>,
+    ) -> Result<String, ToolError> {
+        self.0
+            .open_session(NewSession {
+                id: id.map(str::to_string),
+                client: client.to_string(),
+                workspace: workspace.map(str::to_string),
+            })
+            .await
+            .map(|s| s.id)
+            .map_err(|e| tool_error(e, None))
+    }
+
+    async fn create(
+        &self,
+        session: &str,
+        kind: &str,
+        args: &Value,
+        replaces: Option<&str>,
+    ) -> Result<CreatedAsk, ToolError> {
+        let created = self
+            .0
+            .create(CreateAsk {
+                kind,
+                session_id: Some(session),
+                args: Json::from_value(args),
+                replaces,
+            })
+            .await
+            .map_err(|e| tool_error(e, None))?;
+        Ok(CreatedAsk {
+            url: self.0.ask_url(&created.ask.id),
+            ask_id: created.ask.id,
+            created: created.created,
+        })
+    }
+
+    async fn wait(&self, ask_id: &str, timeout: Duration) -> Result<Value, ToolError> {
+        self.0
+            .wait(ask_id, Some(timeout))
+            .await
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn ask(&self, ask_id: &str) -> Result<Value, ToolError> {
+        let ask = self
+            .0
+            .load(ask_id)
+            .await
+            .map_err(|e| tool_error(e, Some(ask_id)))?;
+        self.0.view(&ask).map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn set_awaited(&self, ask_id: &str, awaited: bool) -> Result<(), ToolError> {
+        self.0
+            .store
+            .set_awaited(ask_id, awaited)
+            .await
+            .map_err(|e| tool_error(ApiError::store(e, ask_id), Some(ask_id)))
+    }
+
+    async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError> {
+        self.0
+            .withdraw(ask_id, reason)
+            .await
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {
+        let records = self
+            .0
+            .store
+            .records(&RecordFilter {
+                kind: Some(kind.to_string()),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| tool_error(ApiError::store(e, "-"), None))?;
+        Ok(records.into_iter().map(|r| r.record).collect())
+    }
+}
+
+/// The `/mcp` service: one [`AskdServer`] per MCP session.
+pub fn service(
+    daemon: Arc<Daemon>,
+    options: Options,
+) -> StreamableHttpService<AskdServer, LocalSessionManager> {
+    // The fence has already checked Host, Origin and the token; rmcp's own Host check must
+    // accept the same names.
+    let mut config = StreamableHttpServerConfig::default();
+    config
+        .allowed_hosts
+        .extend(daemon.settings.allowed_hosts.iter().cloned());
+    let backend: Arc<dyn Backend> = Arc::new(InProcess(daemon));
+    let options = Arc::new(options);
+    StreamableHttpService::new(
+        move || Ok(AskdServer::new(backend.clone(), options.clone())),
+        Default::default(),
+        config,
+    )
+}

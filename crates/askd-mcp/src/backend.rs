@@ -1,0 +1,326 @@
+//! What the MCP tools need from askd, as one interface with two implementations: the
+//! stdio adapter talks to the daemon over HTTP ([`HttpBackend`]); the daemon's own `/mcp`
+//! endpoint calls its service in process (implemented in `askd-daemon`).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+/// A failure a tool reports to the agent: `{"error": {code, message, errors?, ask_id?}}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    pub code: String,
+    pub message: String,
+    /// `[{path, code, message}]` for argument errors.
+    pub errors: Option<Value>,
+    pub ask_id: Option<String>,
+}
+
+impl ToolError {
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        ToolError {
+            code: code.into(),
+            message: message.into(),
+            errors: None,
+            ask_id: None,
+        }
+    }
+
+    /// askd's common tool-error envelope (`platform.md` §4).
+    pub fn envelope(&self) -> Value {
+        let mut e = json!({"code": self.code, "message": self.message});
+        if let Some(errors) = &self.errors {
+            e["errors"] = errors.clone();
+        }
+        if let Some(id) = &self.ask_id {
+            e["ask_id"] = json!(id);
+        }
+        json!({"error": e})
+    }
+
+    /// The daemon could not be reached or failed.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        ToolError::new("ASKD_UNAVAILABLE", message)
+    }
+}
+
+/// A created (or re-attached) ask.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreatedAsk {
+    pub ask_id: String,
+    pub url: String,
+    pub created: bool,
+}
+
+#[async_trait]
+pub trait Backend: Send + Sync + 'static {
+    /// Opens (or continues, with `id`) the session of one agent conversation.
+    async fn open_session(
+        &self,
+        id: Option<&str>,
+        client: &str,
+        workspace: Option<&str>,
+    ) -> Result<String, ToolError>;
+    /// Validates and creates an ask of `kind` from the tool arguments, or re-attaches.
+    async fn create(
+        &self,
+        session: &str,
+        kind: &str,
+        args: &Value,
+        replaces: Option<&str>,
+    ) -> Result<CreatedAsk, ToolError>;
+    /// Waits up to `timeout`; returns the stored result or the pending handle.
+    async fn wait(&self, ask_id: &str, timeout: Duration) -> Result<Value, ToolError>;
+    /// The ask as the UI reads it (for progress messages).
+    async fn ask(&self, ask_id: &str) -> Result<Value, ToolError>;
+    async fn set_awaited(&self, ask_id: &str, awaited: bool) -> Result<(), ToolError>;
+    async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError>;
+    /// Every stored record of `kind` (§11.1 form), any order.
+    async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError>;
+}
+
+/// Finds the daemon again — starting it when none answers — and returns its URL and token.
+pub type Reconnect = Arc<
+    dyn Fn() -> Pin<Box<dyn Future<Output = Result<(String, String), String>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// The stdio adapter's backend: the daemon's JSON API.
+pub struct HttpBackend {
+    /// The daemon's URL and token; replaced when the daemon is found again.
+    target: RwLock<(String, String)>,
+    http: reqwest::Client,
+    reconnect: Option<Reconnect>,
+}
+
+impl HttpBackend {
+    pub fn new(base: impl Into<String>, token: impl Into<String>) -> Self {
+        HttpBackend {
+            target: RwLock::new((base.into(), token.into())),
+            http: reqwest::Client::new(),
+            reconnect: None,
+        }
+    }
+
+    /// When a request cannot connect (the daemon exited, e.g. after `idleExit`, or was
+    /// restarted elsewhere), run `reconnect` and retry once against what it finds.
+    pub fn with_reconnect(mut self, reconnect: Reconnect) -> Self {
+        self.reconnect = Some(reconnect);
+        self
+    }
+
+    fn target(&self) -> (String, String) {
+        self.target
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    async fn send(
+        &self,
+        method: &reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        timeout: Option<Duration>,
+    ) -> Result<reqwest::Response, (String, reqwest::Error)> {
+        let (base, token) = self.target();
+        let mut req = self
+            .http
+            .request(method.clone(), format!("{base}{path}"))
+            .bearer_auth(&token);
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        if let Some(t) = timeout {
+            req = req.timeout(t + Duration::from_secs(30));
+        }
+        req.send().await.map_err(|e| (base, e))
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        timeout: Option<Duration>,
+    ) -> Result<(u16, Value), ToolError> {
+        let mut sent = self.send(&method, path, body, timeout).await;
+        // Only a refused connection is retried: the request never reached a daemon, so
+        // sending it again cannot do anything twice.
+        if let (Err((_, e)), Some(reconnect)) = (&sent, &self.reconnect)
+            && e.is_connect()
+        {
+            match reconnect().await {
+                Ok(found) => {
+                    *self.target.write().unwrap_or_else(|e| e.into_inner()) = found;
+                    sent = self.send(&method, path, body, timeout).await;
+                }
+                Err(why) => tracing::warn!("cannot reach or restart the askd daemon: {why}"),
+            }
+        }
+        let resp = sent.map_err(|(base, e)| {
+            ToolError::unavailable(format!(
+                "the askd daemon at {base} did not answer ({e}); nothing was lost — retry, or run `askd doctor`"
+            ))
+        })?;
+        let status = resp.status().as_u16();
+        let body = resp.json::<Value>().await.unwrap_or(Value::Null);
+        Ok((status, body))
+    }
+
+    /// Turns a daemon error body into a tool error.
+    fn error(body: &Value, ask_id: Option<&str>) -> ToolError {
+        let code = body["code"].as_str().unwrap_or("ASKD_ERROR");
+        let message = body["message"]
+            .as_str()
+            .or(body["error"].as_str())
+            .unwrap_or("askd refused the request");
+        ToolError {
+            code: match code {
+                "not-found" => "ASK_NOT_FOUND".into(),
+                other => other.to_string(),
+            },
+            message: message.to_string(),
+            errors: body.get("errors").cloned(),
+            ask_id: ask_id.map(str::to_string),
+        }
+    }
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[async_trait]
+impl Backend for HttpBackend {
+    async fn open_session(
+        &self,
+        id: Option<&str>,
+        client: &str,
+        workspace: Option<&str>,
+    ) -> Result<String, ToolError> {
+        let body = json!({"id": id, "client": client, "workspace": workspace});
+        let (status, b) = self
+            .call(reqwest::Method::POST, "/api/sessions", Some(&body), None)
+            .await?;
+        match (status, b["session"]["id"].as_str()) {
+            (200, Some(id)) => Ok(id.to_string()),
+            _ => Err(Self::error(&b, None)),
+        }
+    }
+
+    async fn create(
+        &self,
+        session: &str,
+        kind: &str,
+        args: &Value,
+        replaces: Option<&str>,
+    ) -> Result<CreatedAsk, ToolError> {
+        let body = json!({"kind": kind, "session": session, "args": args, "replaces": replaces});
+        let (status, b) = self
+            .call(reqwest::Method::POST, "/api/asks", Some(&body), None)
+            .await?;
+        match (status, b["ask_id"].as_str(), b["url"].as_str()) {
+            (200 | 201, Some(id), Some(url)) => Ok(CreatedAsk {
+                ask_id: id.to_string(),
+                url: url.to_string(),
+                created: status == 201,
+            }),
+            _ => Err(Self::error(&b, None)),
+        }
+    }
+
+    async fn wait(&self, ask_id: &str, timeout: Duration) -> Result<Value, ToolError> {
+        let path = format!(
+            "/api/asks/{}/wait?timeout_s={}",
+            encode(ask_id),
+            timeout.as_secs_f64()
+        );
+        let (status, b) = self
+            .call(reqwest::Method::GET, &path, None, Some(timeout))
+            .await?;
+        if status == 200 {
+            Ok(b)
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn ask(&self, ask_id: &str) -> Result<Value, ToolError> {
+        let (status, b) = self
+            .call(
+                reqwest::Method::GET,
+                &format!("/api/asks/{}", encode(ask_id)),
+                None,
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(b)
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn set_awaited(&self, ask_id: &str, awaited: bool) -> Result<(), ToolError> {
+        let (status, b) = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/asks/{}/awaited", encode(ask_id)),
+                Some(&json!({"awaited": awaited})),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(())
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError> {
+        let (status, b) = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/asks/{}/withdraw", encode(ask_id)),
+                Some(&json!({"reason": reason})),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(b["result"].clone())
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {
+        let (status, b) = self
+            .call(
+                reqwest::Method::GET,
+                &format!("/api/records?kind={}", encode(kind)),
+                None,
+                None,
+            )
+            .await?;
+        if status != 200 {
+            return Err(Self::error(&b, None));
+        }
+        Ok(b["records"]
+            .as_array()
+            .map(|rs| rs.iter().map(|r| r["record"].clone()).collect())
+            .unwrap_or_default())
+    }
+}

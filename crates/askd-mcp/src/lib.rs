@@ -1,0 +1,39 @@
+//! askd's MCP surface: the tools agents call, their schemas and result shapes, served over
+//! stdio (`askd mcp`, the adapter) and streamable HTTP (`/mcp` in the daemon).
+//!
+//! # Layout
+//! - [`tools`] — tool names (part of the contract), descriptions, input and output schemas.
+//! - [`server`] — [`server::AskdServer`], the rmcp `ServerHandler`: sessions, waiting with
+//!   progress and budgets, cancellation, result and error shapes.
+//! - [`backend`] — what the tools need from askd ([`backend::Backend`]); the HTTP client
+//!   implementation the stdio adapter uses.
+//! - [`instructions`] — the server instructions, English or Chinese.
+//!
+//! # Invariants
+//! - Only this crate knows MCP. It holds no ask state: every ask lives in the daemon, so an
+//!   adapter that dies loses nothing.
+//! - A tool result's text copy is the complete result (the JSON of `structuredContent`),
+//!   for clients that show the model only text blocks.
+//! - Cancelling a call never settles its ask.
+
+pub mod backend;
+pub mod instructions;
+pub mod server;
+pub mod tools;
+
+pub use backend::{Backend, HttpBackend, ToolError};
+pub use server::{AskdServer, Options};
+
+/// Serves one MCP session over this process's stdin/stdout until the client disconnects.
+pub async fn serve_stdio(server: AskdServer) -> Result<(), String> {
+    use rmcp::ServiceExt;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("MCP handshake failed: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("MCP session ended with an error: {e}"))
+}
