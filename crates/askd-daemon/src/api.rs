@@ -43,6 +43,7 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/api/asks/{id}/withdraw", post(withdraw))
         .route("/api/asks/{id}/awaited", post(awaited))
         .route("/api/asks/{id}/wait", get(wait))
+        .route("/api/asks/{id}/path", post(path))
         .route("/api/records", get(records))
         .route("/api/events", get(events))
         .method_not_allowed_fallback(method_not_allowed)
@@ -399,6 +400,16 @@ async fn awaited(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<Ax
         .await
         .map_err(|e| ApiError::store(e, &id))?;
     Ok(AxumJson(json!({"ok": true, "awaited": flag})))
+}
+
+/// The branch path for a set of answers (`survey.md` §6): the wizard asks the server,
+/// which runs the one path engine. Body `{answers: {id: {selected, custom?, skipped?}}}`
+/// (the autosave's answers map); answers the spec does not know are ignored.
+async fn path(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let ask = d.load(&id).await?;
+    let path = d.path(&ask, &b)?;
+    Ok(AxumJson(json!({"path": path})))
 }
 
 #[derive(Deserialize)]
