@@ -145,6 +145,9 @@ impl AskdServer {
                 return Ok(result);
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
+                // The pending handle goes back: nobody waits on the ask until an
+                // await_answer (or a re-attach) does again.
+                let _ = self.backend.set_awaited(ask_id, false).await;
                 return Ok(result);
             }
             if let Some(token) = &token {
