@@ -483,7 +483,10 @@ async fn the_wait_budget_returns_a_pending_handle_and_await_answer_collects() {
     );
     let ask = api.ask(&id).await;
     assert_eq!(ask["state"], "pending");
-    assert_eq!(ask["awaited"], false, "nobody waits once the handle went back");
+    assert_eq!(
+        ask["awaited"], false,
+        "nobody waits once the handle went back"
+    );
 
     // Still pending: await_answer with its own budget returns the handle again.
     let again = structured(
