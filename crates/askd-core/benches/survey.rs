@@ -11,6 +11,10 @@ use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 
+/// The allocator the `askd` binary uses, so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "specgen/mod.rs"]
 mod specgen;
 

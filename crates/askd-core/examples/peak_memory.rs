@@ -20,6 +20,10 @@ use std::hint::black_box;
 use std::io::{Read, Write};
 use std::process::{Command, ExitCode, Stdio};
 
+/// The allocator the `askd` binary uses, so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "../benches/specgen/mod.rs"]
 mod specgen;
 

@@ -10,10 +10,14 @@
 //! - a member name that occurs twice keeps the position of its first occurrence and the value
 //!   of its last;
 //! - nesting deeper than serde_json's recursion limit (128) is a parse error, never a stack
-//!   overflow.
+//!   overflow;
+//! - a `Json::String(Cow::Borrowed(_))` made by [`parse`] or [`Json::from_value`] holds no
+//!   backslash and no line break: in JSON text those can only come from an escape sequence,
+//!   and a string with escapes is decoded into an owned one. Escape repair relies on this to
+//!   skip borrowed strings without scanning them.
 
+use crate::hash::FastMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -177,6 +181,11 @@ impl<'a> Json<'a> {
             serde_json::Value::Null => Json::Null,
             serde_json::Value::Bool(b) => Json::Bool(*b),
             serde_json::Value::Number(n) => Json::Number(n.clone()),
+            // Keep the module invariant: a borrowed string holds no backslash and no line
+            // break (a parsed one could only get those from an escape, which makes it owned).
+            serde_json::Value::String(s) if s.contains(['\\', '\n', '\r']) => {
+                Json::String(Cow::Owned(s.clone()))
+            }
             serde_json::Value::String(s) => Json::String(Cow::Borrowed(s)),
             serde_json::Value::Array(a) => Json::Array(a.iter().map(Json::from_value).collect()),
             serde_json::Value::Object(m) => Json::Object(Object {
@@ -262,8 +271,8 @@ pub fn parse(text: &str) -> Result<Json<'_>, serde_json::Error> {
 /// roughly halves parse time and keeps the tree small. It returns `None` rather than an
 /// error; the caller then asks serde_json, so error messages stay serde_json's own.
 mod fast {
+    use crate::hash::FastMap;
     use std::borrow::Cow;
-    use std::collections::HashMap;
 
     use super::{Json, LINEAR_LIMIT, Object};
 
@@ -512,7 +521,7 @@ mod fast {
                 return Some(Json::Object(Object::new()));
             }
             // Name -> index, built once the object outgrows a linear search.
-            let mut index: Option<HashMap<Cow<'a, str>, usize>> = None;
+            let mut index: Option<FastMap<Cow<'a, str>, usize>> = None;
             loop {
                 if self.peek()? != b'"' {
                     return None;
@@ -623,7 +632,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
-        let mut index: Option<HashMap<String, usize>> = None;
+        let mut index: Option<FastMap<String, usize>> = None;
         while let Some(Key(name)) = map.next_key()? {
             let value: Json<'de> = map.next_value()?;
             let existing = match &index {

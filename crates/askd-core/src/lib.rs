@@ -13,6 +13,15 @@
 //! - No panic on any input: agent and human input only ever produce [`problem::Problem`]s.
 
 pub mod json;
+
+/// Hash sets and maps with a fast, per-instance randomly seeded hasher (foldhash): quicker
+/// than SipHash on the short keys validation hashes, and still resistant to crafted
+/// collisions in agent input.
+pub mod hash {
+    pub type FastSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+    pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+    pub type FastIndexMap<K, V> = indexmap::IndexMap<K, V, foldhash::fast::RandomState>;
+}
 pub mod problem;
 pub mod questions;
 pub mod survey;

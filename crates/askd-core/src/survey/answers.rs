@@ -1,7 +1,7 @@
 //! Answer validation (`survey.md` §7): the entry rules shared by bank and submit, the
 //! clean entry, and the stages of a final submit and of a bank.
 
-use std::collections::HashSet;
+use crate::hash::FastSet;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -43,8 +43,8 @@ impl AnswerEntry {
     /// The comparison of the bank lock (§7.4): the same selected set and the same trimmed
     /// custom text. Justifications and the skip flag are not compared.
     pub fn same_decision(&self, other: &AnswerEntry) -> bool {
-        let a: HashSet<&str> = self.selected.iter().map(String::as_str).collect();
-        let b: HashSet<&str> = other.selected.iter().map(String::as_str).collect();
+        let a: FastSet<&str> = self.selected.iter().map(String::as_str).collect();
+        let b: FastSet<&str> = other.selected.iter().map(String::as_str).collect();
         a == b && self.custom == other.custom
     }
 }
@@ -103,7 +103,7 @@ pub fn entry_rules(spec: &SurveySpec, body: &Json) -> Result<Vec<AnswerEntry>, V
         )]);
     };
     let mut clean = Vec::with_capacity(items.len());
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: FastSet<&str> = FastSet::default();
     for (i, item) in items.iter().enumerate() {
         let at = PathBuf::root().field("answers").index(i);
         if let Some(e) = entry(spec, item, &at, &mut seen, &mut errors) {
@@ -121,7 +121,7 @@ fn entry<'b>(
     spec: &SurveySpec,
     item: &'b Json<'b>,
     at: &PathBuf,
-    seen: &mut HashSet<&'b str>,
+    seen: &mut FastSet<&'b str>,
     errors: &mut Vec<Problem>,
 ) -> Option<AnswerEntry> {
     let mut err = |path: PathBuf, code: &'static str, msg: String| {
@@ -178,7 +178,7 @@ fn entry<'b>(
         }
     };
     // A6
-    let distinct: HashSet<&str> = selected.iter().copied().collect();
+    let distinct: FastSet<&str> = selected.iter().copied().collect();
     if distinct.len() != selected.len() {
         err(
             at.field("selected"),
@@ -431,7 +431,7 @@ pub fn validate_submit(
     let graph = Graph::from_spec(spec);
     let map = EntryMap::new(&entries);
     let path = path::compute(&graph, &map);
-    let on_path: HashSet<&str> = path.iter().copied().collect();
+    let on_path: FastSet<&str> = path.iter().copied().collect();
     for (i, e) in entries.iter().enumerate() {
         if !on_path.contains(e.id.as_str()) {
             errors.push(off_path(answers_at(i), &e.id));
@@ -525,7 +525,7 @@ pub fn validate_bank(
     let graph = Graph::from_spec(spec);
     let map = EntryMap::new(banked.iter().chain(fresh.iter().map(|(_, e)| *e)));
     let path = path::compute(&graph, &map);
-    let on_path: HashSet<&str> = path.iter().copied().collect();
+    let on_path: FastSet<&str> = path.iter().copied().collect();
     for b in banked {
         if !on_path.contains(b.id.as_str()) {
             errors.push(off_path(PathBuf::root().field("answers"), &b.id));

@@ -2,7 +2,7 @@
 //! wizard position, sanitised against the spec — never rejected, except when the body is
 //! not an object.
 
-use std::collections::HashSet;
+use crate::hash::FastSet;
 
 use serde_json::{Map, Value, json};
 
@@ -35,7 +35,7 @@ pub fn sanitize(spec: &SurveySpec, banked: &[&str], body: &Json) -> Result<Value
         "quickMode".into(),
         json!(o.get("quickMode").and_then(Json::as_bool).unwrap_or(false)),
     );
-    let banked: HashSet<&str> = banked.iter().copied().collect();
+    let banked: FastSet<&str> = banked.iter().copied().collect();
     let mut answers = Map::new();
     if let Some(entries) = o.get("answers").and_then(Json::as_object) {
         for (id, entry) in entries.iter() {

@@ -5,7 +5,7 @@
 //! graph is built from a normal-form [`SurveySpec`] or, during validation, from the raw JSON
 //! (best effort: edges of a wrong type count as no edge, exactly as §6.2 normalizes them).
 
-use std::collections::HashSet;
+use crate::hash::{FastIndexMap, FastSet};
 
 use indexmap::IndexMap;
 
@@ -35,7 +35,7 @@ pub struct Node<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Graph<'a> {
     pub entry: &'a str,
-    pub nodes: IndexMap<&'a str, Node<'a>>,
+    pub nodes: FastIndexMap<&'a str, Node<'a>>,
 }
 
 impl<'a> Graph<'a> {
@@ -144,7 +144,11 @@ impl PathAnswer {
     }
 }
 
-impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq> Selections for IndexMap<K, PathAnswer> {
+impl<K, S> Selections for IndexMap<K, PathAnswer, S>
+where
+    K: std::borrow::Borrow<str> + std::hash::Hash + Eq,
+    S: std::hash::BuildHasher,
+{
     fn selection(&self, id: &str) -> Option<&[String]> {
         self.get(id).and_then(PathAnswer::selection)
     }
@@ -162,7 +166,7 @@ impl<S: Selections + ?Sized> Selections for &S {
 /// call stack; the visiting order is exactly that of the recursive `expand` of §6.3.
 pub fn compute<'a>(graph: &Graph<'a>, answers: &impl Selections) -> Vec<&'a str> {
     let mut path = Vec::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: FastSet<&str> = FastSet::default();
     // Pending targets, pushed in reverse so they pop in order.
     let mut stack: Vec<&'a str> = vec![graph.entry];
     let mut targets: Vec<&'a str> = Vec::new();

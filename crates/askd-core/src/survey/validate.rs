@@ -4,10 +4,10 @@
 //! builds the normal form only when the first found nothing. Rule ids from the spec (T1, Q3,
 //! O17, K8, C5…) are noted beside the code that implements them.
 
-use std::collections::HashSet;
+use crate::hash::{FastIndexMap, FastSet};
 use std::fmt;
 
-use indexmap::IndexMap;
+use std::borrow::Cow;
 
 use super::model::{Next, Question, QuickAnswer, QuickTemplate, SurveyOption, SurveySpec};
 use super::path::{self, Graph, PathAnswer};
@@ -206,7 +206,8 @@ impl Validator {
         }
 
         // §4.4–4.5, in id order.
-        let mut info: IndexMap<&str, QInfo<'_>> = IndexMap::with_capacity(questions.len());
+        let mut info: FastIndexMap<&str, QInfo<'_>> =
+            FastIndexMap::with_capacity_and_hasher(questions.len(), Default::default());
         for (id, node) in questions.iter() {
             info.insert(id, self.check_question(id, node));
         }
@@ -352,7 +353,10 @@ impl Validator {
                         ),
                     );
                 }
-                let mut seen: HashSet<&str> = HashSet::with_capacity(n.min(limits::OPTIONS_MAX));
+                let mut seen: FastSet<&str> = FastSet::with_capacity_and_hasher(
+                    n.min(limits::OPTIONS_MAX),
+                    Default::default(),
+                );
                 for (i, opt) in opts.iter().enumerate() {
                     if let Some(k) = self.check_option(id, &wm, &wp, i, opt, &mut seen) {
                         keys.push(k);
@@ -447,7 +451,7 @@ impl Validator {
         qwp: &PathBuf,
         i: usize,
         opt: &'a Json<'a>,
-        seen: &mut HashSet<&'a str>,
+        seen: &mut FastSet<&'a str>,
     ) -> Option<&'a str> {
         // Formatted only if a problem is reported.
         let wm = OptionAt { qwm, qwp, i };
@@ -592,7 +596,7 @@ impl Validator {
         &mut self,
         quick: &Json,
         questions: &Object,
-        info: &IndexMap<&str, QInfo<'_>>,
+        info: &FastIndexMap<&str, QInfo<'_>>,
         entry: Option<&str>,
     ) {
         // K1
@@ -609,7 +613,7 @@ impl Validator {
             );
         }
         let graph = entry.map(|e| Graph::from_json(e, questions));
-        let mut keys: HashSet<&str> = HashSet::new();
+        let mut keys: FastSet<&str> = FastSet::default();
         for (t, tpl) in templates.iter().enumerate() {
             let wm = format!("quick[{t}]");
             let wp = PathBuf::root().field("quick").index(t);
@@ -666,9 +670,9 @@ impl Validator {
         wm: &str,
         wp: &PathBuf,
         answers: &'a Object<'a>,
-        info: &IndexMap<&str, QInfo<'_>>,
-    ) -> IndexMap<&'a str, PathAnswer> {
-        let mut walk = IndexMap::new();
+        info: &FastIndexMap<&str, QInfo<'_>>,
+    ) -> FastIndexMap<&'a str, PathAnswer> {
+        let mut walk = FastIndexMap::default();
         for (a, ans) in answers.iter() {
             // Formatted only if a problem is reported.
             let awm = AnswerAt { wm, wp, a };
@@ -706,7 +710,7 @@ impl Validator {
                 ),
             }
             // K11
-            let mut firsts: HashSet<&str> = HashSet::new();
+            let mut firsts: FastSet<&str> = FastSet::default();
             let mut first_idx = Vec::new();
             for (j, k) in selected.iter().enumerate() {
                 if firsts.insert(k) {
@@ -795,9 +799,9 @@ impl Validator {
         wm: &str,
         wp: &PathBuf,
         answers: &Object,
-        walk: &IndexMap<&str, PathAnswer>,
+        walk: &FastIndexMap<&str, PathAnswer>,
         graph: &Graph,
-        info: &IndexMap<&str, QInfo<'_>>,
+        info: &FastIndexMap<&str, QInfo<'_>>,
         locally_valid: bool,
     ) {
         let p = path::compute(graph, walk);
@@ -857,7 +861,7 @@ impl Validator {
             }
         }
         // C5
-        let on_path: HashSet<&str> = p.iter().copied().collect();
+        let on_path: FastSet<&str> = p.iter().copied().collect();
         let unreachable: Vec<&str> = answers.keys().filter(|a| !on_path.contains(a)).collect();
         if !unreachable.is_empty() {
             self.push(
@@ -873,7 +877,7 @@ impl Validator {
     }
 
     /// §4.8: every normalized `next` id names a question.
-    fn check_references(&mut self, questions: &Object, info: &IndexMap<&str, QInfo<'_>>) {
+    fn check_references(&mut self, questions: &Object, info: &FastIndexMap<&str, QInfo<'_>>) {
         let ids: Vec<&str> = questions.keys().collect();
         let mut roster_text: Option<String> = None;
         for (id, node) in questions.iter() {
@@ -921,7 +925,7 @@ impl Validator {
         wm: &dyn fmt::Display,
         wp: &dyn At,
         // Every question id (a hashed lookup; `questions` itself is searched linearly).
-        known: &IndexMap<&str, QInfo<'_>>,
+        known: &FastIndexMap<&str, QInfo<'_>>,
         ids: &[&str],
         roster_text: &mut Option<String>,
     ) {
@@ -1099,18 +1103,30 @@ fn levenshtein(a: &[char], b: &[char]) -> usize {
     prev[b.len()]
 }
 
+/// A borrowed string, which repair leaves as it is (checked in debug builds).
+fn clean(t: &str) -> &str {
+    debug_assert!(
+        !t.contains(['\\', '\n', '\r']),
+        "borrowed JSON string with an escape"
+    );
+    t
+}
+
 /// §2.7: the normal form of a survey that passed every rule of §4.1–§4.8.
 fn build(s: &Object) -> SurveySpec {
     let text = |o: &Object, f: &str| o.get_present(f).and_then(Json::as_str).map(str::to_string);
-    let prose = |o: &Object, f: &str| {
-        o.get_present(f)
-            .and_then(Json::as_str)
-            .map(|t| repair::block(t).into_owned())
+    // A string borrowed from the JSON text had no escape sequence there, so it holds no
+    // backslash and no line break (`json` module invariant): repair is the identity and is
+    // skipped without scanning. Only strings that had escapes are repaired.
+    let prose = |o: &Object, f: &str| match o.get_present(f)? {
+        Json::String(Cow::Borrowed(t)) => Some(clean(t).to_string()),
+        Json::String(Cow::Owned(t)) => Some(repair::block(t).into_owned()),
+        _ => None,
     };
-    let line = |o: &Object, f: &str| {
-        o.get_present(f)
-            .and_then(Json::as_str)
-            .map(|t| repair::one_line(t).into_owned())
+    let line = |o: &Object, f: &str| match o.get_present(f)? {
+        Json::String(Cow::Borrowed(t)) => Some(clean(t).to_string()),
+        Json::String(Cow::Owned(t)) => Some(repair::one_line(t).into_owned()),
+        _ => None,
     };
     let flag = |o: &Object, f: &str| o.get_present(f).and_then(Json::as_bool);
     let strings = |o: &Object, f: &str| {
