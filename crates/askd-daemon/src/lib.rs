@@ -51,6 +51,8 @@ pub struct Settings {
     pub allowed_hosts: Vec<String>,
     /// `en` or `zh-CN`: the language of the MCP instructions served at `/mcp`.
     pub language: &'static str,
+    /// `[survey] workspaceRecords`: copy settled survey records into the workspace.
+    pub workspace_records: bool,
 }
 
 /// The daemon's shared state: one per process.

@@ -31,6 +31,8 @@ pub struct ServeConfig {
     pub allowed_hosts: Vec<String>,
     /// `en` or `zh-CN` (the resolved `language` setting).
     pub language: &'static str,
+    /// `[survey] workspaceRecords`.
+    pub workspace_records: bool,
     /// Exit after this long with nothing pending and no request; `None` = never.
     pub idle_exit: Option<Duration>,
 }
@@ -183,6 +185,7 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             max_body_bytes: cfg.max_body_bytes,
             allowed_hosts: cfg.allowed_hosts.clone(),
             language: cfg.language,
+            workspace_records: cfg.workspace_records,
         },
         base_url.clone(),
         token.clone(),

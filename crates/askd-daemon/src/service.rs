@@ -198,12 +198,22 @@ impl Daemon {
                 ));
             }
         };
+        let superseded = new
+            .replaces
+            .as_ref()
+            .map(|s| (s.ask_id.clone(), s.settlement.clone()));
         let created = self
             .store
             .create_ask(new)
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
+        let settled_old = created.events.iter().any(|e| e.kind == "ask.settled");
         self.hub.publish(created.events);
+        if let (true, Some((old_id, settlement))) = (settled_old, superseded)
+            && let Ok(old) = self.load(&old_id).await
+        {
+            self.workspace_copy(&old, &settlement).await;
+        }
         Ok(CreatedAsk {
             ask: created.ask,
             created: created.created,
@@ -379,7 +389,59 @@ impl Daemon {
             .await
             .map_err(|e| ApiError::store(e, &ask.id))?;
         self.hub.publish([event]);
+        if ask.kind == "survey" {
+            self.workspace_copy(ask, &settlement).await;
+        }
         Ok(settlement.result)
+    }
+
+    /// §11.3: after the settle commits, a copy of a survey's record goes to
+    /// `<workspace>/.askd/surveys/` (when the session has a workspace and `workspaceRecords`
+    /// is on). Written atomically; a failure is logged and never affects the settle.
+    async fn workspace_copy(&self, ask: &Ask, settlement: &Settlement) {
+        let Some(workspace) = ask
+            .workspace
+            .clone()
+            .filter(|_| self.settings.workspace_records)
+        else {
+            return;
+        };
+        let name = askd_core::survey::records::workspace_file_name(
+            &settlement.settled_at,
+            ask.title.as_deref(),
+            &ask.id,
+        );
+        let mut record = settlement.record.clone();
+        record["workspaceRecord"] = json!(true);
+        let ask_id = ask.id.clone();
+        let written =
+            tokio::task::spawn_blocking(move || -> std::io::Result<std::path::PathBuf> {
+                let dir = std::path::Path::new(&workspace)
+                    .join(".askd")
+                    .join("surveys");
+                std::fs::create_dir_all(&dir)?;
+                let path = dir.join(&name);
+                let tmp = dir.join(format!(".{name}.tmp"));
+                let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+                {
+                    use std::io::Write;
+                    let mut f = std::fs::File::create(&tmp)?;
+                    f.write_all(text.as_bytes())?;
+                    f.sync_all()?;
+                }
+                std::fs::rename(&tmp, &path)?;
+                Ok(path)
+            })
+            .await;
+        match written {
+            Ok(Ok(path)) => {
+                tracing::debug!(ask = %ask_id, path = %path.display(), "workspace record written")
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(ask = %ask_id, error = %e, "cannot write the workspace record")
+            }
+            Err(e) => tracing::warn!(ask = %ask_id, error = %e, "workspace record task failed"),
+        }
     }
 
     /// `POST /api/asks/{id}/bank` (§7.5): validated, committed, then acknowledged.

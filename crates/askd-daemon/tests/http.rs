@@ -2313,3 +2313,78 @@ async fn a_pending_ask_survives_a_restart_with_its_banked_answers_and_autosave()
     drop(ev);
     s.stop().await;
 }
+
+// --- Workspace record copies (survey.md §11.3) ------------------------------------------
+
+fn workspace_files(workspace: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let dir = workspace.join(".askd").join("surveys");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[tokio::test]
+async fn a_settled_survey_is_copied_into_the_workspace() {
+    let s = TestServer::start().await;
+    let workspace = tempfile::tempdir().unwrap();
+    let session = s
+        .session("claude-code", Some(workspace.path().to_str().unwrap()))
+        .await;
+    let id = s.survey(Some(&session)).await;
+    s.action(&id, "submit", &full_answers()).await.expect(200);
+    let files = workspace_files(workspace.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
+    let (stamp, rest) = name.split_at(14);
+    assert!(
+        stamp.len() == 14
+            && stamp[..8].bytes().all(|b| b.is_ascii_digit())
+            && &stamp[8..9] == "-"
+            && stamp[9..13].bytes().all(|b| b.is_ascii_digit()),
+        "{name}"
+    );
+    assert_eq!(rest, format!("release-scope-{}.json", &id[..8]), "{name}");
+    let copy: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert_eq!(copy["workspaceRecord"], true);
+    assert_eq!(copy["surveyId"], id.as_str());
+    assert_eq!(copy["outcome"], "answered");
+    assert_eq!(copy["workspace"], workspace.path().to_str().unwrap());
+    assert_eq!(copy["path"], json!(["scope", "api", "ship"]));
+    // The copy is the exported record plus the flag.
+    let records = s.get("/api/records").await;
+    let mut stored = records.expect(200)["records"][0]["record"].clone();
+    stored["workspaceRecord"] = json!(true);
+    assert_eq!(copy, stored);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_survey_is_copied_and_no_workspace_means_no_copy() {
+    let s = TestServer::start().await;
+    let workspace = tempfile::tempdir().unwrap();
+    let session = s
+        .session("codex", Some(workspace.path().to_str().unwrap()))
+        .await;
+    let id = s.survey(Some(&session)).await;
+    s.put(
+        &format!("/api/asks/{id}/draft"),
+        &json!({"v": 1, "position": "scope", "answers": {}}),
+    )
+    .await
+    .expect(200);
+    s.action(&id, "cancel", &json!({})).await.expect(200);
+    let files = workspace_files(workspace.path());
+    assert_eq!(files.len(), 1);
+    let copy: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert_eq!(copy["outcome"], "cancelled");
+    assert_eq!(copy["autosave"]["position"], "scope");
+    // The built-in http session has no workspace: nothing is written anywhere.
+    let other = s.survey(None).await;
+    s.action(&other, "submit", &full_answers())
+        .await
+        .expect(200);
+    assert_eq!(workspace_files(workspace.path()).len(), 1);
+    s.stop().await;
+}

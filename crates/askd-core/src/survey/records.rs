@@ -3,6 +3,48 @@
 
 use serde_json::{Map, Value, json};
 
+/// The slug rule of §10.2: lower-case, runs outside `[a-z0-9]` become `-`, trimmed, cut to
+/// 48 characters, trimmed again; `fallback` when nothing remains.
+pub fn slug(title: &str, fallback: &str) -> String {
+    let lower = title.to_lowercase();
+    let mut out = String::with_capacity(lower.len());
+    for c in lower.chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let cut: String = out.trim_matches('-').chars().take(48).collect();
+    let cut = cut.trim_end_matches('-');
+    if cut.is_empty() {
+        fallback.to_string()
+    } else {
+        cut.to_string()
+    }
+}
+
+/// The file name of a workspace record copy (§11.3):
+/// `<YYYYMMDD>-<HHMM>-<slug>-<first 8 characters of ask_id>.json`, the time being the
+/// settle time in UTC (`settled_at` is RFC 3339 UTC).
+pub fn workspace_file_name(settled_at: &str, title: Option<&str>, ask_id: &str) -> String {
+    let d: String = settled_at
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(12)
+        .collect();
+    let (date, time) = if d.len() == 12 {
+        (&d[..8], &d[8..12])
+    } else {
+        ("00000000", "0000")
+    };
+    let id: String = ask_id.chars().take(8).collect();
+    format!(
+        "{date}-{time}-{}-{id}.json",
+        slug(title.unwrap_or(""), "survey")
+    )
+}
+
 /// The default and bounds of `limit`.
 pub const LIMIT_DEFAULT: usize = 8;
 pub const LIMIT_MAX: usize = 25;
@@ -145,6 +187,32 @@ mod tests {
             r["settledAt"] = json!(t);
         }
         r
+    }
+
+    #[test]
+    fn slug_follows_the_rule() {
+        assert_eq!(
+            slug("Question Builder — design lock!", "draft"),
+            "question-builder-design-lock"
+        );
+        assert_eq!(slug("   ", "draft"), "draft");
+        assert_eq!(slug("全部中文", "survey"), "survey");
+        let long = slug(&format!("{}b", "a-".repeat(30)), "x");
+        assert!(long.len() <= 48 && !long.ends_with('-'), "{long}");
+    }
+
+    #[test]
+    fn workspace_file_name_matches_the_pattern() {
+        let n = workspace_file_name(
+            "2026-11-29T22:52:31.123Z",
+            Some("Release scope"),
+            "0193a6f2-7c1e-7b8a-9d41-3f0c2b1e5a77",
+        );
+        assert_eq!(n, "20261129-2252-release-scope-0193a6f2.json");
+        assert_eq!(
+            workspace_file_name("2026-11-29T22:52:31Z", None, "abc"),
+            "20261129-2252-survey-abc.json"
+        );
     }
 
     #[test]

@@ -120,6 +120,7 @@ pub fn config(data_dir: &Path, max_body_bytes: usize) -> ServeConfig {
         max_body_bytes,
         allowed_hosts: vec![],
         language: "en",
+        workspace_records: true,
         idle_exit: None,
     }
 }

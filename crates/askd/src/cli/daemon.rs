@@ -17,6 +17,7 @@ fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
         max_body_bytes: usize::try_from(config.max_body_bytes).unwrap_or(usize::MAX),
         allowed_hosts: config.allowed_hosts.clone(),
         language: config.resolved_language(&config::process_env()),
+        workspace_records: config.survey.workspace_records,
         idle_exit: config.idle_exit_duration(),
     }
 }
