@@ -6,6 +6,8 @@
 //! - [`survey`] — the `ask_survey` engine: spec model and normal form, argument resolution,
 //!   validation, escape repair, the path engine, answer validation and result shapes.
 //! - [`questions`] — the flat `ask_user_question` model on the same machinery.
+//! - [`review`] — the `batch_review` engine: item model, validation, the fold to verdicts,
+//!   `report_text`, drafts, export and import.
 //!
 //! # Invariants
 //! - No I/O, no async, no clocks, no randomness: every function is a pure function of its
@@ -24,6 +26,7 @@ pub mod hash {
 }
 pub mod problem;
 pub mod questions;
+pub mod review;
 pub mod survey;
 
 pub use problem::Problem;

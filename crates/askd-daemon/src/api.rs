@@ -44,6 +44,8 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/api/asks/{id}/awaited", post(awaited))
         .route("/api/asks/{id}/wait", get(wait))
         .route("/api/asks/{id}/path", post(path))
+        .route("/api/asks/{id}/import", post(crate::review::import_route))
+        .route("/api/asks/{id}/export", get(crate::review::export_route))
         .route("/api/records", get(records))
         .route("/api/events", get(events))
         .method_not_allowed_fallback(method_not_allowed)
@@ -235,7 +237,7 @@ async fn create_ask(State(d): St, body: JsonBody) -> ApiResult<Response> {
         return Err(field_problem(
             "kind",
             "kind_missing",
-            "kind is required — one of: survey, questions".into(),
+            "kind is required — one of: survey, questions, review".into(),
         ));
     };
     let o = b.as_object().expect("checked by object()");

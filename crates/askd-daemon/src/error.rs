@@ -18,6 +18,8 @@ pub struct ApiError {
     pub code: String,
     pub message: String,
     pub errors: Option<Vec<Problem>>,
+    /// Extra top-level members of the body (a 409 on a review carries the actual outcome).
+    pub details: Option<Box<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl ApiError {
@@ -27,6 +29,7 @@ impl ApiError {
             code: code.into(),
             message: message.into(),
             errors: None,
+            details: None,
         }
     }
 
@@ -42,6 +45,7 @@ impl ApiError {
             code: code.to_string(),
             message,
             errors: Some(problems),
+            details: None,
         }
     }
 
@@ -103,6 +107,11 @@ impl IntoResponse for ApiError {
         });
         if let Some(errors) = &self.errors {
             body["errors"] = json!(errors);
+        }
+        if let (Some(details), Some(b)) = (&self.details, body.as_object_mut()) {
+            for (k, v) in details.iter() {
+                b.entry(k.clone()).or_insert_with(|| v.clone());
+            }
         }
         (self.status, Json(body)).into_response()
     }

@@ -10,6 +10,8 @@
 //! - [`service`] — the operations on asks: core validation, store, fan-out, result shapes.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
 //! - [`mcp`] — `/mcp`: the MCP tools over streamable HTTP, calling the service in process.
+//! - [`review`] — asks of kind `review` (`batch_review`): create, settle, persist, export,
+//!   import.
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
 //! - [`error`] — the one JSON error shape.
 //!
@@ -26,6 +28,7 @@ pub mod fence;
 pub mod hub;
 pub mod mcp;
 pub mod render;
+pub mod review;
 pub mod server;
 pub mod service;
 
@@ -53,6 +56,13 @@ pub struct Settings {
     pub language: &'static str,
     /// `[survey] workspaceRecords`: copy settled survey records into the workspace.
     pub workspace_records: bool,
+    /// `[batch_review] maxItems`: the most items of an interactive review.
+    pub max_items: usize,
+    /// `[batch_review] virtualThreshold`: above this many items the panel uses
+    /// `content-visibility: auto` (served to the UI, used by the HTML export).
+    pub virtual_threshold: usize,
+    /// `[batch_review] allowExternalPersist`: `persist` may write outside the workspace.
+    pub allow_external_persist: bool,
 }
 
 /// The daemon's shared state: one per process.

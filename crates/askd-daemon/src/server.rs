@@ -33,6 +33,12 @@ pub struct ServeConfig {
     pub language: &'static str,
     /// `[survey] workspaceRecords`.
     pub workspace_records: bool,
+    /// `[batch_review] maxItems`.
+    pub max_items: usize,
+    /// `[batch_review] virtualThreshold`.
+    pub virtual_threshold: usize,
+    /// `[batch_review] allowExternalPersist`.
+    pub allow_external_persist: bool,
     /// Exit after this long with nothing pending and no request; `None` = never.
     pub idle_exit: Option<Duration>,
 }
@@ -186,6 +192,9 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             allowed_hosts: cfg.allowed_hosts.clone(),
             language: cfg.language,
             workspace_records: cfg.workspace_records,
+            max_items: cfg.max_items,
+            virtual_threshold: cfg.virtual_threshold,
+            allow_external_persist: cfg.allow_external_persist,
         },
         base_url.clone(),
         token.clone(),

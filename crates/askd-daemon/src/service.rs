@@ -25,7 +25,7 @@ use crate::Daemon;
 use crate::error::{ApiError, ApiResult};
 
 /// The ask kinds this daemon knows.
-pub const KINDS: &[&str] = &["survey", "questions"];
+pub const KINDS: &[&str] = &["survey", "questions", "review"];
 
 /// A request to create an ask.
 pub struct CreateAsk<'a> {
@@ -168,6 +168,7 @@ impl Daemon {
         };
         let new = match req.kind {
             "survey" => self.new_survey(&session_id, req.args, req.replaces).await?,
+            "review" => self.new_review(&session_id, &req.args).await?,
             "questions" => {
                 let spec = questions::validate(&req.args).map_err(|p| {
                     ApiError::invalid("QUESTIONS_BAD_SPEC", Some("invalid questions"), p)
@@ -496,6 +497,7 @@ impl Daemon {
                     )
                 })?
             }
+            "review" => crate::review::clean_draft(&ask, body)?,
             _ => {
                 if body.as_object().is_none() {
                     return Err(ApiError::new(
@@ -519,6 +521,9 @@ impl Daemon {
     /// `POST /api/asks/{id}/submit`: validated against the recomputed path, settled once.
     pub async fn submit(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
+        if ask.kind == "review" {
+            return self.review_submit(ask_id, body).await;
+        }
         require_pending(&ask)?;
         let settled_at = askd_store::now();
         let settlement = match ask.kind.as_str() {
@@ -574,6 +579,9 @@ impl Daemon {
 
     async fn end(&self, ask_id: &str, outcome: &str, reason: Option<&str>) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
+        if ask.kind == "review" {
+            return self.review_end(ask_id, outcome, reason).await;
+        }
         require_pending(&ask)?;
         let settled_at = askd_store::now();
         let mut error = json!({
@@ -670,6 +678,7 @@ impl Daemon {
         let url = self.ask_url(&ask.id);
         Ok(match ask.kind.as_str() {
             "survey" => json!(shapes::pending(&survey_spec(ask)?, &ask.id, &url)),
+            "review" => self.review_pending(ask),
             _ => {
                 json!({"outcome": "pending", "ask_id": ask.id, "url": url, "instruction": PENDING_QUESTIONS})
             }
@@ -753,8 +762,12 @@ impl Daemon {
         }
         v["rendered"] = match ask.kind.as_str() {
             "survey" => crate::render::survey(&survey_spec(ask)?),
+            "review" => Value::Null,
             _ => crate::render::questions(&questions_spec(ask)?),
         };
+        if ask.kind == "review" {
+            self.review_view(ask, &mut v)?;
+        }
         if ask.state == AskState::Settled {
             v["outcome"] = json!(ask.outcome);
             v["settledAt"] = json!(ask.settled_at);

@@ -10,7 +10,9 @@ When to use which tool:
 - await_answer: when a call returns `outcome: pending` (the user has not finished yet), call await_answer with its ask_id. Never guess or invent the user's answers.
 - survey_records: read the user's past decisions. Call it before authoring a survey; never re-ask what a record already answers; cite dates; treat old records as possibly stale.
 - withdraw_ask: take back an ask that became moot.
-- batch_review (when available): item-by-item verdicts on a checklist.
+- batch_review: one verdict and note per item of a checklist, on one screen.
+
+Use batch_review when the human must give several independent, same-shaped verdicts at once (a checklist, acceptance items, findings to triage); ask_user_question for one to three flat questions; ask_survey when later questions depend on earlier answers. In a batch_review result a blank item (filled: false) is never an approval — follow it up; cancelled: true means no verdicts at all — ask again. Call batch_review once per batch; if it returns pending, resume with await_answer (an identical repeat call re-attaches, it never duplicates the review).
 
 Authoring a survey — the bar:
 1. Research comparable systems first (9-12 of them) and write the findings down (.docs/research/, .docs/digest/). Research that is not written down did not happen.
@@ -33,7 +35,9 @@ const ZH: &str = "askd 让你向用户提出结构化的决策问题，并取回
 - await_answer：当调用返回 `outcome: pending`（用户尚未完成）时，用该 ask_id 调用 await_answer。绝不要猜测或代替用户作答。
 - survey_records：读取用户过去的决定。编写问卷之前先调用；记录里已经回答过的绝不重复提问；引用时注明日期；较旧的记录可能已过时。
 - withdraw_ask：撤回已经不再需要回答的提问。
-- batch_review（可用时）：逐项给出清单的评审结论。
+- batch_review：在一个页面上对清单的每一项给出结论和备注。
+
+当用户需要一次性给出多个相互独立、形式相同的结论时（核对清单、验收项、待分拣的评审发现），使用 batch_review；一到三个扁平问题用 ask_user_question；后面的问题取决于前面的回答时用 ask_survey。在 batch_review 的结果里，未填的条目（filled: false）绝不代表同意——必须单独追问；cancelled: true 表示没有任何结论——需要重新发起。每批只调用一次 batch_review；如果返回 pending，用 await_answer 继续等待（完全相同的重复调用会重新挂接到同一份批阅，不会重复创建）。
 
 编写问卷的标准：
 1. 先调研 9–12 个可比较的系统，并把结论写下来（.docs/research/、.docs/digest/）。没有写下来的调研等于没有做。

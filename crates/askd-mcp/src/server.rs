@@ -179,6 +179,8 @@ impl AskdServer {
                 .filter(|a| {
                     a["selected"].as_array().is_some_and(|s| !s.is_empty())
                         || a["custom"].as_str().is_some_and(|c| !c.trim().is_empty())
+                        // A review's draft: {verdict, note}.
+                        || a["verdict"].as_str().is_some_and(|v| !v.is_empty())
                 })
                 .count()
         });
@@ -217,6 +219,7 @@ impl AskdServer {
         match name {
             tools::ASK_SURVEY => self.ask_tool("survey", args, ctx).await,
             tools::ASK_USER_QUESTION => self.ask_tool("questions", args, ctx).await,
+            tools::BATCH_REVIEW => self.ask_tool("review", args, ctx).await,
             tools::AWAIT_ANSWER => {
                 let Some(ask_id) = args.get("ask_id").and_then(Value::as_str) else {
                     return Err(argument_error(
@@ -250,7 +253,7 @@ impl AskdServer {
             other => Err(ToolError::new(
                 "UNKNOWN_TOOL",
                 format!(
-                    "askd has no tool named {other:?}; its tools are ask_survey, ask_user_question, await_answer, survey_records, withdraw_ask"
+                    "askd has no tool named {other:?}; its tools are ask_survey, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review"
                 ),
             )),
         }
@@ -285,12 +288,30 @@ fn to_call_result(r: Result<Value, ToolError>) -> CallToolResult {
             ];
             result
         }
+        // A batch_review result: report_text first, then the JSON (review.md §4.1).
+        Ok(v) if v.get("report_text").is_some_and(Value::is_string) => {
+            let report = v["report_text"].as_str().unwrap_or_default().to_string();
+            let text = v.to_string();
+            let mut result = CallToolResult::structured(v);
+            result.content = vec![ContentBlock::text(report), ContentBlock::text(text)];
+            result
+        }
         Ok(v) => CallToolResult::structured(v),
         Err(e) => {
             let envelope = e.envelope();
             let mut result = CallToolResult::structured_error(envelope.clone());
+            // An invalid review: the summary line, then every message on its own line.
+            let mut first = e.message.clone();
+            if e.code == "invalid_review"
+                && let Some(list) = e.errors.as_ref().and_then(Value::as_array)
+            {
+                for p in list {
+                    first.push('\n');
+                    first.push_str(p["message"].as_str().unwrap_or_default());
+                }
+            }
             result.content = vec![
-                ContentBlock::text(e.message.clone()),
+                ContentBlock::text(first),
                 ContentBlock::text(envelope.to_string()),
             ];
             result

@@ -11,6 +11,7 @@ pub const ASK_USER_QUESTION: &str = "ask_user_question";
 pub const AWAIT_ANSWER: &str = "await_answer";
 pub const SURVEY_RECORDS: &str = "survey_records";
 pub const WITHDRAW_ASK: &str = "withdraw_ask";
+pub const BATCH_REVIEW: &str = "batch_review";
 
 const ASK_SURVEY_DESCRIPTION: &str = "Put a branching survey in front of the user and wait for their structured decision. Use it for 4+ questions, whenever an answer changes what is asked next, or when options need more than one sentence to choose well (for 1-3 flat confirmations use ask_user_question). The survey is a graph: `entry` names the first question; each option's `next` (an id, a list of ids, or null = branch ends) decides what follows; a question-level `next` applies to options without one. The bar: an intro that orients (what is decided, why now, how long); self-contained prompts; at least 5 genuinely distinct stance options per question (never filler — make it free-text instead); every option's `insight` as three Markdown rows **Promise** / **Price** / **Present**, each one checkable sentence; `sources` on every option; branching wherever an answer changes what matters; the user's language, short ASCII ids and keys; quick templates last, as whole-survey stances that answer exactly the questions their own branch reaches. Call survey_records first and never re-ask what a record already answered. Invalid specs come back with every problem and its path: fix them all in one retry. The call waits for the user; when it returns `outcome: pending`, call await_answer with the ask_id — never answer for the user. On `answered`, follow `handling`: mirror the user's stance in one line first, trace each decision to its answer, never re-ask, honour justifications. Reroll / Push / Discuss outcomes carry an `instruction` to follow.";
 
@@ -21,6 +22,8 @@ const AWAIT_ANSWER_DESCRIPTION: &str = "Re-attach to a pending ask (an ask_surve
 const SURVEY_RECORDS_DESCRIPTION: &str = "Read the user's recent settled surveys: what they decided, with dates. Call it BEFORE authoring a survey, cite past answers with their dates, never re-ask what a record already answers, and treat older records as possibly stale. `query` filters by a case-insensitive substring over titles, prompts, selected labels, custom texts and justifications; `limit` 1-25 (default 8); `includeUnanswered` adds cancelled, aborted, pre-flight and superseded surveys with their banked answers (`partial: true`).";
 
 const WITHDRAW_ASK_DESCRIPTION: &str = "Take back an ask this session created that the user no longer needs to answer (the question became moot). It settles as aborted, leaves the inbox, and stays in the records. Withdrawing a settled ask returns its result unchanged.";
+
+const BATCH_REVIEW_DESCRIPTION: &str = "Hand the human a checklist in one call and wait for one verdict and an optional note per item, all on one screen (1 item: a card; 2+: a panel). Use it when the human must give several independent, same-shaped decisions at once: a checklist to verify, acceptance items (op + expect), review findings to triage, a list of renames or deletions to confirm, options to rate. For one to three flat questions use ask_user_question; when later questions depend on earlier answers use ask_survey. Build it well: one heading per item (title); the action and its expected result in op and expect, long context in detail (Markdown), never in the heading; related items sorted into groups (a large review is only workable in sections); no padding with things you can decide yourself, and never re-ask what the human already decided. Types: confirm (pass / fail / pending; the default), bool (yes / no; boolDesc says what Yes means), choice (options [{v, t}], multiSelect), text (a written answer, returned in note), scale (min..max, default 1..5). At most maxItems items (100 by default): for more, split into batches by group, or pass offline: true to have it reviewed as a spreadsheet (askd review export / import). persist writes a copy of the result to a file inside your workspace (.md gets report_text, anything else JSON); the result says persisted or persist_error. Subagents may call it directly. An invalid call comes back with every problem as {path, code, message} and nothing was shown: fix them all in one retry. Reading the result: only filled verdicts are decisions. A blank item (filled: false) is NEVER an approval: report it and follow it up. pending is not a pass either. fail items and their notes are the work to do next. cancelled: true means there are no verdicts at all: ask again. Call batch_review once per batch; if it returns outcome: pending, resume with await_answer(ask_id); if a call was cut off before it returned an ask id, repeating the identical call re-attaches to the same review — never send a changed copy of a batch that is still pending. report_text is ready to paste into your reply; act on items and summary.";
 
 fn object(v: Value) -> Arc<JsonObject> {
     match v {
@@ -81,6 +84,50 @@ fn question_answers() -> Value {
     })
 }
 
+/// The members of a `batch_review` result (`review.md` §4.1).
+fn review_result() -> Value {
+    json!({
+        "cancelled": {"type": "boolean", "description": "true exactly when the review settled without verdicts (cancelled or aborted): items is then empty — ask again."},
+        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "import"]},
+        "items": {"type": "array", "description": "One entry per item, in input order; empty when cancelled.", "items": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "title": {"type": "string"},
+                "type": {"type": "string", "enum": ["confirm", "bool", "choice", "text", "scale"]},
+                "verdict": {"type": "string", "description": "Machine value: pass/fail/pending, yes/no, option values joined with ',', the number; \"\" when blank and always for text."},
+                "verdict_label": {"type": "string"},
+                "note": {"type": "string", "description": "The reviewer's note; for a text item, the answer."},
+                "filled": {"type": "boolean", "description": "false = blank: never an approval, follow it up."},
+                "selected": {"type": "array", "items": {"type": "string"}, "description": "Choice items only."}
+            },
+            "required": ["id", "title", "type", "verdict", "verdict_label", "note", "filled"]
+        }},
+        "summary": {"type": "object", "properties": {
+            "total": {"type": "integer"}, "filled": {"type": "integer"}, "unfilled": {"type": "integer"},
+            "pass": {"type": "integer"}, "fail": {"type": "integer"}, "pending": {"type": "integer"},
+            "yes": {"type": "integer"}, "no": {"type": "integer"}
+        }, "required": ["total", "filled", "unfilled", "pass", "fail", "pending", "yes", "no"]},
+        "report_text": {"type": "string", "description": "A report in the review's language, ready to paste; act on items and summary."},
+        "persisted": {"type": "string", "description": "Absolute path of the persist file written."},
+        "persist_error": {"type": "string", "description": "Why the persist file was not written; the answers are unaffected."}
+    })
+}
+
+fn batch_review() -> Tool {
+    let mut t = Tool::new(
+        BATCH_REVIEW,
+        BATCH_REVIEW_DESCRIPTION,
+        object(askd_core::review::model::args_schema()),
+    );
+    t.title = Some("Ask the user for a verdict on each item of a checklist".into());
+    t.output_schema = Some(object(result_schema(
+        &["answered", "cancelled", "aborted", "pending"],
+        review_result(),
+    )));
+    t
+}
+
 fn ask_survey() -> Tool {
     let mut t = Tool::new(
         ASK_SURVEY,
@@ -118,6 +165,9 @@ fn ask_user_question() -> Tool {
 
 fn await_answer() -> Tool {
     let mut extra = survey_answers();
+    if let (Some(o), Value::Object(review)) = (extra.as_object_mut(), review_result()) {
+        o.extend(review);
+    }
     if let Some(o) = extra.as_object_mut() {
         // Survey answers carry {key,label} objects, flat questions carry labels.
         o.insert(
@@ -146,6 +196,8 @@ fn await_answer() -> Tool {
             "discuss",
             "superseded",
             "pending",
+            "cancelled",
+            "aborted",
         ],
         extra,
     )));
@@ -219,5 +271,6 @@ pub fn all() -> Vec<Tool> {
         await_answer(),
         survey_records(),
         withdraw_ask(),
+        batch_review(),
     ]
 }

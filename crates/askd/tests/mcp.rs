@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 use common_mcp::*;
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 5] = [
+const TOOLS: [&str; 6] = [
     "ask_survey",
     "ask_user_question",
     "await_answer",
     "survey_records",
     "withdraw_ask",
+    "batch_review",
 ];
 
 /// The submission that answers `release-scope.json` like `survey.md` §8.3's example.

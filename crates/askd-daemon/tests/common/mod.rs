@@ -121,6 +121,9 @@ pub fn config(data_dir: &Path, max_body_bytes: usize) -> ServeConfig {
         allowed_hosts: vec![],
         language: "en",
         workspace_records: true,
+        max_items: 100,
+        virtual_threshold: 500,
+        allow_external_persist: false,
         idle_exit: None,
     }
 }

@@ -70,4 +70,23 @@ impl Client {
         let body = resp.json::<Value>().await.unwrap_or(Value::Null);
         Ok(Reply { status, body })
     }
+
+    /// A GET whose successful body is not JSON (an export): the status and the raw text.
+    pub async fn get_text(&self, path: &str) -> Result<(u16, String), ExitCode> {
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .map_err(|e| {
+                eprintln!(
+                    "askd: the daemon at {} did not answer: {e} — is `askd serve` running?",
+                    self.base
+                );
+                ExitCode::from(EXIT_USAGE)
+            })?;
+        let status = resp.status().as_u16();
+        Ok((status, resp.text().await.unwrap_or_default()))
+    }
 }

@@ -18,6 +18,9 @@ fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
         allowed_hosts: config.allowed_hosts.clone(),
         language: config.resolved_language(&config::process_env()),
         workspace_records: config.survey.workspace_records,
+        max_items: config.batch_review.max_items as usize,
+        virtual_threshold: config.batch_review.virtual_threshold as usize,
+        allow_external_persist: config.batch_review.allow_external_persist,
         idle_exit: config.idle_exit_duration(),
     }
 }

@@ -6,6 +6,7 @@ mod client;
 mod daemon;
 mod flags;
 mod mcp;
+mod review;
 mod survey;
 
 use std::io::Read;
@@ -45,6 +46,9 @@ pub enum Command {
     /// List, show and answer asks through the running daemon.
     #[command(subcommand)]
     Asks(asks::AsksCommand),
+    /// Export a review to a file (CSV, offline HTML, JSON) and import a filled one.
+    #[command(subcommand)]
+    Review(review::ReviewCommand),
 }
 
 pub fn run(cli: Cli) -> ExitCode {
@@ -54,6 +58,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Doctor { config } => daemon::doctor(config),
         Command::Asks(cmd) => asks::run(cmd),
         Command::Mcp { config } => mcp::run(config),
+        Command::Review(cmd) => review::run(cmd),
     }
 }
 

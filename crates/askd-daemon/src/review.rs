@@ -1,0 +1,684 @@
+//! Asks of kind `review` (`review.md`): the `batch_review` lifecycle between the HTTP and MCP
+//! surfaces and the store. Validation, the fold, exports and imports are the core's
+//! (`askd_core::review`); this module resolves `persist` on the file system, settles once,
+//! writes the persist file and shapes records.
+//!
+//! # Settling
+//! Every settle of a review — submit, import, cancel, withdraw — runs under a per-ask lock:
+//! load (must be pending), validate and fold, write the `persist` file (atomically), then
+//! commit the settlement with the result that already carries `persisted` or
+//! `persist_error`. The lock keeps a losing submit from writing the file of an answer that
+//! never settles; the store's compare-and-set still decides the winner. A settle that
+//! arrives late gets 409 `not-pending` with the review's actual `outcome`, `surface` and
+//! `settledAt`.
+//!
+//! # Routes
+//! - `POST /api/asks/{id}/import` `{format: "csv"|"json", content, dry_run?}`
+//! - `GET /api/asks/{id}/export?format=csv|html|json`
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use askd_core::Problem;
+use askd_core::json::Json;
+use askd_core::review::answers::validate_submit;
+use askd_core::review::fold::{self, FoldedItem, PENDING_INSTRUCTION};
+use askd_core::review::import::{self as imports, Format};
+use askd_core::review::validate::validate_with;
+use askd_core::review::{Limits, ReviewSpec, Surface, draft, export};
+use askd_store::{Ask, AskState, NewAsk, Settlement};
+use axum::Json as AxumJson;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::Daemon;
+use crate::api::{AskId, JsonBody, QueryArgs};
+use crate::error::{ApiError, ApiResult};
+
+/// The stored normal form of a review ask.
+pub fn spec(ask: &Ask) -> ApiResult<ReviewSpec> {
+    serde_json::from_value(ask.payload.clone())
+        .map_err(|e| ApiError::internal(format!("stored review of {} is unreadable: {e}", ask.id)))
+}
+
+/// 422 `invalid_review` with every problem (`review.md` §3.2).
+fn invalid_review(problems: Vec<Problem>) -> ApiError {
+    let n = problems.len();
+    let mut e = ApiError::invalid("invalid_review", None, problems);
+    e.message = format!(
+        "batch_review rejected: {n} problem{}; nothing was shown to the reviewer.",
+        if n == 1 { "" } else { "s" }
+    );
+    e
+}
+
+fn invalid_answers(problems: Vec<Problem>) -> ApiError {
+    ApiError::invalid("invalid-answers", None, problems)
+}
+
+/// 409 with the review's actual outcome.
+fn already_settled(ask: &Ask) -> ApiError {
+    let mut e = ApiError::not_pending(&ask.id);
+    let mut details = Map::new();
+    details.insert("outcome".into(), json!(ask.outcome));
+    details.insert(
+        "surface".into(),
+        ask.result
+            .as_ref()
+            .and_then(|r| r.get("surface"))
+            .cloned()
+            .unwrap_or(Value::Null),
+    );
+    details.insert("settledAt".into(), json!(ask.settled_at));
+    e.details = Some(Box::new(details));
+    e
+}
+
+fn not_a_review(ask: &Ask) -> ApiError {
+    ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "not-a-review",
+        format!(
+            "ask {} is of kind {:?}; import and export apply to reviews",
+            ask.id, ask.kind
+        ),
+    )
+}
+
+type SettleLock = Arc<tokio::sync::Mutex<()>>;
+
+/// One lock per review being settled; an entry is dropped once its review has settled.
+static SETTLING: LazyLock<Mutex<HashMap<String, SettleLock>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn settle_lock(ask_id: &str) -> SettleLock {
+    SETTLING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(ask_id.to_string())
+        .or_default()
+        .clone()
+}
+
+fn settle_unlock(ask_id: &str) {
+    SETTLING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(ask_id);
+}
+
+/// The recorded answers of a settled review, for exports: its result items (none when it
+/// was cancelled).
+fn recorded(ask: &Ask) -> Option<Vec<FoldedItem>> {
+    if ask.state != AskState::Settled {
+        return None;
+    }
+    Some(
+        ask.result
+            .as_ref()
+            .and_then(|r| r.get("items"))
+            .and_then(|i| serde_json::from_value(i.clone()).ok())
+            .unwrap_or_default(),
+    )
+}
+
+impl Daemon {
+    /// Validates `batch_review` arguments (with the `persist` checks against the session's
+    /// workspace) into the ask to create.
+    pub(crate) async fn new_review(&self, session_id: &str, args: &Json<'_>) -> ApiResult<NewAsk> {
+        let workspace = self
+            .store
+            .session(session_id)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?
+            .and_then(|s| s.workspace);
+        let limits = Limits {
+            max_items: self.settings.max_items,
+            max_body_bytes: self.settings.max_body_bytes,
+        };
+        let allow = self.settings.allow_external_persist;
+        let spec = validate_with(args, &limits, &mut |p| {
+            persist::check(workspace.as_deref(), p, allow).err()
+        })
+        .map_err(invalid_review)?;
+        let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+        let key: String = Sha256::digest(payload.to_string().as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(NewAsk {
+            id: uuid::Uuid::now_v7().to_string(),
+            session_id: session_id.to_string(),
+            kind: "review".into(),
+            title: Some(spec.title.clone()),
+            payload,
+            payload_key: key,
+            fingerprint: None,
+            replaces: None,
+            seed_banked: Vec::new(),
+            seed_autosave: None,
+        })
+    }
+
+    /// Settles a review once, under its lock: `make` validates and builds `(outcome,
+    /// result)`; the persist file is written; the settlement commits.
+    async fn settle_review<F>(&self, ask_id: &str, make: F) -> ApiResult<Value>
+    where
+        F: FnOnce(&Ask, &ReviewSpec) -> ApiResult<(String, Value)>,
+    {
+        let lock = settle_lock(ask_id);
+        let _guard = lock.lock().await;
+        let ask = self.load(ask_id).await?;
+        if ask.kind != "review" {
+            return Err(not_a_review(&ask));
+        }
+        if ask.state != AskState::Pending {
+            settle_unlock(ask_id);
+            return Err(already_settled(&ask));
+        }
+        let spec = spec(&ask)?;
+        let (outcome, mut result) = make(&ask, &spec)?;
+        let settled_at = askd_store::now();
+        if let Some(p) = spec.persist.clone() {
+            let workspace = ask.workspace.clone();
+            let allow = self.settings.allow_external_persist;
+            let content = persist_content(&result, &spec.title, &settled_at);
+            let written = tokio::task::spawn_blocking(move || {
+                persist::write(workspace.as_deref(), &p, allow, &content)
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("the persist task failed: {e}")));
+            match written {
+                Ok(path) => result["persisted"] = json!(path.to_string_lossy()),
+                Err(why) => result["persist_error"] = json!(why),
+            }
+        }
+        let mut record = json!({
+            "v": 1,
+            "askId": ask.id,
+            "kind": "review",
+            "session": ask.session_id,
+            "workspace": ask.workspace,
+            "client": ask.client,
+            "outcome": outcome,
+            "createdAt": ask.created_at,
+            "settledAt": settled_at,
+            "title": spec.title,
+            "spec": ask.payload,
+            "result": result,
+        });
+        if outcome != "answered" {
+            record["autosave"] = ask.autosave.clone().unwrap_or(Value::Null);
+        }
+        let settlement = Settlement {
+            outcome,
+            result,
+            record,
+            settled_at,
+            expect_banked: None,
+        };
+        let event = match self.store.settle(&ask.id, &settlement).await {
+            Ok(e) => e,
+            Err(askd_store::StoreError::NotPending) => {
+                settle_unlock(ask_id);
+                return Err(already_settled(&self.load(ask_id).await?));
+            }
+            Err(e) => return Err(ApiError::store(e, ask_id)),
+        };
+        self.hub.publish([event]);
+        settle_unlock(ask_id);
+        Ok(settlement.result)
+    }
+
+    /// `POST /api/asks/{id}/submit` on a review: answers from the card, panel or terminal.
+    pub(crate) async fn review_submit(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<Value> {
+        self.settle_review(ask_id, |ask, spec| {
+            if spec.offline {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "offline-review",
+                    format!("review {} is offline: export it, fill the file and import it (askd review import)", ask.id),
+                ));
+            }
+            let sub = validate_submit(spec, body).map_err(invalid_answers)?;
+            let surface = sub.surface.unwrap_or_else(|| spec.default_surface());
+            Ok((
+                "answered".into(),
+                fold::answered_result(spec, &ask.id, surface, &sub.answers),
+            ))
+        })
+        .await
+    }
+
+    /// Cancel (the reviewer) or withdraw (the agent): no verdicts.
+    pub(crate) async fn review_end(
+        &self,
+        ask_id: &str,
+        outcome: &str,
+        reason: Option<&str>,
+    ) -> ApiResult<Value> {
+        let reason = reason.filter(|r| !r.trim().is_empty()).map(str::to_string);
+        self.settle_review(ask_id, |ask, spec| {
+            let mut r = fold::cancelled_result(spec, &ask.id, outcome, spec.default_surface());
+            if let Some(reason) = reason {
+                r["reason"] = json!(reason);
+            }
+            Ok((outcome.to_string(), r))
+        })
+        .await
+    }
+
+    /// Import a filled CSV or JSON file; with `dry_run`, only validate and preview.
+    pub async fn review_import(
+        &self,
+        ask_id: &str,
+        format: Format,
+        content: &str,
+        dry_run: bool,
+    ) -> ApiResult<Value> {
+        let ask = self.load(ask_id).await?;
+        if ask.kind != "review" {
+            return Err(not_a_review(&ask));
+        }
+        if ask.state != AskState::Pending {
+            return Err(already_settled(&ask));
+        }
+        let url = self.ask_url(ask_id);
+        if dry_run {
+            let spec = spec(&ask)?;
+            let imported =
+                imports::import(&spec, &ask.id, format, content).map_err(invalid_answers)?;
+            let items = fold::fold(&spec, &imported.answers);
+            let summary = fold::summary(&items);
+            let unfilled: Vec<&str> = items
+                .iter()
+                .filter(|i| !i.filled)
+                .map(|i| i.id.as_str())
+                .collect();
+            return Ok(json!({
+                "ok": true,
+                "dry_run": true,
+                "counts": fold::counts_line(&spec, &summary),
+                "summary": summary,
+                "unfilled": unfilled,
+                "missing": imported.missing,
+                "url": url,
+            }));
+        }
+        let mut missing = Vec::new();
+        let result = self
+            .settle_review(ask_id, |ask, spec| {
+                let imported =
+                    imports::import(spec, &ask.id, format, content).map_err(invalid_answers)?;
+                missing = imported.missing;
+                Ok((
+                    "answered".into(),
+                    fold::answered_result(spec, &ask.id, Surface::Import, &imported.answers),
+                ))
+            })
+            .await?;
+        let spec = spec(&ask)?;
+        let summary: fold::Summary =
+            serde_json::from_value(result["summary"].clone()).unwrap_or_default();
+        Ok(json!({
+            "ok": true,
+            "outcome": "answered",
+            "counts": fold::counts_line(&spec, &summary),
+            "missing": missing,
+            "url": url,
+            "result": result,
+        }))
+    }
+
+    /// An export of a review: `(content type, file name, body)`.
+    pub async fn review_export(
+        &self,
+        ask_id: &str,
+        format: &str,
+    ) -> ApiResult<(&'static str, String, String)> {
+        let ask = self.load(ask_id).await?;
+        if ask.kind != "review" {
+            return Err(not_a_review(&ask));
+        }
+        let spec = spec(&ask)?;
+        let rec = recorded(&ask);
+        let rec = rec.as_deref();
+        Ok(match format {
+            "csv" => (
+                "text/csv; charset=utf-8",
+                format!("{ask_id}.csv"),
+                export::csv(&spec, rec),
+            ),
+            "json" => (
+                "application/json",
+                format!("{ask_id}.json"),
+                serde_json::to_string_pretty(&export::json(&spec, &ask.id, rec))
+                    .unwrap_or_default()
+                    + "\n",
+            ),
+            "html" => {
+                let details: Vec<Option<String>> = spec
+                    .items
+                    .iter()
+                    .map(|i| i.detail.as_deref().map(crate::render::markdown))
+                    .collect();
+                (
+                    "text/html; charset=utf-8",
+                    format!("{ask_id}.html"),
+                    export::html(
+                        &spec,
+                        &ask.id,
+                        &details,
+                        self.settings.virtual_threshold,
+                        rec,
+                    ),
+                )
+            }
+            other => {
+                return Err(ApiError::invalid(
+                    "invalid-request",
+                    None,
+                    vec![Problem::new(
+                        "format",
+                        "invalid_value",
+                        format!("format must be csv, html or json (got {other:?})"),
+                    )],
+                ));
+            }
+        })
+    }
+
+    /// The pending handle of a review.
+    pub(crate) fn review_pending(&self, ask: &Ask) -> Value {
+        let mut v = json!({
+            "outcome": "pending",
+            "ask_id": ask.id,
+            "url": self.ask_url(&ask.id),
+            "instruction": PENDING_INSTRUCTION,
+        });
+        if let Some(t) = &ask.title {
+            v["title"] = json!(t);
+        }
+        v
+    }
+
+    /// The review members of `GET /api/asks/{id}`: `rendered` (each item's `detail` as
+    /// sanitised HTML) and `review` (what the panel needs besides the spec).
+    pub(crate) fn review_view(&self, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        let spec = spec(ask)?;
+        let mut items = Map::new();
+        for i in &spec.items {
+            let mut r = Map::new();
+            if let Some(d) = &i.detail {
+                r.insert("detail".into(), json!(crate::render::markdown(d)));
+            }
+            items.insert(i.id.clone(), Value::Object(r));
+        }
+        v["rendered"] = json!({"items": items});
+        let exports: Vec<String> = ["csv", "html", "json"]
+            .iter()
+            .map(|f| format!("/api/asks/{}/export?format={f}", ask.id))
+            .collect();
+        v["review"] = json!({
+            "lang": spec.lang.as_str(),
+            "offline": spec.offline,
+            "surface": spec.default_surface().as_str(),
+            "virtualThreshold": self.settings.virtual_threshold,
+            "maxItems": self.settings.max_items,
+            "csvHint": spec.items.len() >= 50,
+            "exports": exports,
+        });
+        Ok(())
+    }
+}
+
+/// The sanitised draft of a review (`PUT /api/asks/{id}/draft`).
+pub(crate) fn clean_draft(ask: &Ask, body: &Json<'_>) -> ApiResult<Value> {
+    let spec = spec(ask)?;
+    draft::sanitize(&spec, body).map_err(|p| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-autosave",
+            p.message,
+        )
+    })
+}
+
+/// What the persist file holds: `report_text` for a `.md` path is decided at write time, so
+/// both forms travel: `(json, markdown)`.
+fn persist_content(result: &Value, title: &str, settled_at: &str) -> (String, String) {
+    let mut out = Map::new();
+    if let Some(r) = result.as_object() {
+        for (k, v) in r {
+            if k == "persisted" || k == "persist_error" {
+                continue;
+            }
+            out.insert(k.clone(), v.clone());
+            if k == "ask_id" {
+                out.insert("title".into(), json!(title));
+            }
+            if k == "surface" {
+                out.insert("settled_at".into(), json!(settled_at));
+            }
+        }
+    }
+    let json_text = serde_json::to_string_pretty(&Value::Object(out)).unwrap_or_default() + "\n";
+    let md = result["report_text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+        + "\n";
+    (json_text, md)
+}
+
+/// `persist` on the file system (`review.md` §7.1): resolution and confinement, checked when
+/// the call is validated and again when the file is written; the atomic write.
+pub mod persist {
+    use super::*;
+
+    fn unavailable() -> Problem {
+        Problem::new(
+            "persist",
+            "persist_unavailable",
+            "persist needs a workspace on the askd host; omit persist and save the result yourself",
+        )
+    }
+
+    fn invalid(why: String) -> Problem {
+        Problem::new("persist", "persist_invalid", format!("persist {why}"))
+    }
+
+    /// The canonical form of `p`: the longest leading run of components that exists is
+    /// canonicalised (symlinks resolved, `..` with its real meaning); the rest may not be
+    /// `.` or `..`.
+    fn resolve(p: &Path) -> Result<PathBuf, String> {
+        let comps: Vec<Component> = p.components().collect();
+        let mut k = comps.len();
+        let base = loop {
+            if k == 0 {
+                break PathBuf::new();
+            }
+            let prefix: PathBuf = comps[..k].iter().collect();
+            if std::fs::symlink_metadata(&prefix).is_ok() {
+                break std::fs::canonicalize(&prefix).map_err(|e| {
+                    format!(
+                        "cannot be resolved: {} ({e}; a dangling symbolic link?)",
+                        prefix.display()
+                    )
+                })?;
+            }
+            k -= 1;
+        };
+        let mut out = base;
+        for c in &comps[k..] {
+            match c {
+                Component::Normal(n) => out.push(n),
+                _ => {
+                    return Err(format!(
+                        "uses . or .. below {}, which does not exist yet",
+                        out.display()
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Resolves `path` against `workspace` and checks it (§7.1 steps 1–4).
+    pub fn check(
+        workspace: Option<&str>,
+        path: &str,
+        allow_external: bool,
+    ) -> Result<PathBuf, Problem> {
+        let ws = workspace.ok_or_else(unavailable)?;
+        let root = std::fs::canonicalize(ws).map_err(|_| unavailable())?;
+        if !root.is_dir() {
+            return Err(unavailable());
+        }
+        let raw = Path::new(path);
+        let joined = if raw.is_absolute() {
+            raw.to_path_buf()
+        } else {
+            root.join(raw)
+        };
+        let resolved = resolve(&joined).map_err(invalid)?;
+        if !allow_external && (!resolved.starts_with(&root) || resolved == root) {
+            return Err(Problem::new(
+                "persist",
+                "persist_outside_workspace",
+                format!(
+                    "persist resolves to {}, outside the workspace {}; use a path inside the workspace",
+                    resolved.display(),
+                    root.display()
+                ),
+            ));
+        }
+        if resolved.is_dir() {
+            return Err(invalid(format!(
+                "names a directory: {}",
+                resolved.display()
+            )));
+        }
+        Ok(resolved)
+    }
+
+    /// Writes the persist file atomically (a temporary file in the same directory, flushed,
+    /// renamed over the target); `content` is `(json, markdown)`. Returns the canonical path
+    /// written, or why not.
+    pub fn write(
+        workspace: Option<&str>,
+        path: &str,
+        allow_external: bool,
+        content: &(String, String),
+    ) -> Result<PathBuf, String> {
+        use std::io::Write;
+        let target = check(workspace, path, allow_external).map_err(|p| p.message)?;
+        let parent = target
+            .parent()
+            .ok_or_else(|| format!("persist has no parent directory: {}", target.display()))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        // Creating the directories may have changed what the path resolves to: check again.
+        let target = check(workspace, path, allow_external).map_err(|p| p.message)?;
+        let parent = target.parent().unwrap_or(Path::new("/"));
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let is_md = Path::new(&name)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+        let text = if is_md { &content.1 } else { &content.0 };
+        let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
+        let written = (|| -> std::io::Result<()> {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &target)?;
+            if let Ok(d) = std::fs::File::open(parent) {
+                let _ = d.sync_all();
+            }
+            Ok(())
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(format!("cannot write {}: {e}", target.display()));
+        }
+        Ok(target)
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ExportQuery {
+    format: Option<String>,
+}
+
+/// `GET /api/asks/{id}/export?format=csv|html|json`: the file, as an attachment.
+pub async fn export_route(
+    State(d): State<Arc<Daemon>>,
+    AskId(id): AskId,
+    QueryArgs(q): QueryArgs<ExportQuery>,
+) -> ApiResult<Response> {
+    let format = q.format.as_deref().unwrap_or("csv");
+    let (ct, name, body) = d.review_export(&id, format).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, ct.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// `POST /api/asks/{id}/import` `{format: "csv"|"json", content, dry_run?}`.
+pub async fn import_route(
+    State(d): State<Arc<Daemon>>,
+    AskId(id): AskId,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    let o = b.as_object().expect("checked by object()");
+    let field = |path: &str, code: &'static str, message: String| {
+        ApiError::invalid(
+            "invalid-request",
+            None,
+            vec![Problem::new(path, code, message)],
+        )
+    };
+    let format = match o.get_present("format") {
+        Some(Json::String(s)) => Format::parse(s).ok_or_else(|| {
+            field(
+                "format",
+                "invalid_value",
+                format!("format must be csv or json (got {s:?})"),
+            )
+        })?,
+        _ => {
+            return Err(field(
+                "format",
+                "required",
+                "format is required: csv or json".into(),
+            ));
+        }
+    };
+    let Some(Json::String(content)) = o.get_present("content") else {
+        return Err(field(
+            "content",
+            "required",
+            "content is required: the file's text".into(),
+        ));
+    };
+    let dry_run = o.get("dry_run").and_then(Json::as_bool).unwrap_or(false);
+    Ok(AxumJson(
+        d.review_import(&id, format, content, dry_run).await?,
+    ))
+}
