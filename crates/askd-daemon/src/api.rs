@@ -48,6 +48,7 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/api/asks/{id}/export", get(crate::review::export_route))
         .route("/api/records", get(records))
         .route("/api/events", get(events))
+        .merge(crate::drafts::routes())
         .method_not_allowed_fallback(method_not_allowed)
 }
 

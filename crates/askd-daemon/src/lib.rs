@@ -13,6 +13,8 @@
 //! - [`review`] — asks of kind `review` (`batch_review`): create, settle, persist, export,
 //!   import.
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
+//! - [`drafts`] — the question builder: draft files, the manifest, `survey_draft_set`,
+//!   `survey_draft_get`, `survey_draft_launch` and the settle transitions.
 //! - [`error`] — the one JSON error shape.
 //!
 //! # Invariants
@@ -23,6 +25,7 @@
 
 pub mod api;
 pub mod config;
+pub mod drafts;
 pub mod error;
 pub mod fence;
 pub mod hub;
@@ -63,6 +66,11 @@ pub struct Settings {
     pub virtual_threshold: usize,
     /// `[batch_review] allowExternalPersist`: `persist` may write outside the workspace.
     pub allow_external_persist: bool,
+    /// `[survey] structureQuestionCap`: `survey_draft_set op=structure` is refused when the
+    /// incoming graph has at least this many questions (exclusive cap, 1..=151).
+    pub structure_question_cap: usize,
+    /// The data directory: builder drafts of sessions without a workspace go below it.
+    pub data_dir: std::path::PathBuf,
 }
 
 /// The daemon's shared state: one per process.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_core::json::Json;
-use askd_mcp::backend::{Backend, CreatedAsk, ToolError};
+use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, ToolError};
 use askd_mcp::{AskdServer, Options};
 use askd_store::{NewSession, RecordFilter};
 use async_trait::async_trait;
@@ -103,6 +103,34 @@ impl Backend for InProcess {
             .withdraw(ask_id, reason)
             .await
             .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
+        self.0
+            .draft_set(session, args)
+            .await
+            .map_err(|e| tool_error(e, None))
+    }
+
+    async fn draft_get(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
+        self.0
+            .draft_get(session, args)
+            .await
+            .map_err(|e| tool_error(e, None))
+    }
+
+    async fn draft_launch(&self, session: &str, args: &Value) -> Result<DraftLaunch, ToolError> {
+        let l = self
+            .0
+            .draft_launch(session, args)
+            .await
+            .map_err(|e| tool_error(e, None))?;
+        Ok(DraftLaunch {
+            ask_id: l.ask_id,
+            url: l.url,
+            created: l.created,
+            draft: l.slug,
+        })
     }
 
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {

@@ -39,6 +39,8 @@ pub struct ServeConfig {
     pub virtual_threshold: usize,
     /// `[batch_review] allowExternalPersist`.
     pub allow_external_persist: bool,
+    /// `[survey] structureQuestionCap`.
+    pub structure_question_cap: usize,
     /// Exit after this long with nothing pending and no request; `None` = never.
     pub idle_exit: Option<Duration>,
 }
@@ -195,6 +197,8 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             max_items: cfg.max_items,
             virtual_threshold: cfg.virtual_threshold,
             allow_external_persist: cfg.allow_external_persist,
+            structure_question_cap: cfg.structure_question_cap,
+            data_dir: cfg.data_dir.clone(),
         },
         base_url.clone(),
         token.clone(),

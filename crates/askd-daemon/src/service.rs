@@ -209,7 +209,12 @@ impl Daemon {
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
         let settled_old = created.events.iter().any(|e| e.kind == "ask.settled");
-        self.hub.publish(created.events);
+        let mut events = created.events;
+        if let (true, Some((old_id, _))) = (settled_old, &superseded) {
+            // A superseded ask that a draft launched reopens that draft (survey.md §10.3).
+            events.extend(self.draft_on_settle(old_id, "superseded").await);
+        }
+        self.hub.publish(events);
         if let (true, Some((old_id, settlement))) = (settled_old, superseded)
             && let Ok(old) = self.load(&old_id).await
         {
@@ -221,7 +226,7 @@ impl Daemon {
         })
     }
 
-    async fn new_survey(
+    pub(crate) async fn new_survey(
         &self,
         session_id: &str,
         args: Json<'_>,
@@ -389,7 +394,14 @@ impl Daemon {
             .settle(&ask.id, &settlement)
             .await
             .map_err(|e| ApiError::store(e, &ask.id))?;
-        self.hub.publish([event]);
+        // The draft this survey was launched from follows the settle (survey.md §10.3),
+        // before the waiter wakes, so the agent never sees a stale draft status.
+        let drafts = if ask.kind == "survey" {
+            self.draft_on_settle(&ask.id, &settlement.outcome).await
+        } else {
+            Vec::new()
+        };
+        self.hub.publish(std::iter::once(event).chain(drafts));
         if ask.kind == "survey" {
             self.workspace_copy(ask, &settlement).await;
         }

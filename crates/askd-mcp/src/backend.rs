@@ -56,6 +56,16 @@ pub struct CreatedAsk {
     pub created: bool,
 }
 
+/// A launched (or re-attached) builder draft: the survey ask to wait on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftLaunch {
+    pub ask_id: String,
+    pub url: String,
+    pub created: bool,
+    /// The draft's slug.
+    pub draft: String,
+}
+
 #[async_trait]
 pub trait Backend: Send + Sync + 'static {
     /// Opens (or continues, with `id`) the session of one agent conversation.
@@ -81,6 +91,12 @@ pub trait Backend: Send + Sync + 'static {
     async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError>;
     /// Every stored record of `kind` (§11.1 form), any order.
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError>;
+    /// `survey_draft_set` for the session: the op's result (`survey.md` §10.4).
+    async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError>;
+    /// `survey_draft_get` for the session: the checklist (`survey.md` §10.5).
+    async fn draft_get(&self, session: &str, args: &Value) -> Result<Value, ToolError>;
+    /// `survey_draft_launch` for the session, up to the survey ask to wait on (§10.6).
+    async fn draft_launch(&self, session: &str, args: &Value) -> Result<DraftLaunch, ToolError>;
 }
 
 /// Finds the daemon again — starting it when none answers — and returns its URL and token.
@@ -303,6 +319,56 @@ impl Backend for HttpBackend {
             Ok(b["result"].clone())
         } else {
             Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
+        let body = json!({"session": session, "args": args});
+        let (status, b) = self
+            .call(reqwest::Method::POST, "/api/drafts/set", Some(&body), None)
+            .await?;
+        if status == 200 {
+            Ok(b)
+        } else {
+            Err(Self::error(&b, None))
+        }
+    }
+
+    async fn draft_get(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
+        let body = json!({"session": session, "args": args});
+        let (status, b) = self
+            .call(reqwest::Method::POST, "/api/drafts/get", Some(&body), None)
+            .await?;
+        if status == 200 {
+            Ok(b)
+        } else {
+            Err(Self::error(&b, None))
+        }
+    }
+
+    async fn draft_launch(&self, session: &str, args: &Value) -> Result<DraftLaunch, ToolError> {
+        let body = json!({"session": session, "args": args});
+        let (status, b) = self
+            .call(
+                reqwest::Method::POST,
+                "/api/drafts/launch",
+                Some(&body),
+                None,
+            )
+            .await?;
+        match (
+            status,
+            b["ask_id"].as_str(),
+            b["url"].as_str(),
+            b["draft"].as_str(),
+        ) {
+            (200 | 201, Some(id), Some(url), Some(draft)) => Ok(DraftLaunch {
+                ask_id: id.to_string(),
+                url: url.to_string(),
+                created: status == 201,
+                draft: draft.to_string(),
+            }),
+            _ => Err(Self::error(&b, None)),
         }
     }
 

@@ -210,6 +210,30 @@ impl AskdServer {
         self.wait(&created.ask_id, budget, ctx).await
     }
 
+    /// `survey_draft_launch` (`survey.md` §10.6): the gate and the ask in the daemon, then
+    /// the same wait as `ask_survey`; the result names the draft.
+    async fn launch_tool(
+        &self,
+        args: Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        let client = Self::client_name(ctx);
+        let session = self.session(ctx).await?.to_string();
+        let launched = self.backend.draft_launch(&session, &args).await?;
+        if launched.created
+            && self.first_ask.swap(false, Ordering::SeqCst)
+            && let Some(hook) = &self.opts.on_first_ask
+        {
+            hook(&launched.url);
+        }
+        let budget = self.budget(&args, &client);
+        let result = self.wait(&launched.ask_id, budget, ctx).await?;
+        Ok(askd_core::survey::draft::launch_result(
+            result,
+            &launched.draft,
+        ))
+    }
+
     async fn run(
         &self,
         name: &str,
@@ -238,6 +262,15 @@ impl AskdServer {
                 let reason = args.get("reason").and_then(Value::as_str);
                 self.backend.withdraw(ask_id, reason).await
             }
+            tools::SURVEY_DRAFT_SET => {
+                let session = self.session(ctx).await?.to_string();
+                self.backend.draft_set(&session, &args).await
+            }
+            tools::SURVEY_DRAFT_GET => {
+                let session = self.session(ctx).await?.to_string();
+                self.backend.draft_get(&session, &args).await
+            }
+            tools::SURVEY_DRAFT_LAUNCH => self.launch_tool(args, ctx).await,
             tools::SURVEY_RECORDS => {
                 let records = self.backend.records("survey").await?;
                 let limit = askd_core::survey::records::clamp_limit(args.get("limit"));
@@ -253,7 +286,7 @@ impl AskdServer {
             other => Err(ToolError::new(
                 "UNKNOWN_TOOL",
                 format!(
-                    "askd has no tool named {other:?}; its tools are ask_survey, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review"
+                    "askd has no tool named {other:?}; its tools are ask_survey, survey_draft_set, survey_draft_get, survey_draft_launch, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review"
                 ),
             )),
         }

@@ -12,8 +12,11 @@ pub const AWAIT_ANSWER: &str = "await_answer";
 pub const SURVEY_RECORDS: &str = "survey_records";
 pub const WITHDRAW_ASK: &str = "withdraw_ask";
 pub const BATCH_REVIEW: &str = "batch_review";
+pub const SURVEY_DRAFT_SET: &str = "survey_draft_set";
+pub const SURVEY_DRAFT_GET: &str = "survey_draft_get";
+pub const SURVEY_DRAFT_LAUNCH: &str = "survey_draft_launch";
 
-const ASK_SURVEY_DESCRIPTION: &str = "Put a branching survey in front of the user and wait for their structured decision. Use it for 4+ questions, whenever an answer changes what is asked next, or when options need more than one sentence to choose well (for 1-3 flat confirmations use ask_user_question). The survey is a graph: `entry` names the first question; each option's `next` (an id, a list of ids, or null = branch ends) decides what follows; a question-level `next` applies to options without one. The bar: an intro that orients (what is decided, why now, how long); self-contained prompts; at least 5 genuinely distinct stance options per question (never filler — make it free-text instead); every option's `insight` as three Markdown rows **Promise** / **Price** / **Present**, each one checkable sentence; `sources` on every option; branching wherever an answer changes what matters; the user's language, short ASCII ids and keys; quick templates last, as whole-survey stances that answer exactly the questions their own branch reaches. Call survey_records first and never re-ask what a record already answered. Invalid specs come back with every problem and its path: fix them all in one retry. The call waits for the user; when it returns `outcome: pending`, call await_answer with the ask_id — never answer for the user. On `answered`, follow `handling`: mirror the user's stance in one line first, trace each decision to its answer, never re-ask, honour justifications. Reroll / Push / Discuss outcomes carry an `instruction` to follow.";
+const ASK_SURVEY_DESCRIPTION: &str = "Put a branching survey in front of the user and wait for their structured decision. Use it for 4+ questions, whenever an answer changes what is asked next, or when options need more than one sentence to choose well (for 1-3 flat confirmations use ask_user_question; for 10+ questions or research-backed work, grow the survey with survey_draft_set instead of one giant call). The survey is a graph: `entry` names the first question; each option's `next` (an id, a list of ids, or null = branch ends) decides what follows; a question-level `next` applies to options without one. The bar: an intro that orients (what is decided, why now, how long); self-contained prompts; at least 5 genuinely distinct stance options per question (never filler — make it free-text instead); every option's `insight` as three Markdown rows **Promise** / **Price** / **Present**, each one checkable sentence; `sources` on every option; branching wherever an answer changes what matters; the user's language, short ASCII ids and keys; quick templates last, as whole-survey stances that answer exactly the questions their own branch reaches. Call survey_records first and never re-ask what a record already answered. Invalid specs come back with every problem and its path: fix them all in one retry. The call waits for the user; when it returns `outcome: pending`, call await_answer with the ask_id — never answer for the user. On `answered`, follow `handling`: mirror the user's stance in one line first, trace each decision to its answer, never re-ask, honour justifications. Reroll / Push / Discuss outcomes carry an `instruction` to follow.";
 
 const ASK_USER_QUESTION_DESCRIPTION: &str = "Ask the user 1-4 quick, flat questions (no branching) and wait for the answers; for 1-3 confirmations or choices. Each question: a unique `id` (echoed back), the `question` (Markdown), an optional short `header` chip, optional `detail`, and 2-12 `options` ({label, description?}) — omit options for a free-text question; a free-text \"other\" row is always offered. Set `multi_select: true` to allow several labels. A label ending in \"(Recommended)\" shows a badge. The result is `{outcome: \"answered\", answers: [{id, selected: [labels], custom?}], skipped: [ids], handling}`; when it is `outcome: pending`, call await_answer with the ask_id. For 4+ questions or answers that change what comes next, use ask_survey.";
 
@@ -24,6 +27,12 @@ const SURVEY_RECORDS_DESCRIPTION: &str = "Read the user's recent settled surveys
 const WITHDRAW_ASK_DESCRIPTION: &str = "Take back an ask this session created that the user no longer needs to answer (the question became moot). It settles as aborted, leaves the inbox, and stays in the records. Withdrawing a settled ask returns its result unchanged.";
 
 const BATCH_REVIEW_DESCRIPTION: &str = "Hand the human a checklist in one call and wait for one verdict and an optional note per item, all on one screen (1 item: a card; 2+: a panel). Use it when the human must give several independent, same-shaped decisions at once: a checklist to verify, acceptance items (op + expect), review findings to triage, a list of renames or deletions to confirm, options to rate. For one to three flat questions use ask_user_question; when later questions depend on earlier answers use ask_survey. Build it well: one heading per item (title); the action and its expected result in op and expect, long context in detail (Markdown), never in the heading; related items sorted into groups (a large review is only workable in sections); no padding with things you can decide yourself, and never re-ask what the human already decided. Types: confirm (pass / fail / pending; the default), bool (yes / no; boolDesc says what Yes means), choice (options [{v, t}], multiSelect), text (a written answer, returned in note), scale (min..max, default 1..5). At most maxItems items (100 by default): for more, split into batches by group, or pass offline: true to have it reviewed as a spreadsheet (askd review export / import). persist writes a copy of the result to a file inside your workspace (.md gets report_text, anything else JSON); the result says persisted or persist_error. Subagents may call it directly. An invalid call comes back with every problem as {path, code, message} and nothing was shown: fix them all in one retry. Reading the result: only filled verdicts are decisions. A blank item (filled: false) is NEVER an approval: report it and follow it up. pending is not a pass either. fail items and their notes are the work to do next. cancelled: true means there are no verdicts at all: ask again. Call batch_review once per batch; if it returns outcome: pending, resume with await_answer(ask_id); if a call was cut off before it returned an ask id, repeating the identical call re-attaches to the same review — never send a changed copy of a batch that is still pending. report_text is ready to paste into your reply; act on items and summary.";
+
+const SURVEY_DRAFT_SET_DESCRIPTION: &str = "Grow a large, research-grounded survey as a draft file (<workspace>/.askd/survey-drafts/<slug>.json, git-diffable, kept as reference) a few questions at a time instead of one giant ask_survey payload: use it for 10+ questions or research-backed work. The loop: research 9-12 comparable systems first and write the findings down (.docs/research/, .docs/digest/, .docs/research/rips/, .refs/); op=begin locks a full-frame skeleton (every id, at least 5 option keys per question, the `next` wiring; prompts and labels may be `TODO:` stubs); op=patch fleshes out at most 3 questions per call, prose only (prompt, header, detail, option label / description / insight / diagram / sources / recommended; options merge by `key`, or by index when no entry has one; `null` deletes a field; a changed `next` is refused — rewire with op=structure), and also sets the draft-level `intro` and `quick` (quick templates last, coverage-checked at once); op=structure replaces the whole graph (rewire, add or remove questions and options) while the incoming graph has fewer questions than structureQuestionCap, carrying prose over by question id and option key, and bumps the revision; op=discard abandons a draft (the file stays); op=reopen brings one back. For large payloads pass file=: a workspace JSON file whose members are these parameters (inline arguments win). The bar: self-contained prompts; at least 5 genuinely distinct stance options; every insight as three rows **Promise** / **Price** / **Present**; sources on every option, and one per question naming a file path or URL; the user's language, short ASCII ids and keys. Every result carries the checklist (`completeness`); repeat research → patch → survey_draft_get until it is clean, then survey_draft_launch.";
+
+const SURVEY_DRAFT_GET_DESCRIPTION: &str = "The builder's checklist for a draft (default: this session's active draft; an explicit slug also finds discarded drafts): per question, every missing required field (`TODO:` stubs, missing descriptions, insights and sources), survey-level gaps, totals, the grounding gaps (every option needs a source; in standard mode one option per question must cite where its comparison target lives, as a file path or URL), and validation of the current file, hand edits included. It is the launch gate made visible: fix every entry with survey_draft_set op=patch (or op=structure for the graph), then call survey_draft_launch.";
+
+const SURVEY_DRAFT_LAUNCH_DESCRIPTION: &str = "Put a finished builder draft in front of the user as the survey wizard and wait, exactly like ask_survey. Nothing is shown while the file fails validation (SURVEY_DRAFT_BAD_SPEC: fix with survey_draft_set op=structure), has any `TODO:` stub or missing required field (SURVEY_DRAFT_INCOMPLETE, with the exact list), or misses sources (SURVEY_DRAFT_UNGROUNDED); fix them with op=patch and relaunch. A draft already launched re-attaches to its pending survey. Results are ask_survey's plus `draft`: on `answered` follow `handling` (mirror the user's stance in one line first, trace each decision, never re-ask, honour justifications); reroll / push / discuss / superseded reopen the draft (`draftReopened: true`): follow the `instruction` and revise the same draft through the builder loop, never one-shot a new ask_survey; on `pending` call await_answer with the ask_id and never answer for the user.";
 
 fn object(v: Value) -> Arc<JsonObject> {
     match v {
@@ -263,10 +272,198 @@ fn withdraw_ask() -> Tool {
     t
 }
 
+/// The `survey` member of the builder's arguments: `ask_survey`'s survey schema, with the
+/// prompt and option labels optional (begin and structure stub them in), or the same as
+/// JSON text.
+fn draft_survey_schema() -> Value {
+    let mut survey = askd_core::survey::model::args_schema()["properties"]["survey"].clone();
+    let question = &mut survey["properties"]["questions"]["additionalProperties"];
+    if let Some(r) = question["required"].as_array_mut() {
+        r.retain(|m| m != "prompt");
+    }
+    if let Some(r) = question["properties"]["options"]["items"]["required"].as_array_mut() {
+        r.retain(|m| m != "label");
+    }
+    survey["description"] = json!(
+        "The graph {entry, questions, title?, intro?, quick?} (begin, structure); prompts and labels may be omitted or `TODO:` stubs. May be sent as JSON text."
+    );
+    json!({"anyOf": [survey, {"type": "string", "description": "The survey as JSON text."}]})
+}
+
+/// A question patch: prose fields only; `null` deletes.
+fn question_patch_schema() -> Value {
+    let option = json!({
+        "type": "object",
+        "description": "Merged onto the stored option with the same key, or by index when no entry has a key; an unknown key appends.",
+        "properties": {
+            "key": {"type": "string"},
+            "label": {"type": ["string", "null"]},
+            "description": {"type": ["string", "null"]},
+            "insight": {"type": ["string", "null"], "description": "Three Markdown rows: **Promise** / **Price** / **Present**."},
+            "diagram": {"type": ["string", "null"]},
+            "sources": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Replaces the whole list."},
+            "recommended": {"type": ["boolean", "null"]},
+            "next": {"description": "Accepted only when equal to the stored value (rewire with op=structure)."}
+        }
+    });
+    json!({
+        "type": "object",
+        "properties": {
+            "prompt": {"type": ["string", "null"]},
+            "header": {"type": ["string", "null"]},
+            "detail": {"type": ["string", "null"]},
+            "multiSelect": {"type": ["boolean", "null"]},
+            "allowCustom": {"type": ["boolean", "null"]},
+            "skippable": {"type": ["boolean", "null"]},
+            "options": {"type": "array", "items": option},
+            "next": {"description": "Accepted only when equal to the stored value (rewire with op=structure)."}
+        }
+    })
+}
+
+fn completeness_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "ready": {"type": "boolean"},
+            "totals": {"type": "object", "properties": {
+                "questions": {"type": "integer"}, "complete": {"type": "integer"},
+                "missingFields": {"type": "integer"}
+            }, "required": ["questions", "complete", "missingFields"]},
+            "incomplete": {"type": "array", "items": gap_schema()},
+            "surveyLevel": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["ready", "totals", "incomplete", "surveyLevel"]
+    })
+}
+
+fn gap_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "id": {"type": "string"},
+        "missing": {"type": "array", "items": {"type": "string"}}
+    }, "required": ["id", "missing"]})
+}
+
+fn survey_draft_set() -> Tool {
+    let quick =
+        askd_core::survey::model::args_schema()["properties"]["survey"]["properties"]["quick"]
+            .clone();
+    let mut t = Tool::new(
+        SURVEY_DRAFT_SET,
+        SURVEY_DRAFT_SET_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "op": {"type": "string", "enum": ["begin", "patch", "structure", "discard", "reopen"]},
+                "slug": {"type": "string", "description": "Which draft (patch, structure, discard, reopen). Default: this session's active draft."},
+                "title": {"type": "string", "description": "The draft title, which is also the survey title. Begin defaults it to \"Draft survey\"; later ops rename without changing the slug."},
+                "grounding": {"type": "string", "enum": ["standard", "internal"], "description": "internal (surveys about the project's own internals) skips the file-path-or-URL comparison check. Default standard."},
+                "survey": draft_survey_schema(),
+                "questions": {"type": "object", "maxProperties": 3, "additionalProperties": question_patch_schema(),
+                    "description": "patch: question id -> prose patch, at most 3 per call."},
+                "intro": {"type": ["string", "null"], "description": "patch: replaces (or with null deletes) the intro."},
+                "quick": {"anyOf": [quick, {"type": "null"}], "description": "patch: replaces (or with null deletes) the quick templates; author them last."},
+                "file": {"type": "string", "description": "A JSON file inside the workspace whose members are used as these parameters (inline arguments win)."}
+            },
+            "required": ["op"]
+        })),
+    );
+    t.title = Some("Build a large survey step by step".into());
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "op": {"type": "string"},
+            "slug": {"type": "string"},
+            "title": {"type": "string"},
+            "status": {"type": "string", "enum": ["building", "launched", "answered", "reopened", "discarded"]},
+            "revision": {"type": "integer"},
+            "grounding": {"type": "object", "properties": {
+                "mode": {"type": "string", "enum": ["standard", "internal"]},
+                "ready": {"type": "boolean"}
+            }},
+            "active": {"type": "boolean", "description": "Whether this is now the session's active draft."},
+            "file": {"type": "string", "description": "The draft file: workspace-relative, or absolute without a workspace."},
+            "completeness": completeness_schema()
+        },
+        "required": ["op", "slug", "status"]
+    })));
+    t
+}
+
+fn survey_draft_get() -> Tool {
+    let mut t = Tool::new(
+        SURVEY_DRAFT_GET,
+        SURVEY_DRAFT_GET_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "slug": {"type": "string", "description": "Which draft. Default: this session's active draft."}
+            }
+        })),
+    );
+    t.title = Some("Check a survey draft against the launch gate".into());
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "slug": {"type": "string"},
+            "title": {"type": "string"},
+            "status": {"type": "string", "enum": ["building", "launched", "answered", "reopened", "discarded"]},
+            "revision": {"type": "integer"},
+            "active": {"type": "boolean"},
+            "file": {"type": "string"},
+            "updatedAt": {"type": "string"},
+            "askId": {"type": "string", "description": "The survey ask of the latest launch."},
+            "completeness": completeness_schema(),
+            "grounding": {"type": "object", "properties": {
+                "ready": {"type": "boolean"},
+                "mode": {"type": "string", "enum": ["standard", "internal"]},
+                "gaps": {"type": "array", "items": gap_schema()}
+            }, "required": ["ready", "mode", "gaps"]},
+            "validation": {"type": "object", "properties": {
+                "ok": {"type": "boolean"},
+                "errors": {"type": "array", "items": {"type": "object"}}
+            }, "required": ["ok", "errors"]}
+        },
+        "required": ["slug", "status", "completeness", "grounding", "validation"]
+    })));
+    t.annotations = Some(ToolAnnotations::default().read_only(true));
+    t
+}
+
+fn survey_draft_launch() -> Tool {
+    let mut t = Tool::new(
+        SURVEY_DRAFT_LAUNCH,
+        SURVEY_DRAFT_LAUNCH_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "slug": {"type": "string", "description": "Which draft. Default: this session's active draft."},
+                "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds; the shorter of it and askd's maxWait applies."}
+            }
+        })),
+    );
+    t.title = Some("Launch a finished survey draft".into());
+    t.output_schema = Some(object(result_schema(
+        &[
+            "answered",
+            "reroll",
+            "push",
+            "discuss",
+            "superseded",
+            "pending",
+        ],
+        survey_answers(),
+    )));
+    t
+}
+
 /// Every tool, in the order they are listed.
 pub fn all() -> Vec<Tool> {
     vec![
         ask_survey(),
+        survey_draft_set(),
+        survey_draft_get(),
+        survey_draft_launch(),
         ask_user_question(),
         await_answer(),
         survey_records(),

@@ -37,6 +37,11 @@ macro_rules! conformance_tests {
             unknown_ids_are_not_found,
             concurrent_writes_fail_alone,
             settle_refuses_when_banks_changed,
+            drafts_save_and_read_back,
+            drafts_active_pointer_is_per_session,
+            drafts_compare_and_set,
+            launch_draft_links_the_ask_in_one_transaction,
+            launch_draft_failure_changes_nothing,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -644,4 +649,243 @@ pub async fn settle_refuses_when_banks_changed(store: Arc<dyn Store>) {
     let mut fresh = settlement("answered");
     fresh.expect_banked = Some(1);
     store.settle("a1", &fresh).await.unwrap();
+}
+
+fn draft(slug: &str, session_id: &str, status: &str) -> Draft {
+    Draft {
+        slug: slug.into(),
+        session_id: session_id.into(),
+        title: format!("Title of {slug}"),
+        status: status.into(),
+        file: format!("/work/project/.askd/survey-drafts/{slug}.json"),
+        workspace: Some("/work/project".into()),
+        created_at: "2026-11-29T22:47:00.000Z".into(),
+        updated_at: crate::now(),
+        revision: 0,
+        ready: false,
+        progress: DraftProgress {
+            questions: 1,
+            complete: 0,
+            missing_fields: 21,
+        },
+        grounding: "standard".into(),
+        ask_id: None,
+    }
+}
+
+fn save(d: &Draft, active: ActivePointer, event: Option<Value>) -> DraftSave {
+    DraftSave {
+        draft: d.clone(),
+        active,
+        event,
+        expect: None,
+    }
+}
+
+/// A draft row reads back as written, with its event; a save without an event appends none.
+pub async fn drafts_save_and_read_back(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let mut d = draft("api-survey", &s.id, "building");
+    let payload = json!({"session": s.id, "slug": "api-survey", "status": "building"});
+    let e = store
+        .save_draft(save(
+            &d,
+            ActivePointer::Set(s.id.clone()),
+            Some(payload.clone()),
+        ))
+        .await
+        .unwrap()
+        .expect("an event");
+    assert_eq!(e.kind, "draft.updated");
+    assert_eq!(e.payload, payload);
+    assert_eq!(store.draft("api-survey").await.unwrap(), Some(d.clone()));
+    assert_eq!(
+        store.active_draft(&s.id).await.unwrap().as_deref(),
+        Some("api-survey")
+    );
+    // Replace: every column follows; no event this time.
+    d.title = "Renamed".into();
+    d.revision = 3;
+    d.ready = true;
+    d.progress.complete = 1;
+    d.grounding = "internal".into();
+    assert_eq!(
+        store
+            .save_draft(save(&d, ActivePointer::Keep, None))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(store.draft("api-survey").await.unwrap(), Some(d.clone()));
+    assert_eq!(store.last_event().await.unwrap(), e.seq);
+    assert_eq!(store.draft("missing").await.unwrap(), None);
+    assert_eq!(store.draft_by_ask("missing").await.unwrap(), None);
+    let other = store.open_session(session("o")).await.unwrap();
+    store
+        .save_draft(save(
+            &draft("other", &other.id, "building"),
+            ActivePointer::Keep,
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(store.drafts(None).await.unwrap().len(), 2);
+    let mine = store.drafts(Some(&s.id)).await.unwrap();
+    assert_eq!(mine, vec![d]);
+    assert_eq!(store.active_draft(&other.id).await.unwrap(), None);
+}
+
+/// At most one active draft per session; a draft may be active for several sessions, and
+/// clearing removes every pointer to it.
+pub async fn drafts_active_pointer_is_per_session(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("one")).await.unwrap();
+    let s2 = store.open_session(session("two")).await.unwrap();
+    let d1 = draft("d1", &s1.id, "building");
+    let d2 = draft("d2", &s1.id, "building");
+    store
+        .save_draft(save(&d1, ActivePointer::Set(s1.id.clone()), None))
+        .await
+        .unwrap();
+    store
+        .save_draft(save(&d2, ActivePointer::Set(s1.id.clone()), None))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.active_draft(&s1.id).await.unwrap().as_deref(),
+        Some("d2")
+    );
+    // d1 keeps its row and status.
+    assert_eq!(store.draft("d1").await.unwrap().unwrap().status, "building");
+    store
+        .save_draft(save(&d1, ActivePointer::Set(s2.id.clone()), None))
+        .await
+        .unwrap();
+    let mut all = store.active_drafts().await.unwrap();
+    all.sort();
+    let mut expected = vec![
+        (s1.id.clone(), "d2".to_string()),
+        (s2.id.clone(), "d1".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(all, expected);
+    store
+        .save_draft(save(&d2, ActivePointer::Set(s2.id.clone()), None))
+        .await
+        .unwrap();
+    let discarded = draft("d2", &s1.id, "discarded");
+    store
+        .save_draft(save(&discarded, ActivePointer::ClearAll, None))
+        .await
+        .unwrap();
+    assert_eq!(store.active_draft(&s1.id).await.unwrap(), None);
+    assert_eq!(store.active_draft(&s2.id).await.unwrap(), None);
+    assert!(store.active_drafts().await.unwrap().is_empty());
+    assert_eq!(
+        store.draft("d2").await.unwrap().unwrap().status,
+        "discarded"
+    );
+}
+
+/// A save with an expectation lands only when the row still matches it.
+pub async fn drafts_compare_and_set(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let d = draft("d", &s.id, "building");
+    store
+        .save_draft(save(&d, ActivePointer::Keep, None))
+        .await
+        .unwrap();
+    let before = store.last_event().await.unwrap();
+    let mut reopened = draft("d", &s.id, "reopened");
+    reopened.revision = 9;
+    let mut cas = save(
+        &reopened,
+        ActivePointer::Set(s.id.clone()),
+        Some(json!({"slug": "d"})),
+    );
+    cas.expect = Some(("launched".into(), Some("a1".into())));
+    let err = store.save_draft(cas.clone()).await.unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    assert_eq!(store.draft("d").await.unwrap(), Some(d));
+    assert_eq!(store.active_draft(&s.id).await.unwrap(), None);
+    assert_eq!(store.last_event().await.unwrap(), before);
+    cas.expect = Some(("building".into(), None));
+    assert!(store.save_draft(cas).await.unwrap().is_some());
+    assert_eq!(store.draft("d").await.unwrap().unwrap().revision, 9);
+}
+
+/// The launch creates the ask and links the draft in one transaction, events in order;
+/// re-attaching to an identical pending ask links that one.
+pub async fn launch_draft_links_the_ask_in_one_transaction(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let d = draft("d", &s.id, "building");
+    store
+        .save_draft(save(&d, ActivePointer::Set(s.id.clone()), None))
+        .await
+        .unwrap();
+    let created = store
+        .launch_draft(
+            new_ask("a1", &s.id, json!({"entry": "q1"})),
+            d.clone(),
+            json!({"slug": "d", "status": "building"}),
+        )
+        .await
+        .unwrap();
+    assert!(created.created);
+    let kinds: Vec<&str> = created.events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["ask.created", "draft.updated"]);
+    assert!(created.events[0].seq < created.events[1].seq);
+    assert_eq!(
+        created.events[1].payload,
+        json!({"slug": "d", "status": "launched", "askId": "a1"})
+    );
+    let linked = store.draft("d").await.unwrap().unwrap();
+    assert_eq!(linked.status, "launched");
+    assert_eq!(linked.ask_id.as_deref(), Some("a1"));
+    assert_eq!(store.draft_by_ask("a1").await.unwrap(), Some(linked));
+    assert_eq!(
+        store.active_draft(&s.id).await.unwrap().as_deref(),
+        Some("d"),
+        "launch leaves the pointer"
+    );
+    // An identical payload re-attaches: nothing new, the draft points at the pending ask.
+    let d2 = draft("d2", &s.id, "building");
+    let again = store
+        .launch_draft(
+            new_ask("a2", &s.id, json!({"entry": "q1"})),
+            d2,
+            json!({"slug": "d2"}),
+        )
+        .await
+        .unwrap();
+    assert!(!again.created);
+    assert_eq!(again.ask.id, "a1");
+    assert_eq!(again.events.len(), 1);
+    assert_eq!(
+        store.draft("d2").await.unwrap().unwrap().ask_id.as_deref(),
+        Some("a1")
+    );
+    assert_eq!(store.ask("a2").await.unwrap(), None);
+}
+
+/// A launch that cannot create its ask leaves the draft and the log untouched.
+pub async fn launch_draft_failure_changes_nothing(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let d = draft("d", &s.id, "building");
+    store
+        .save_draft(save(&d, ActivePointer::Keep, None))
+        .await
+        .unwrap();
+    let before = store.last_event().await.unwrap();
+    let err = store
+        .launch_draft(
+            new_ask("a1", "no-such-session", json!({"entry": "q1"})),
+            d.clone(),
+            json!({"slug": "d"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::UnknownSession(_)), "{err:?}");
+    assert_eq!(store.draft("d").await.unwrap(), Some(d));
+    assert_eq!(store.last_event().await.unwrap(), before);
+    assert_eq!(store.ask("a1").await.unwrap(), None);
 }

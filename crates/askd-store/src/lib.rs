@@ -33,6 +33,7 @@ pub fn now() -> String {
 }
 
 use async_trait::async_trait;
+use serde_json::Value;
 
 /// Why a store operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +105,25 @@ pub trait Store: Send + Sync + 'static {
     async fn last_event(&self) -> StoreResult<i64>;
     /// Settled records, newest first.
     async fn records(&self, filter: &RecordFilter) -> StoreResult<Vec<Record>>;
+
+    /// The manifest row of a builder draft.
+    async fn draft(&self, slug: &str) -> StoreResult<Option<Draft>>;
+    /// The draft whose latest launch is `ask_id`.
+    async fn draft_by_ask(&self, ask_id: &str) -> StoreResult<Option<Draft>>;
+    /// Every draft (of one session when given), most recently updated first.
+    async fn drafts(&self, session_id: Option<&str>) -> StoreResult<Vec<Draft>>;
+    /// The active draft of every session, as `(session, slug)`, ordered by session.
+    async fn active_drafts(&self) -> StoreResult<Vec<(String, String)>>;
+    /// The session's active draft.
+    async fn active_draft(&self, session_id: &str) -> StoreResult<Option<String>>;
+    /// Writes a draft's manifest row, its pointer change and its `draft.updated` event in
+    /// one transaction; returns the event.
+    async fn save_draft(&self, save: DraftSave) -> StoreResult<Option<Event>>;
+    /// Creates a survey ask exactly as [`Store::create_ask`] does (re-attach, supersession,
+    /// seeding) and, in the same transaction, links the draft to it: the row is written with
+    /// status `launched` and the ask's id, and `draft.updated` (`event`, with `askId` set to
+    /// that id) is appended after the ask's events.
+    async fn launch_draft(&self, ask: NewAsk, draft: Draft, event: Value) -> StoreResult<Created>;
 
     /// Flushes the write-ahead log into the main database file (graceful shutdown).
     async fn checkpoint(&self) -> StoreResult<()>;

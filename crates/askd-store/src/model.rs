@@ -213,3 +213,60 @@ pub struct RecordFilter {
     pub outcome: Option<String>,
     pub limit: Option<u32>,
 }
+
+/// One builder draft in the manifest (`survey.md` §10.2). The draft file holds the content;
+/// this row holds the status, the launched ask and the progress the UI shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Draft {
+    pub slug: String,
+    /// The session that owns the draft.
+    pub session_id: String,
+    pub title: String,
+    /// `building`, `launched`, `answered`, `reopened` or `discarded`.
+    pub status: String,
+    /// The draft file's absolute path.
+    pub file: String,
+    pub workspace: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub revision: i64,
+    /// Whether the launch gate would pass.
+    pub ready: bool,
+    pub progress: DraftProgress,
+    /// `standard` or `internal`.
+    pub grounding: String,
+    /// The survey ask of the latest launch.
+    pub ask_id: Option<String>,
+}
+
+/// `{questions, complete, missingFields}` of a draft's checklist.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DraftProgress {
+    pub questions: i64,
+    pub complete: i64,
+    pub missing_fields: i64,
+}
+
+/// What a manifest write does to the sessions' active-draft pointers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActivePointer {
+    /// Leave every pointer as it is.
+    Keep,
+    /// Make the draft the active draft of this session (replacing its previous one).
+    Set(String),
+    /// Clear every pointer to the draft.
+    ClearAll,
+}
+
+/// One manifest write: the row (inserted or replaced), the pointer change and the
+/// `draft.updated` event, in one transaction.
+#[derive(Debug, Clone)]
+pub struct DraftSave {
+    pub draft: Draft,
+    pub active: ActivePointer,
+    /// The `draft.updated` payload, kept verbatim; `None` appends no event.
+    pub event: Option<Value>,
+    /// Compare-and-set: write only when the stored row has this status and ask id
+    /// ([`crate::StoreError::Conflict`] otherwise, and nothing changes).
+    pub expect: Option<(String, Option<String>)>,
+}

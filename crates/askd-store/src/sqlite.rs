@@ -28,7 +28,10 @@ use crate::{Store, StoreError, StoreResult, now};
 
 /// Migrations, embedded in the binary, applied in order at open. `PRAGMA user_version`
 /// records how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/sqlite/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/sqlite/0001_init.sql"),
+    include_str!("../migrations/sqlite/0002_drafts.sql"),
+];
 
 /// Most writes one group commit takes.
 const MAX_BATCH: usize = 128;
@@ -467,6 +470,213 @@ async fn require_pending(tx: &mut SqliteConnection, ask_id: &str) -> StoreResult
     }
 }
 
+/// Creates an ask inside a transaction (or re-attaches to an identical pending one): the
+/// body of [`Store::create_ask`], shared with [`Store::launch_draft`].
+async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created> {
+    let session: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
+        .bind(&a.session_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+    if session.is_none() {
+        return Err(StoreError::UnknownSession(a.session_id));
+    }
+    // Re-attach: an identical pending ask of this session.
+    let existing: Option<String> = sqlx::query_scalar(
+        "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND state = 'pending'
+         ORDER BY created_at LIMIT 1",
+    )
+    .bind(&a.session_id)
+    .bind(&a.kind)
+    .bind(&a.payload_key)
+    .fetch_optional(&mut *tx)
+    .await
+    .map_err(backend)?;
+    if let Some(id) = existing {
+        let ask = load_ask(tx, &id).await?.ok_or(StoreError::NotFound)?;
+        return Ok(Created {
+            ask,
+            created: false,
+            events: Vec::new(),
+        });
+    }
+    let at = now();
+    let mut events = Vec::new();
+    sqlx::query(
+        "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, 1)",
+    )
+    .bind(&a.id)
+    .bind(&a.session_id)
+    .bind(&a.kind)
+    .bind(&a.title)
+    .bind(to_text(&a.payload))
+    .bind(&a.payload_key)
+    .bind(&a.fingerprint)
+    .bind(&at)
+    .execute(&mut *tx)
+    .await
+    .map_err(|e| match &e {
+        sqlx::Error::Database(db) if db.is_unique_violation() => {
+            StoreError::Conflict(format!("ask id {:?} already exists", a.id))
+        }
+        _ => backend(e),
+    })?;
+    if let Some(sup) = &a.replaces {
+        // Only a pending ask of the same session is superseded.
+        let same_session: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM asks WHERE id = ?1 AND session_id = ?2 AND state = 'pending'",
+        )
+        .bind(&sup.ask_id)
+        .bind(&a.session_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        if same_session.is_some() {
+            events.push(settle_in(tx, &sup.ask_id, &sup.settlement).await?);
+        }
+    }
+    if !a.seed_banked.is_empty() {
+        insert_banked(tx, &a.id, &a.seed_banked, &at).await?;
+    }
+    if let Some(autosave) = &a.seed_autosave {
+        sqlx::query(
+            "UPDATE asks SET autosave = ?2, autosave_revision = 1, autosave_saved_at = ?3 WHERE id = ?1",
+        )
+        .bind(&a.id)
+        .bind(to_text(autosave))
+        .bind(&at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+    }
+    let mut payload =
+        json!({"ask_id": a.id, "kind": a.kind, "session": a.session_id, "createdAt": at});
+    if let Some(t) = &a.title {
+        payload["title"] = json!(t);
+    }
+    events.push(append_event(tx, "ask.created", Some(&a.id), payload, &at).await?);
+    let ask = load_ask(tx, &a.id).await?.ok_or(StoreError::NotFound)?;
+    Ok(Created {
+        ask,
+        created: true,
+        events,
+    })
+}
+
+const DRAFT_COLUMNS: &str = "slug, session_id, title, status, file, workspace, created_at, updated_at, revision, ready, progress_questions, progress_complete, progress_missing, grounding, ask_id";
+
+fn draft_from_row(r: &SqliteRow) -> StoreResult<Draft> {
+    Ok(Draft {
+        slug: r.try_get("slug").map_err(backend)?,
+        session_id: r.try_get("session_id").map_err(backend)?,
+        title: r.try_get("title").map_err(backend)?,
+        status: r.try_get("status").map_err(backend)?,
+        file: r.try_get("file").map_err(backend)?,
+        workspace: r.try_get("workspace").map_err(backend)?,
+        created_at: r.try_get("created_at").map_err(backend)?,
+        updated_at: r.try_get("updated_at").map_err(backend)?,
+        revision: r.try_get("revision").map_err(backend)?,
+        ready: r.try_get::<i64, _>("ready").map_err(backend)? != 0,
+        progress: DraftProgress {
+            questions: r.try_get("progress_questions").map_err(backend)?,
+            complete: r.try_get("progress_complete").map_err(backend)?,
+            missing_fields: r.try_get("progress_missing").map_err(backend)?,
+        },
+        grounding: r.try_get("grounding").map_err(backend)?,
+        ask_id: r.try_get("ask_id").map_err(backend)?,
+    })
+}
+
+async fn load_draft(tx: &mut SqliteConnection, slug: &str) -> StoreResult<Option<Draft>> {
+    let sql = format!("SELECT {DRAFT_COLUMNS} FROM drafts WHERE slug = ?1");
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(slug)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+    row.as_ref().map(draft_from_row).transpose()
+}
+
+/// Writes a draft row (insert or replace), its pointer change and its event.
+async fn save_draft_in(
+    tx: &mut SqliteConnection,
+    d: &Draft,
+    active: &ActivePointer,
+    event: Option<Value>,
+) -> StoreResult<Option<Event>> {
+    sqlx::query(
+        "INSERT INTO drafts (slug, session_id, title, status, file, workspace, created_at, updated_at,
+                             revision, ready, progress_questions, progress_complete, progress_missing,
+                             grounding, ask_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+         ON CONFLICT(slug) DO UPDATE SET
+             session_id = excluded.session_id, title = excluded.title, status = excluded.status,
+             file = excluded.file, workspace = excluded.workspace, created_at = excluded.created_at,
+             updated_at = excluded.updated_at, revision = excluded.revision, ready = excluded.ready,
+             progress_questions = excluded.progress_questions,
+             progress_complete = excluded.progress_complete,
+             progress_missing = excluded.progress_missing, grounding = excluded.grounding,
+             ask_id = excluded.ask_id",
+    )
+    .bind(&d.slug)
+    .bind(&d.session_id)
+    .bind(&d.title)
+    .bind(&d.status)
+    .bind(&d.file)
+    .bind(&d.workspace)
+    .bind(&d.created_at)
+    .bind(&d.updated_at)
+    .bind(d.revision)
+    .bind(i64::from(d.ready))
+    .bind(d.progress.questions)
+    .bind(d.progress.complete)
+    .bind(d.progress.missing_fields)
+    .bind(&d.grounding)
+    .bind(&d.ask_id)
+    .execute(&mut *tx)
+    .await
+    .map_err(|e| match &e {
+        sqlx::Error::Database(db) if db.is_foreign_key_violation() => {
+            StoreError::NotFound
+        }
+        _ => backend(e),
+    })?;
+    match active {
+        ActivePointer::Keep => {}
+        ActivePointer::Set(session) => {
+            sqlx::query(
+                "INSERT INTO draft_active (session_id, slug) VALUES (?1, ?2)
+                 ON CONFLICT(session_id) DO UPDATE SET slug = excluded.slug",
+            )
+            .bind(session)
+            .bind(&d.slug)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        ActivePointer::ClearAll => {
+            sqlx::query("DELETE FROM draft_active WHERE slug = ?1")
+                .bind(&d.slug)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+    }
+    match event {
+        None => Ok(None),
+        Some(payload) => append_event(
+            tx,
+            "draft.updated",
+            d.ask_id.as_deref(),
+            payload,
+            &d.updated_at,
+        )
+        .await
+        .map(Some),
+    }
+}
+
 fn session_from_row(r: &SqliteRow) -> StoreResult<Session> {
     Ok(Session {
         id: r.try_get("id").map_err(backend)?,
@@ -545,100 +755,7 @@ impl Store for SqliteStore {
     }
 
     async fn create_ask(&self, a: NewAsk) -> StoreResult<Created> {
-        self.write(move |tx| Box::pin(async move {
-        let session: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
-            .bind(&a.session_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?;
-        if session.is_none() {
-            return Err(StoreError::UnknownSession(a.session_id));
-        }
-        // Re-attach: an identical pending ask of this session.
-        let existing: Option<String> = sqlx::query_scalar(
-            "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND state = 'pending'
-             ORDER BY created_at LIMIT 1",
-        )
-        .bind(&a.session_id)
-        .bind(&a.kind)
-        .bind(&a.payload_key)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(backend)?;
-        if let Some(id) = existing {
-            let ask = load_ask(tx, &id).await?.ok_or(StoreError::NotFound)?;
-            return Ok(Created {
-                ask,
-                created: false,
-                events: Vec::new(),
-            });
-        }
-        let at = now();
-        let mut events = Vec::new();
-        sqlx::query(
-            "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited)
-             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, 1)",
-        )
-        .bind(&a.id)
-        .bind(&a.session_id)
-        .bind(&a.kind)
-        .bind(&a.title)
-        .bind(to_text(&a.payload))
-        .bind(&a.payload_key)
-        .bind(&a.fingerprint)
-        .bind(&at)
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| match &e {
-            sqlx::Error::Database(db) if db.is_unique_violation() => {
-                StoreError::Conflict(format!("ask id {:?} already exists", a.id))
-            }
-            _ => backend(e),
-        })?;
-        if let Some(sup) = &a.replaces {
-            // Only a pending ask of the same session is superseded.
-            let same_session: Option<i64> = sqlx::query_scalar(
-                "SELECT 1 FROM asks WHERE id = ?1 AND session_id = ?2 AND state = 'pending'",
-            )
-            .bind(&sup.ask_id)
-            .bind(&a.session_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?;
-            if same_session.is_some() {
-                events.push(settle_in(tx, &sup.ask_id, &sup.settlement).await?);
-            }
-        }
-        if !a.seed_banked.is_empty() {
-            insert_banked(tx, &a.id, &a.seed_banked, &at).await?;
-        }
-        if let Some(autosave) = &a.seed_autosave {
-            sqlx::query(
-                "UPDATE asks SET autosave = ?2, autosave_revision = 1, autosave_saved_at = ?3 WHERE id = ?1",
-            )
-            .bind(&a.id)
-            .bind(to_text(autosave))
-            .bind(&at)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        }
-        let mut payload =
-            json!({"ask_id": a.id, "kind": a.kind, "session": a.session_id, "createdAt": at});
-        if let Some(t) = &a.title {
-            payload["title"] = json!(t);
-        }
-        events.push(append_event(tx, "ask.created", Some(&a.id), payload, &at).await?);
-        let ask = load_ask(tx, &a.id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        Ok(Created {
-            ask,
-            created: true,
-            events,
-        })
-        }))
-        .await
+        self.write(move |tx| Box::pin(create_in(tx, a))).await
     }
 
     async fn ask(&self, id: &str) -> StoreResult<Option<Ask>> {
@@ -860,6 +977,103 @@ impl Store for SqliteStore {
                 })
             })
             .collect()
+    }
+
+    async fn draft(&self, slug: &str) -> StoreResult<Option<Draft>> {
+        let mut conn = self.read.acquire().await.map_err(backend)?;
+        load_draft(&mut conn, slug).await
+    }
+
+    async fn draft_by_ask(&self, ask_id: &str) -> StoreResult<Option<Draft>> {
+        let sql = format!(
+            "SELECT {DRAFT_COLUMNS} FROM drafts WHERE ask_id = ?1 ORDER BY updated_at DESC LIMIT 1"
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ask_id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(backend)?;
+        row.as_ref().map(draft_from_row).transpose()
+    }
+
+    async fn drafts(&self, session_id: Option<&str>) -> StoreResult<Vec<Draft>> {
+        let sql = format!(
+            "SELECT {DRAFT_COLUMNS} FROM drafts WHERE (?1 IS NULL OR session_id = ?1)
+             ORDER BY updated_at DESC, rowid DESC"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(session_id)
+            .fetch_all(&self.read)
+            .await
+            .map_err(backend)?;
+        rows.iter().map(draft_from_row).collect()
+    }
+
+    async fn active_drafts(&self) -> StoreResult<Vec<(String, String)>> {
+        let rows = sqlx::query("SELECT session_id, slug FROM draft_active ORDER BY session_id")
+            .fetch_all(&self.read)
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("session_id").map_err(backend)?,
+                    r.try_get("slug").map_err(backend)?,
+                ))
+            })
+            .collect()
+    }
+
+    async fn active_draft(&self, session_id: &str) -> StoreResult<Option<String>> {
+        sqlx::query_scalar("SELECT slug FROM draft_active WHERE session_id = ?1")
+            .bind(session_id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(backend)
+    }
+
+    async fn save_draft(&self, save: DraftSave) -> StoreResult<Option<Event>> {
+        self.write(move |tx| {
+            Box::pin(async move {
+                if let Some((status, ask_id)) = &save.expect {
+                    let current = load_draft(tx, &save.draft.slug).await?;
+                    let matches = current
+                        .as_ref()
+                        .is_some_and(|c| &c.status == status && &c.ask_id == ask_id);
+                    if !matches {
+                        return Err(StoreError::Conflict(format!(
+                            "draft {:?} changed: expected status {status:?}",
+                            save.draft.slug
+                        )));
+                    }
+                }
+                save_draft_in(tx, &save.draft, &save.active, save.event).await
+            })
+        })
+        .await
+    }
+
+    async fn launch_draft(&self, ask: NewAsk, draft: Draft, event: Value) -> StoreResult<Created> {
+        self.write(move |tx| {
+            Box::pin(async move {
+                let mut created = create_in(tx, ask).await?;
+                let mut draft = draft;
+                draft.status = "launched".into();
+                draft.ask_id = Some(created.ask.id.clone());
+                let mut event = event;
+                if let Some(o) = event.as_object_mut() {
+                    o.insert("status".into(), json!("launched"));
+                    o.insert("askId".into(), json!(created.ask.id));
+                }
+                if let Some(e) =
+                    save_draft_in(tx, &draft, &ActivePointer::Keep, Some(event)).await?
+                {
+                    created.events.push(e);
+                }
+                Ok(created)
+            })
+        })
+        .await
     }
 
     async fn checkpoint(&self) -> StoreResult<()> {

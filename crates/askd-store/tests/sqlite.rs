@@ -26,7 +26,7 @@ async fn pragmas_are_wal_full_sync_and_foreign_keys() {
     assert_eq!(p.journal_mode, "wal");
     assert_eq!(p.synchronous, 2, "FULL");
     assert!(p.foreign_keys);
-    assert_eq!(p.user_version, 1, "migrations ran");
+    assert_eq!(p.user_version, 2, "migrations ran");
 }
 
 #[tokio::test]
@@ -82,7 +82,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
     assert_eq!(a.autosave_revision, 1);
     assert_eq!(
         store.pragmas().await.unwrap().user_version,
-        1,
+        2,
         "no re-migration"
     );
     store.checkpoint().await.unwrap();

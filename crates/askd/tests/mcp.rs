@@ -10,8 +10,11 @@ use std::time::{Duration, Instant};
 use common_mcp::*;
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 9] = [
     "ask_survey",
+    "survey_draft_set",
+    "survey_draft_get",
+    "survey_draft_launch",
     "ask_user_question",
     "await_answer",
     "survey_records",

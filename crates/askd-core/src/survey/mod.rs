@@ -6,6 +6,7 @@
 
 pub mod answers;
 pub mod autosave;
+pub mod draft;
 pub mod model;
 pub mod path;
 pub mod records;

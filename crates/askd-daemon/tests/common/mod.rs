@@ -124,6 +124,7 @@ pub fn config(data_dir: &Path, max_body_bytes: usize) -> ServeConfig {
         max_items: 100,
         virtual_threshold: 500,
         allow_external_persist: false,
+        structure_question_cap: 40,
         idle_exit: None,
     }
 }

@@ -21,6 +21,7 @@ fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
         max_items: config.batch_review.max_items as usize,
         virtual_threshold: config.batch_review.virtual_threshold as usize,
         allow_external_persist: config.batch_review.allow_external_persist,
+        structure_question_cap: config.survey.structure_question_cap as usize,
         idle_exit: config.idle_exit_duration(),
     }
 }

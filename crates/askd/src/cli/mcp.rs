@@ -82,7 +82,10 @@ async fn adapter(paths: Paths, config: Config, flags: ConfigFlags) -> Result<(),
 }
 
 /// The daemon's URL and token: the running daemon's, or a new one's.
-async fn ensure_daemon(paths: &Paths, flags: &ConfigFlags) -> Result<(String, String), String> {
+pub(super) async fn ensure_daemon(
+    paths: &Paths,
+    flags: &ConfigFlags,
+) -> Result<(String, String), String> {
     if let Some(found) = answering(paths).await {
         return Ok(found);
     }
