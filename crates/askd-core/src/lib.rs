@@ -1,6 +1,8 @@
 //! askd's pure core: the models, validation and engines behind every ask.
 //!
 //! # Layout
+//! - [`alignment`] — requirements alignment: the per-session state folded from events, the
+//!   alignment tail (no-repeat guard) and the policy text.
 //! - [`json`] — a borrowed, order-preserving JSON tree that all validation runs on.
 //! - [`problem`] — `{path, code, message}` problems and the path grammar.
 //! - [`survey`] — the `ask_survey` engine: spec model and normal form, argument resolution,
@@ -14,6 +16,7 @@
 //!   arguments, so the daemon, the CLI, benchmarks and fuzzers drive it alike.
 //! - No panic on any input: agent and human input only ever produce [`problem::Problem`]s.
 
+pub mod alignment;
 pub mod json;
 
 /// Hash sets and maps with a fast, per-instance randomly seeded hasher (foldhash): quicker

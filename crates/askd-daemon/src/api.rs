@@ -33,6 +33,8 @@ pub fn routes() -> Router<Arc<Daemon>> {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/sessions", post(open_session).get(list_sessions))
+        .route("/api/sessions/{id}/alignment", get(alignment_status))
+        .route("/api/sessions/{id}/alignment/{op}", post(alignment_op))
         .route("/api/asks", post(create_ask).get(list_asks))
         .route("/api/asks/{id}", get(show_ask))
         .route("/api/asks/{id}/bank", post(bank))
@@ -221,6 +223,35 @@ async fn open_session(State(d): St, body: JsonBody) -> ApiResult<Response> {
         AxumJson(json!({"ok": true, "session": session})),
     )
         .into_response())
+}
+
+/// `GET /api/sessions/{id}/alignment`: the session's folded alignment status
+/// (`alignment.md` §5.3, summary detail).
+async fn alignment_status(State(d): St, Path(id): Path<String>) -> ApiResult<AxumJson<Value>> {
+    let req = crate::alignment::OpRequest::default();
+    Ok(AxumJson(
+        crate::alignment::run(d.store.as_ref(), &id, "status", req).await?,
+    ))
+}
+
+/// `POST /api/sessions/{id}/alignment/{op}` with `{configured?, mode?, actor?, via?, note?,
+/// args?}`: `status`, `mode` (set the session override), `check` (record an `align` check) or
+/// `baseline` (`establish_baseline` with `args`).
+async fn alignment_op(
+    State(d): St,
+    Path((id, op)): Path<(String, String)>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    for name in ["configured", "mode", "actor", "via", "note"] {
+        opt_str(&b, name)?;
+    }
+    // The body is a valid JSON object (checked above); `args` is kept as JSON.
+    let v: Value = serde_json::from_slice(&body.0).unwrap_or(Value::Null);
+    let req = crate::alignment::OpRequest::from_value(&v);
+    Ok(AxumJson(
+        crate::alignment::run(d.store.as_ref(), &id, &op, req).await?,
+    ))
 }
 
 async fn list_sessions(State(d): St) -> ApiResult<AxumJson<Value>> {

@@ -13,6 +13,8 @@
 //! - [`review`] — asks of kind `review` (`batch_review`): create, settle, persist, export,
 //!   import.
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
+//! - [`alignment`] — per-session alignment state folded from the event log, the tools'
+//!   routes, baselines.
 //! - [`drafts`] — the question builder: draft files, the manifest, `survey_draft_set`,
 //!   `survey_draft_get`, `survey_draft_launch` and the settle transitions.
 //! - [`error`] — the one JSON error shape.
@@ -23,6 +25,7 @@
 //! - The fence runs before routing, method and body checks, on every route.
 //! - Only this crate knows HTTP; only `askd-store` knows SQL; only the core validates.
 
+pub mod alignment;
 pub mod api;
 pub mod config;
 pub mod drafts;

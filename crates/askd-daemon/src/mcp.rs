@@ -133,6 +133,13 @@ impl Backend for InProcess {
         })
     }
 
+    async fn alignment(&self, session: &str, op: &str, body: &Value) -> Result<Value, ToolError> {
+        let req = crate::alignment::OpRequest::from_value(body);
+        crate::alignment::run(self.0.store.as_ref(), session, op, req)
+            .await
+            .map_err(|e| tool_error(e, None))
+    }
+
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {
         let records = self
             .0

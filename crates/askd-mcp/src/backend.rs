@@ -35,6 +35,12 @@ impl ToolError {
         let mut e = json!({"code": self.code, "message": self.message});
         if let Some(errors) = &self.errors {
             e["errors"] = errors.clone();
+            // The alignment tools' errors name the first problem's path (alignment.md §5.1).
+            if self.code == "invalid_argument"
+                && let Some(path) = errors.get(0).and_then(|p| p.get("path"))
+            {
+                e["field"] = path.clone();
+            }
         }
         if let Some(id) = &self.ask_id {
             e["ask_id"] = json!(id);
@@ -97,6 +103,9 @@ pub trait Backend: Send + Sync + 'static {
     async fn draft_get(&self, session: &str, args: &Value) -> Result<Value, ToolError>;
     /// `survey_draft_launch` for the session, up to the survey ask to wait on (§10.6).
     async fn draft_launch(&self, session: &str, args: &Value) -> Result<DraftLaunch, ToolError>;
+    /// An alignment operation on the session (`alignment.md` §5): `status`, `mode` or
+    /// `check`, with `{configured?, mode?, actor?, via?, note?}`.
+    async fn alignment(&self, session: &str, op: &str, body: &Value) -> Result<Value, ToolError>;
 }
 
 /// Finds the daemon again — starting it when none answers — and returns its URL and token.
@@ -369,6 +378,18 @@ impl Backend for HttpBackend {
                 draft: draft.to_string(),
             }),
             _ => Err(Self::error(&b, None)),
+        }
+    }
+
+    async fn alignment(&self, session: &str, op: &str, body: &Value) -> Result<Value, ToolError> {
+        let path = format!("/api/sessions/{}/alignment/{}", encode(session), encode(op));
+        let (status, b) = self
+            .call(reqwest::Method::POST, &path, Some(body), None)
+            .await?;
+        if status == 200 {
+            Ok(b)
+        } else {
+            Err(Self::error(&b, None))
         }
     }
 

@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptArgument, PromptMessage, Role,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -19,6 +20,8 @@ use tokio::sync::OnceCell;
 
 use crate::backend::{Backend, CreatedAsk, ToolError};
 use crate::{instructions, tools};
+use askd_core::alignment::policy::instructions_section;
+use askd_core::alignment::{Lang, Mode, check_instruction, mode_notice, normalize_question};
 
 /// Clients known to cut tool calls at 60 s without honouring progress: DeepSeek Harness's
 /// MCP client and Codex. They get the pending handle after this long unless `maxWait` or the
@@ -44,6 +47,10 @@ pub struct Options {
     /// Called once per session, on its first new ask, with the ask's URL (the adapter opens
     /// a browser or prints the URL there).
     pub on_first_ask: Option<FirstAskHook>,
+    /// `[alignment] mode` (`alignment.md` §3.3); `auto` when not configured.
+    pub alignment_mode: askd_core::alignment::Mode,
+    /// `[alignment] section`: replaces the built-in policy text in `auto` mode.
+    pub alignment_section: Option<String>,
 }
 
 impl Default for Options {
@@ -55,6 +62,8 @@ impl Default for Options {
             language: "en",
             progress_interval: Duration::from_secs(15),
             on_first_ask: None,
+            alignment_mode: askd_core::alignment::Mode::Auto,
+            alignment_section: None,
         }
     }
 }
@@ -64,15 +73,23 @@ pub struct AskdServer {
     opts: Arc<Options>,
     session: OnceCell<String>,
     first_ask: AtomicBool,
+    /// The alignment mode last announced to this connection (`alignment.md` §3.4): the
+    /// configured mode its instructions were built for, then each notice's mode.
+    announced: std::sync::Mutex<Mode>,
+    /// Whether this connection has received the policy text (instructions or a notice).
+    has_policy: AtomicBool,
 }
 
 impl AskdServer {
     pub fn new(backend: Arc<dyn Backend>, opts: Arc<Options>) -> Self {
+        let configured = opts.alignment_mode;
         AskdServer {
             backend,
             opts,
             session: OnceCell::new(),
             first_ask: AtomicBool::new(true),
+            announced: std::sync::Mutex::new(configured),
+            has_policy: AtomicBool::new(configured == Mode::Auto),
         }
     }
 
@@ -241,8 +258,18 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
         match name {
-            tools::ASK_SURVEY => self.ask_tool("survey", args, ctx).await,
-            tools::ASK_USER_QUESTION => self.ask_tool("questions", args, ctx).await,
+            tools::ASK_SURVEY => {
+                let r = self.ask_tool("survey", args.clone(), ctx).await?;
+                self.with_alignment(r, &args, ctx).await
+            }
+            tools::ASK_USER_QUESTION => {
+                let r = self.ask_tool("questions", args.clone(), ctx).await?;
+                self.with_alignment(r, &args, ctx).await
+            }
+            tools::ALIGN
+            | tools::ALIGNMENT_STATUS
+            | tools::SET_ALIGNMENT_MODE
+            | tools::ESTABLISH_BASELINE => self.alignment_tool(name, args, ctx).await,
             tools::BATCH_REVIEW => self.ask_tool("review", args, ctx).await,
             tools::AWAIT_ANSWER => {
                 let Some(ask_id) = args.get("ask_id").and_then(Value::as_str) else {
@@ -270,7 +297,10 @@ impl AskdServer {
                 let session = self.session(ctx).await?.to_string();
                 self.backend.draft_get(&session, &args).await
             }
-            tools::SURVEY_DRAFT_LAUNCH => self.launch_tool(args, ctx).await,
+            tools::SURVEY_DRAFT_LAUNCH => {
+                let r = self.launch_tool(args.clone(), ctx).await?;
+                self.with_alignment(r, &args, ctx).await
+            }
             tools::SURVEY_RECORDS => {
                 let records = self.backend.records("survey").await?;
                 let limit = askd_core::survey::records::clamp_limit(args.get("limit"));
@@ -291,6 +321,293 @@ impl AskdServer {
             )),
         }
     }
+}
+
+impl AskdServer {
+    fn lang(&self) -> Lang {
+        Lang::parse(self.opts.language)
+    }
+
+    fn configured(&self) -> Value {
+        json!({"configured": self.opts.alignment_mode.as_str()})
+    }
+
+    /// The session an alignment call runs in: the `session` selector (continue, for this
+    /// call), or the connection's session.
+    async fn alignment_session(
+        &self,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<String, ToolError> {
+        match args.get("session") {
+            None | Some(Value::Null) => Ok(self.session(ctx).await?.to_string()),
+            Some(Value::String(id)) if !id.trim().is_empty() && id.len() <= 64 => Ok(id.clone()),
+            Some(_) => Err(invalid_argument(
+                "session",
+                "session must be an askd session id (a non-empty string of at most 64 characters)",
+            )),
+        }
+    }
+
+    /// Attaches the alignment tail to a question result in `auto` mode (`alignment.md`
+    /// §5.7, §5.8): the structured `alignment` member, and the tail as a text block.
+    async fn with_alignment(
+        &self,
+        mut result: Value,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        if result.get("error").is_some() || !result.is_object() {
+            return Ok(result);
+        }
+        let Ok(session) = self.session(ctx).await.map(str::to_string) else {
+            return Ok(result);
+        };
+        let Ok(view) = self
+            .backend
+            .alignment(&session, "status", &self.configured())
+            .await
+        else {
+            return Ok(result);
+        };
+        let notice = self.mode_notice(&view);
+        if view["mode"]["effective"] != "auto" {
+            // manual / off: the member only carries a one-shot notice.
+            if let Some(n) = notice {
+                result["alignment"] =
+                    json!({"session": session, "mode": view["mode"]["effective"], "notice": n});
+            }
+            return Ok(result);
+        }
+        let this_ask = result
+            .get("ask_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let repeat_of = repeat_of_settled(&view, args, this_ask);
+        result["alignment"] = json!({
+            "session": session,
+            "mode": "auto",
+            "rounds": view["rounds"],
+            "posture": view["posture"],
+            "baseline_revision": view["baseline"]["revision"].as_u64().unwrap_or(0),
+            "repeat_of": repeat_of,
+            "guidance": view["guidance"],
+            "notice": notice,
+        });
+        Ok(result)
+    }
+
+    /// T7, once: when the session's effective mode differs from the mode announced to this
+    /// connection, the notice (with the policy text when switching to `auto` on a connection
+    /// that lacks it), and the announced mode moves on.
+    fn mode_notice(&self, view: &Value) -> Option<String> {
+        let effective = Mode::parse(view["mode"]["effective"].as_str()?)?;
+        let mut announced = self.announced.lock().unwrap_or_else(|e| e.into_inner());
+        if *announced == effective {
+            return None;
+        }
+        *announced = effective;
+        let policy = (effective == Mode::Auto && !self.has_policy.swap(true, Ordering::SeqCst))
+            .then(|| instructions_section(self.lang(), self.opts.alignment_section.as_deref()));
+        let actor = view["mode"]["set_by"].as_str().unwrap_or("configuration");
+        Some(mode_notice(
+            effective,
+            actor,
+            policy.as_deref(),
+            self.lang(),
+        ))
+    }
+
+    /// `align`, `alignment_status` and `set_alignment_mode` (`alignment.md` §5.2–§5.4).
+    async fn alignment_tool(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        // Validate every argument before anything is recorded (§5.1).
+        if name == tools::ESTABLISH_BASELINE
+            && let Err(problems) = askd_core::alignment::baseline::validate(&args)
+        {
+            let message = problems
+                .iter()
+                .map(|p| p.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut e = ToolError::new("invalid_argument", message);
+            e.errors = Some(json!(problems));
+            return Err(e);
+        }
+        let allowed: &[&str] = match name {
+            tools::ESTABLISH_BASELINE => &[
+                "session",
+                "goal",
+                "explicit_constraints",
+                "must_preserve",
+                "allowed_scope",
+                "user_decisions",
+                "replace",
+                "applies",
+            ],
+            tools::ALIGN => &["session", "note"],
+            tools::ALIGNMENT_STATUS => &["session", "detail"],
+            _ => &["session", "mode"],
+        };
+        if let Some(obj) = args.as_object()
+            && let Some(unknown) = obj.keys().find(|k| !allowed.contains(&k.as_str()))
+        {
+            return Err(invalid_argument(
+                unknown,
+                &format!("unknown field {unknown:?}; allowed: {}", allowed.join(", ")),
+            ));
+        }
+        let note = match args.get("note") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(n)) if !n.trim().is_empty() && n.trim().chars().count() <= 500 => {
+                Some(n.trim().to_string())
+            }
+            Some(_) => return Err(invalid_argument("note", "note must be 1 to 500 characters")),
+        };
+        match args.get("detail") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(d)) if d == "summary" || d == "full" => {}
+            Some(_) => {
+                return Err(invalid_argument(
+                    "detail",
+                    "detail must be \"summary\" or \"full\"",
+                ));
+            }
+        }
+        let mode = match args.get("mode").and_then(Value::as_str) {
+            Some(m @ ("auto" | "manual" | "off" | "default")) => Some(m.to_string()),
+            _ if name == tools::SET_ALIGNMENT_MODE => {
+                return Err(invalid_argument(
+                    "mode",
+                    "mode must be one of \"auto\", \"manual\", \"off\" or \"default\"",
+                ));
+            }
+            _ => None,
+        };
+        let session = self.alignment_session(&args, ctx).await?;
+        let configured = self.configured();
+        let status = self
+            .backend
+            .alignment(&session, "status", &configured)
+            .await
+            .map_err(session_error)?;
+        let effective = Mode::parse(status["mode"]["effective"].as_str().unwrap_or("auto"))
+            .unwrap_or(Mode::Auto);
+        if tools::alignment_off(name, effective) {
+            return Err(ToolError::new(
+                "alignment_off",
+                format!(
+                    "{name} is unavailable: alignment is off for this session. Call set_alignment_mode with mode \"auto\" or \"manual\" (or \"default\") to switch it back on."
+                ),
+            ));
+        }
+        match name {
+            tools::ALIGNMENT_STATUS if args.get("detail") == Some(&json!("full")) => {
+                let mut body = configured;
+                body["detail"] = json!("full");
+                self.backend
+                    .alignment(&session, "status", &body)
+                    .await
+                    .map_err(session_error)
+            }
+            tools::ALIGNMENT_STATUS => Ok(status),
+            tools::ESTABLISH_BASELINE => {
+                let mut body = configured;
+                let mut a = args.clone();
+                if let Some(o) = a.as_object_mut() {
+                    o.remove("session");
+                }
+                body["args"] = a;
+                self.backend
+                    .alignment(&session, "baseline", &body)
+                    .await
+                    .map_err(session_error)
+            }
+            tools::ALIGN => {
+                let mut body = configured;
+                body["via"] = json!("tool");
+                if let Some(n) = &note {
+                    body["note"] = json!(n);
+                }
+                let mut r = self
+                    .backend
+                    .alignment(&session, "check", &body)
+                    .await
+                    .map_err(session_error)?;
+                r["instruction"] = json!(check_instruction(self.lang(), note.as_deref()));
+                Ok(r)
+            }
+            _ => {
+                let mut body = configured;
+                body["mode"] = json!(mode);
+                body["actor"] = json!("agent");
+                let r = self
+                    .backend
+                    .alignment(&session, "mode", &body)
+                    .await
+                    .map_err(session_error)?;
+                let changed = r["changed"].as_bool().unwrap_or(false);
+                // The switch was made from this connection: the notice (and any policy
+                // text) comes back in this result.
+                let notice = self.mode_notice(&json!({"mode": r["mode"]}));
+                let policy = notice
+                    .as_deref()
+                    .and_then(|n| n.split_once("\n\n"))
+                    .map(|(_, p)| p.to_string());
+                Ok(json!({
+                    "session": session,
+                    "changed": changed,
+                    "mode": r["mode"],
+                    "notice": notice,
+                    "policy": policy,
+                }))
+            }
+        }
+    }
+}
+
+/// `{ask_id, question_id, chosen}` of the first settled decision (of another ask) that one of
+/// the asked questions repeats (`alignment.md` §5.7).
+fn repeat_of_settled(view: &Value, args: &Value, this_ask: &str) -> Value {
+    let settled = view["settled_decisions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let asked: Vec<String> = match args.get("questions") {
+        Some(Value::Array(qs)) => qs
+            .iter()
+            .filter_map(|q| q.get("question").and_then(Value::as_str))
+            .map(normalize_question)
+            .collect(),
+        _ => Vec::new(),
+    };
+    for q in asked.iter().filter(|q| !q.is_empty()) {
+        if let Some(d) = settled.iter().find(|d| {
+            d["ask_id"] != this_ask
+                && d["question"].as_str().map(normalize_question).as_ref() == Some(q)
+        }) {
+            return json!({"ask_id": d["ask_id"], "question_id": d["question_id"], "chosen": d["chosen"]});
+        }
+    }
+    Value::Null
+}
+
+fn invalid_argument(field: &str, message: &str) -> ToolError {
+    let mut e = ToolError::new("invalid_argument", message);
+    e.errors = Some(json!([{"path": field, "code": "invalid_argument", "message": message}]));
+    e
+}
+
+/// The daemon's `unknown-session` as the alignment tools' `unknown_session`.
+fn session_error(mut e: ToolError) -> ToolError {
+    if e.code == "unknown-session" {
+        e.code = "unknown_session".into();
+    }
+    e
 }
 
 fn argument_error(path: &str, message: &str) -> ToolError {
@@ -329,7 +646,36 @@ fn to_call_result(r: Result<Value, ToolError>) -> CallToolResult {
             result.content = vec![ContentBlock::text(report), ContentBlock::text(text)];
             result
         }
-        Ok(v) => CallToolResult::structured(v),
+        Ok(v) => {
+            // The alignment tail (alignment.md §5.8) as a second text block.
+            let tail = v
+                .get("alignment")
+                .and_then(|a| a.get("guidance"))
+                .or_else(|| v.get("guidance"))
+                .or_else(|| v.get("status").and_then(|s| s.get("guidance")))
+                .and_then(Value::as_array)
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .filter(|t| !t.is_empty());
+            let notice = v
+                .get("notice")
+                .or_else(|| v.get("alignment").and_then(|a| a.get("notice")))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let mut result = CallToolResult::structured(v);
+            if let Some(t) = tail {
+                result.content.push(ContentBlock::text(t));
+            }
+            if let Some(n) = notice {
+                result.content.push(ContentBlock::text(n));
+            }
+            result
+        }
         Err(e) => {
             let envelope = e.envelope();
             let mut result = CallToolResult::structured_error(envelope.clone());
@@ -352,11 +698,30 @@ fn to_call_result(r: Result<Value, ToolError>) -> CallToolResult {
     }
 }
 
+impl AskdServer {
+    /// askd's instructions, then the alignment policy in `auto` mode (`alignment.md` §2.1,
+    /// §2.6): the built-in text under its heading, or the configured `section` verbatim.
+    fn instructions(&self) -> String {
+        let base = instructions::text(self.opts.language);
+        if self.opts.alignment_mode == Mode::Auto {
+            let section = instructions_section(self.lang(), self.opts.alignment_section.as_deref());
+            format!("{base}\n\n{section}")
+        } else {
+            base.to_string()
+        }
+    }
+}
+
 impl ServerHandler for AskdServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("askd", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions::text(self.opts.language))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("askd", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.instructions())
     }
 
     async fn list_tools(
@@ -364,7 +729,95 @@ impl ServerHandler for AskdServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::all()))
+        Ok(ListToolsResult::with_all_items(tools::listed(
+            self.opts.alignment_mode,
+        )))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if self.opts.alignment_mode == Mode::Off {
+            return Ok(ListPromptsResult::with_all_items(vec![]));
+        }
+        let mut session = PromptArgument::new("session");
+        session.description = Some("Continue this askd session (its id).".into());
+        session.required = Some(false);
+        let mut note = PromptArgument::new("note");
+        note.description = Some("Your focus for the check (at most 500 characters).".into());
+        note.required = Some(false);
+        let mut prompt = Prompt::new(
+            tools::ALIGN,
+            Some(
+                "Check requirements alignment: askd records the check and gives the agent its session report and the check instruction.",
+            ),
+            Some(vec![session, note]),
+        );
+        prompt.title = Some("Check alignment".into());
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    /// The `align` prompt (`alignment.md` §5.2): records a check (via prompt, actor human),
+    /// then returns one user message: the instruction, a blank line, the report.
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != tools::ALIGN {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "askd has no prompt named {:?}; its prompt is align",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let args = request
+            .arguments
+            .map(Value::Object)
+            .unwrap_or_else(|| json!({}));
+        let note = args
+            .get("note")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+        if note.as_ref().is_some_and(|n| n.chars().count() > 500) {
+            return Err(ErrorData::invalid_params(
+                "note must be at most 500 characters",
+                None,
+            ));
+        }
+        let session = self
+            .alignment_session(&args, &context)
+            .await
+            .map_err(|e| ErrorData::invalid_params(e.message, None))?;
+        let mut body = self.configured();
+        body["via"] = json!("prompt");
+        if let Some(n) = &note {
+            body["note"] = json!(n);
+        }
+        let r = self
+            .backend
+            .alignment(&session, "check", &body)
+            .await
+            .map_err(|e| ErrorData::invalid_params(format!("{}: {}", e.code, e.message), None))?;
+        let instruction = check_instruction(self.lang(), None);
+        let mut text = format!(
+            "{instruction}\n\n{}",
+            r["report"].as_str().unwrap_or_default()
+        );
+        if let Some(n) = &note {
+            text.push_str(&format!("\n\nThe human's focus for this check: {n}"));
+        }
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description("Requirements alignment check")
+                .into(),
+        )
     }
 
     async fn call_tool(

@@ -458,6 +458,192 @@ fn survey_draft_launch() -> Tool {
 }
 
 /// Every tool, in the order they are listed.
+pub const ALIGN: &str = "align";
+pub const ALIGNMENT_STATUS: &str = "alignment_status";
+pub const SET_ALIGNMENT_MODE: &str = "set_alignment_mode";
+pub const ESTABLISH_BASELINE: &str = "establish_baseline";
+
+const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question, no card): goal, explicit_constraints, must_preserve, allowed_scope, user_decisions. Call it before the first substantive change when the request states a constraint or limits scope (\"don't change X\", \"only X\", \"no backend changes\"), after the greenfield gate questions are answered, and after the human approves or redirects a drift (it applies pending updates). Given fields replace their value; omitted fields are kept unless replace is true. askd refuses to drop a protected item (explicit constraint or must-preserve) unless a human decision is applied: report such a change with report_drift first.";
+
+fn string_list() -> Value {
+    json!({"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 500}})
+}
+
+fn establish_baseline_tool() -> Tool {
+    let mut t = Tool::new(
+        ESTABLISH_BASELINE,
+        ESTABLISH_BASELINE_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "session": selector(),
+                "goal": {"type": "string", "minLength": 1, "maxLength": 1000},
+                "explicit_constraints": string_list(),
+                "must_preserve": string_list(),
+                "allowed_scope": string_list(),
+                "user_decisions": string_list(),
+                "replace": {"type": "boolean", "default": false},
+                "applies": {"type": "array", "items": {"type": "string"}, "description": "Drift ids from the pending-update queue; omitted = all."}
+            },
+            "additionalProperties": false
+        })),
+    );
+    t.title = Some("Record the requirement baseline".into());
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "session": {"type": "string"},
+            "revision": {"type": "integer"},
+            "unchanged": {"type": "boolean"},
+            "baseline": {"type": ["object", "null"]},
+            "changes": {"type": "object"},
+            "applied": {"type": "array", "items": {"type": "string"}},
+            "dropped": {"type": "array", "items": {"type": "string"}},
+            "authorised_by": {"type": "array", "items": {"type": "string"}},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "posture": {"type": "string"},
+            "instruction": {"type": "string"},
+            "guidance": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["session", "revision", "unchanged", "posture"]
+    })));
+    t
+}
+
+const ALIGN_DESCRIPTION: &str = "Run the requirements-alignment check (alignment.md): askd records the check, then returns its durable session report (mode, question rounds, settled decisions, manual checks, baseline, drift, posture) and a compact instruction. Call it when the human asks you to check alignment. It never blocks anything and never takes over the workflow.";
+const ALIGNMENT_STATUS_DESCRIPTION: &str = "Read this session's alignment state as askd recorded it: mode, question rounds, settled decisions (question and chosen labels), manual checks, baseline, drift and posture, plus the guidance lines (the no-repeat guard). Read-only. Never ask a settled decision again.";
+const SET_ALIGNMENT_MODE_DESCRIPTION: &str = "Change this session's alignment mode: auto, manual, off, or default (clears the session override). Call it only when the human asks for a mode change.";
+const AUTO_NOTE_QUESTION: &str = " Alignment: for direction questions ask one question per call, give 2 or 3 options with the recommendation first, and never ask a decision that askd has reported as settled.";
+const AUTO_NOTE_SURVEY: &str =
+    " Alignment: never re-ask decisions that askd has reported as settled.";
+
+/// The optional session selector (`alignment.md` §4.2): continue a session by id.
+fn selector() -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": 64, "description": "An askd session id to run in (continue). Omit for this connection's session."})
+}
+
+fn align_tool() -> Tool {
+    let mut t = Tool::new(
+        ALIGN,
+        ALIGN_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "session": selector(),
+                "note": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The focus of this check."}
+            },
+            "additionalProperties": false
+        })),
+    );
+    t.title = Some("Check requirements alignment".into());
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "session": {"type": "string"},
+            "check": {"type": "object"},
+            "status": {"type": "object"},
+            "report": {"type": "string"},
+            "instruction": {"type": "string"}
+        },
+        "required": ["session", "check", "status", "report", "instruction"]
+    })));
+    t
+}
+
+fn alignment_status_tool() -> Tool {
+    let mut t = Tool::new(
+        ALIGNMENT_STATUS,
+        ALIGNMENT_STATUS_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "session": selector(),
+                "detail": {"type": "string", "enum": ["summary", "full"]}
+            },
+            "additionalProperties": false
+        })),
+    );
+    t.title = Some("Alignment status".into());
+    t.annotations = Some(ToolAnnotations::new().read_only(true));
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "session": {"type": "object"},
+            "mode": {"type": "object"},
+            "rounds": {"type": "integer"},
+            "settled_decisions": {"type": "array"},
+            "manual_checks": {"type": "object"},
+            "baseline": {"type": ["object", "null"]},
+            "drift": {"type": "object"},
+            "posture": {"type": "string"},
+            "guidance": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["session", "mode", "rounds", "settled_decisions", "posture", "guidance"]
+    })));
+    t
+}
+
+fn set_alignment_mode_tool() -> Tool {
+    let mut t = Tool::new(
+        SET_ALIGNMENT_MODE,
+        SET_ALIGNMENT_MODE_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "session": selector(),
+                "mode": {"type": "string", "enum": ["auto", "manual", "off", "default"]}
+            },
+            "required": ["mode"],
+            "additionalProperties": false
+        })),
+    );
+    t.title = Some("Set the alignment mode".into());
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "session": {"type": "string"},
+            "changed": {"type": "boolean"},
+            "mode": {"type": "object"},
+            "notice": {"type": ["string", "null"]},
+            "policy": {"type": ["string", "null"]}
+        },
+        "required": ["session", "changed", "mode"]
+    })));
+    t
+}
+
+/// The tools listed for a session in `mode` (`alignment.md` §5.1, §2.5): in `auto`, the
+/// question tools carry the alignment note; `off` lists only `set_alignment_mode` of the
+/// alignment tools.
+pub fn listed(mode: askd_core::alignment::Mode) -> Vec<Tool> {
+    use askd_core::alignment::Mode;
+    let mut tools = all();
+    if mode == Mode::Auto {
+        for t in &mut tools {
+            let note = match t.name.as_ref() {
+                ASK_USER_QUESTION => AUTO_NOTE_QUESTION,
+                ASK_SURVEY => AUTO_NOTE_SURVEY,
+                _ => continue,
+            };
+            let description = format!("{}{note}", t.description.as_deref().unwrap_or_default());
+            t.description = Some(description.into());
+        }
+    }
+    if mode != Mode::Off {
+        tools.push(align_tool());
+        tools.push(alignment_status_tool());
+        tools.push(establish_baseline_tool());
+    }
+    tools.push(set_alignment_mode_tool());
+    tools
+}
+
+/// Whether `name` is an alignment tool that `mode` does not list.
+pub fn alignment_off(name: &str, mode: askd_core::alignment::Mode) -> bool {
+    mode == askd_core::alignment::Mode::Off
+        && matches!(name, ALIGN | ALIGNMENT_STATUS | ESTABLISH_BASELINE)
+}
+
 pub fn all() -> Vec<Tool> {
     vec![
         ask_survey(),

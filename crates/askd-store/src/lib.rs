@@ -99,6 +99,15 @@ pub trait Store: Send + Sync + 'static {
     /// Marks whether an agent is still waiting on the ask (an MCP cancellation clears it).
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()>;
 
+    /// Appends one session event that belongs to no ask (the alignment events of
+    /// `alignment.md` §4.4): `payload` gets `session` set to `session_id`. An unknown session
+    /// is [`StoreError::UnknownSession`], and nothing is written.
+    async fn append_session_event(
+        &self,
+        session_id: &str,
+        kind: &str,
+        payload: Value,
+    ) -> StoreResult<Event>;
     /// Events with a sequence number above `after`, oldest first, at most `limit`.
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
     /// The highest event sequence number (0 when there is none).

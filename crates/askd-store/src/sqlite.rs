@@ -942,6 +942,36 @@ impl Store for SqliteStore {
             .collect()
     }
 
+    async fn append_session_event(
+        &self,
+        session_id: &str,
+        kind: &str,
+        payload: Value,
+    ) -> StoreResult<Event> {
+        let (session_id, kind) = (session_id.to_string(), kind.to_string());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let exists: Option<i64> =
+                    sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
+                        .bind(&session_id)
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                if exists.is_none() {
+                    return Err(StoreError::UnknownSession(session_id));
+                }
+                let mut payload = payload;
+                if let Some(map) = payload.as_object_mut() {
+                    map.insert("session".into(), Value::String(session_id.clone()));
+                } else {
+                    payload = serde_json::json!({"session": session_id, "data": payload});
+                }
+                append_event(tx, &kind, None, payload, &now()).await
+            })
+        })
+        .await
+    }
+
     async fn last_event(&self) -> StoreResult<i64> {
         sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM events")
             .fetch_one(&self.read)

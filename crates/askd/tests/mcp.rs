@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common_mcp::*;
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 9] = [
+const TOOLS: [&str; 13] = [
     "ask_survey",
     "survey_draft_set",
     "survey_draft_get",
@@ -20,6 +20,10 @@ const TOOLS: [&str; 9] = [
     "survey_records",
     "withdraw_ask",
     "batch_review",
+    "align",
+    "alignment_status",
+    "establish_baseline",
+    "set_alignment_mode",
 ];
 
 /// The submission that answers `release-scope.json` like `survey.md` §8.3's example.

@@ -71,6 +71,9 @@ async fn adapter(paths: Paths, config: Config, flags: ConfigFlags) -> Result<(),
         on_first_ask: Some(Arc::new(move |ask_url: &str| {
             show(&base, ask_url, &browser_token);
         })),
+        alignment_mode: askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
+            .unwrap_or(askd_core::alignment::Mode::Auto),
+        alignment_section: config.alignment.section.clone(),
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
     let reconnect: Reconnect = Arc::new(move || {

@@ -1,0 +1,28 @@
+//! Requirements alignment (`alignment.md`): the per-session state folded from askd's events,
+//! the alignment tail (the no-repeat guard and friends, §5.8) and the built-in policy text
+//! (§2), in English and Simplified Chinese.
+//!
+//! # Layout
+//! - [`baseline`] — `establish_baseline`: validation, merge, diff, the protected-item guard.
+//! - [`fold`] — the event model the fold reads ([`AlignEvent`]) and the folded
+//!   [`AlignmentState`] (§4.5, §4.6).
+//! - [`tail`] — the tail lines T1–T7 and the repeat marker (§5.7, §5.8).
+//! - [`policy`] — the static policy text for `auto` mode (§2) and the `align` check
+//!   instruction (§2.4).
+//!
+//! # Invariants
+//! - Pure: the state is a function of the event slice; no clocks, no I/O.
+//! - The fold ignores unknown kinds and unknown fields (§4.4), and never panics on malformed
+//!   data: a malformed event is skipped.
+
+pub mod baseline;
+pub mod fold;
+pub mod policy;
+pub mod tail;
+
+pub use fold::{AlignEvent, AlignmentState, Baseline, Drift, Mode, SettledDecision, fold};
+pub use policy::{check_instruction, policy_text};
+pub use tail::{Lang, TailContext, mode_notice, normalize_question, repeat_of, tail_lines};
+
+#[cfg(test)]
+mod scenarios;

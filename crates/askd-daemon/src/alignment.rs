@@ -1,0 +1,645 @@
+//! Requirements alignment in the daemon (`alignment.md` §4, §5.3): a session's alignment
+//! state, folded by `askd-core`'s pure [`fold`] from the session's events in the store, and
+//! its status view (`GET /api/sessions/{id}/alignment`).
+//!
+//! The store's log is global; a session's stream is the events whose payload names the
+//! session. `ask.created` events are enriched with the ask's questions (id and text) from the
+//! stored payload, which is what the fold needs for settled decisions.
+
+use askd_core::alignment::fold::{AlignmentState, Mode};
+use askd_core::alignment::{AlignEvent, Lang, TailContext, fold, tail_lines};
+use askd_store::Store;
+use serde_json::{Value, json};
+
+use crate::error::{ApiError, ApiResult};
+
+const PAGE: u32 = 1000;
+
+/// The session's events as the fold reads them, oldest first.
+pub async fn session_events(store: &dyn Store, session: &str) -> ApiResult<Vec<AlignEvent>> {
+    let mut out = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = store
+            .events_after(after, PAGE)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        let Some(last) = page.last() else { break };
+        after = last.seq;
+        for e in page {
+            if e.payload.get("session").and_then(Value::as_str) != Some(session) {
+                continue;
+            }
+            let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
+                || e.kind.starts_with("alignment.")
+                || e.kind.starts_with("session.");
+            if !relevant {
+                continue;
+            }
+            let mut data = e.payload.clone();
+            if e.kind == "ask.created"
+                && let Some(id) = data.get("ask_id").and_then(Value::as_str)
+                && let Ok(Some(ask)) = store.ask(id).await
+            {
+                data["tool"] = json!(match ask.kind.as_str() {
+                    "questions" => "ask_user_question",
+                    "survey" => "ask_survey",
+                    "review" => "batch_review",
+                    other => other,
+                });
+                if let Some(qs) = ask.payload.get("questions").and_then(Value::as_array) {
+                    let questions: Vec<Value> = qs
+                        .iter()
+                        .map(|q| {
+                            let text = q.get("question").or_else(|| q.get("prompt")).cloned();
+                            json!({"id": q.get("id"), "question": text})
+                        })
+                        .collect();
+                    data["questions"] = Value::Array(questions);
+                }
+            }
+            let actor = data
+                .get("actor")
+                .and_then(Value::as_str)
+                .unwrap_or(match e.kind.as_str() {
+                    "ask.created" => "agent",
+                    "ask.settled" => "human",
+                    _ => "askd",
+                })
+                .to_string();
+            out.push(AlignEvent {
+                seq: e.seq,
+                at: e.created_at.clone(),
+                kind: e.kind.clone(),
+                actor,
+                data,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The session's folded state.
+pub async fn state(store: &dyn Store, session: &str) -> ApiResult<AlignmentState> {
+    Ok(fold(&session_events(store, session).await?))
+}
+
+/// The status view of §5.3 (summary detail) for a session's state: mode, rounds, settled
+/// decisions, checks, baseline, drift summary, posture and the tail lines in `guidance`.
+pub fn status_view(
+    session: &str,
+    s: &AlignmentState,
+    configured: Option<Mode>,
+    lang: Lang,
+) -> Value {
+    let (effective, source) = s.effective_mode(configured);
+    let baseline = s.baseline.as_ref().map(|b| {
+        json!({
+            "revision": s.revision,
+            "goal": b.goal,
+            "explicit_constraints": b.explicit_constraints,
+            "must_preserve": b.must_preserve,
+            "allowed_scope": b.allowed_scope,
+            "user_decisions": b.user_decisions,
+            "recorded_at": s.baseline_recorded_at,
+        })
+    });
+    let pending: Vec<_> = s
+        .pending_updates
+        .iter()
+        .filter_map(|id| s.drift(id))
+        .collect();
+    json!({
+        "session": {
+            "id": session,
+            "origin": s.origin.as_deref().unwrap_or("new"),
+            "parent": s.parent,
+            "fork_at": s.fork_at,
+            "started_at": s.started_at,
+        },
+        "mode": {
+            "effective": effective.as_str(),
+            "source": source,
+            "session_override": s.mode_override.map(Mode::as_str),
+            "configured": configured.unwrap_or(Mode::Auto).as_str(),
+            "set_by": s.mode_set_by,
+        },
+        "rounds": s.rounds,
+        "settled_decisions": s.settled,
+        "manual_checks": {"count": s.checks, "last_at": s.last_check_at},
+        "baseline": baseline,
+        "drift": {
+            "reported": s.drifts.len(),
+            "open": s.open_drift(),
+            "pending_updates": pending,
+            "last_decision": s.last_decision(),
+        },
+        "posture": s.posture().as_str(),
+        "guidance": tail_lines(s, &TailContext { session_id: session, lang }),
+    })
+}
+
+/// The language of agent-facing alignment texts from askd's resolved `language`.
+pub fn lang(language: &str) -> Lang {
+    Lang::parse(language)
+}
+
+/// One alignment operation on a session (`POST /api/sessions/{id}/alignment/{op}`).
+#[derive(Debug, Clone, Default)]
+pub struct OpRequest {
+    /// The configured mode as the MCP layer knows it (`None` = not configured).
+    pub configured: Option<Mode>,
+    /// `mode`: `auto`, `manual`, `off` or `default`.
+    pub mode: Option<String>,
+    /// `agent` or `human`.
+    pub actor: Option<String>,
+    /// `check`: `prompt` or `tool`.
+    pub via: Option<String>,
+    /// `check`: the human's focus.
+    pub note: Option<String>,
+    /// `baseline`: the `establish_baseline` arguments.
+    pub args: Option<Value>,
+    /// `status`: `summary` (default) or `full`.
+    pub detail: Option<String>,
+}
+
+impl OpRequest {
+    /// From a JSON body `{configured?, mode?, actor?, via?, note?}`; non-strings are ignored.
+    pub fn from_value(v: &Value) -> Self {
+        let text = |name: &str| v.get(name).and_then(Value::as_str).map(str::to_string);
+        OpRequest {
+            configured: text("configured").and_then(|m| Mode::parse(&m)),
+            mode: text("mode"),
+            actor: text("actor").filter(|a| a == "agent" || a == "human"),
+            via: text("via"),
+            note: text("note"),
+            args: v.get("args").cloned(),
+            detail: text("detail"),
+        }
+    }
+}
+
+fn invalid(field: &str, message: String) -> ApiError {
+    ApiError::invalid(
+        "invalid_argument",
+        None,
+        vec![askd_core::Problem::new(field, "invalid_argument", message)],
+    )
+}
+
+/// Runs `status`, `mode` or `check` for a recorded session (`alignment.md` §5.2–§5.4).
+pub async fn run(store: &dyn Store, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
+    if store
+        .session(session)
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?
+        .is_none()
+    {
+        return Err(ApiError::store(
+            askd_store::StoreError::UnknownSession(session.to_string()),
+            "-",
+        ));
+    }
+    let lang = Lang::En;
+    match op {
+        "status" => {
+            let s = state(store, session).await?;
+            let mut view = status_view(session, &s, req.configured, lang);
+            if req.detail.as_deref() == Some("full") {
+                view["baseline_history"] = json!(s.history);
+                view["drifts"] = json!(s.drifts);
+                view["refusals"] = json!(s.refusals);
+            }
+            Ok(view)
+        }
+        "mode" => {
+            let raw = req.mode.as_deref().unwrap_or("");
+            let wanted = match raw {
+                "default" => None,
+                m => Some(Mode::parse(m).ok_or_else(|| {
+                    invalid(
+                        "mode",
+                        format!(
+                            "mode must be one of \"auto\", \"manual\", \"off\" or \"default\", got {raw:?}"
+                        ),
+                    )
+                })?),
+            };
+            let before = state(store, session).await?;
+            let changed = before.mode_override != wanted;
+            if changed {
+                let actor = req.actor.as_deref().unwrap_or("agent");
+                store
+                    .append_session_event(
+                        session,
+                        "alignment.mode_set",
+                        json!({"mode": wanted.map(Mode::as_str), "actor": actor}),
+                    )
+                    .await
+                    .map_err(|e| ApiError::store(e, "-"))?;
+            }
+            let s = state(store, session).await?;
+            let view = status_view(session, &s, req.configured, lang);
+            Ok(
+                json!({"session": session, "changed": changed, "mode": view["mode"], "status": view}),
+            )
+        }
+        "check" => {
+            let via = if req.via.as_deref() == Some("prompt") {
+                "prompt"
+            } else {
+                "tool"
+            };
+            let actor = if via == "prompt" { "human" } else { "agent" };
+            let mut payload = json!({"via": via, "actor": actor});
+            if let Some(n) = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+                if n.chars().count() > 500 {
+                    return Err(invalid(
+                        "note",
+                        "note must be at most 500 characters".into(),
+                    ));
+                }
+                payload["note"] = json!(n);
+            }
+            // The check is recorded first and reported second; a failed write is reported,
+            // not hidden (§5.2).
+            let recorded = store
+                .append_session_event(session, "alignment.checked", payload)
+                .await
+                .is_ok();
+            let s = state(store, session).await?;
+            let view = status_view(session, &s, req.configured, lang);
+            Ok(json!({
+                "session": session,
+                "check": {"recorded": recorded, "count": s.checks, "at": s.last_check_at},
+                "status": view,
+                "report": report(session, &s, req.configured, recorded),
+                "instruction": askd_core::alignment::check_instruction(lang, req.note.as_deref()),
+            }))
+        }
+        "baseline" => establish_baseline(store, session, &req, lang).await,
+        other => Err(ApiError::not_found(&format!(
+            "alignment operation {other:?}"
+        ))),
+    }
+}
+
+/// A tool-level failure as askd's common envelope (`{"error": {code, field, message, …}}`).
+fn tool_failure(code: &str, field: &str, message: String, extra: Value) -> Value {
+    let mut e =
+        json!({"code": code, "field": field, "message": format!("establish_baseline: {message}")});
+    if let (Some(e), Some(x)) = (e.as_object_mut(), extra.as_object()) {
+        e.extend(x.clone());
+    }
+    json!({"error": e})
+}
+
+/// `establish_baseline` (§5.5): validate, plan against the folded state, append.
+async fn establish_baseline(
+    store: &dyn Store,
+    session: &str,
+    req: &OpRequest,
+    lang: Lang,
+) -> ApiResult<Value> {
+    use askd_core::alignment::baseline::{Plan, plan, validate};
+    let args = req.args.clone().unwrap_or_else(|| json!({}));
+    let valid = match validate(&args) {
+        Ok(v) => v,
+        Err(problems) => {
+            let field = problems[0].path.clone();
+            let message = problems
+                .iter()
+                .map(|p| p.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
+            return Ok(tool_failure(
+                "invalid_argument",
+                &field,
+                message,
+                json!({"errors": problems}),
+            ));
+        }
+    };
+    let before = state(store, session).await?;
+    let (unchanged, record) = match plan(&before, &valid) {
+        Plan::Fail(code, field, message) => {
+            return Ok(tool_failure(code, field, message, json!({})));
+        }
+        Plan::Refuse { mut data, dropped } => {
+            data["actor"] = json!("agent");
+            store
+                .append_session_event(session, "alignment.baseline_refused", data)
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?;
+            let message = format!(
+                "this revision would drop protected items ({}) that no human decision authorised. Keep them, or report the change with report_drift and let the human decide.",
+                dropped.join("; ")
+            );
+            return Ok(tool_failure(
+                "protected_constraint",
+                "explicit_constraints",
+                message,
+                json!({"details": {"dropped": dropped}}),
+            ));
+        }
+        Plan::Unchanged => (true, json!({})),
+        Plan::Record(data) => {
+            let mut event = data.clone();
+            event["actor"] = json!("agent");
+            store
+                .append_session_event(session, "alignment.baseline_recorded", event)
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?;
+            (false, data)
+        }
+    };
+    let s = state(store, session).await?;
+    let view = status_view(session, &s, req.configured, lang);
+    let get = |k: &str, default: Value| record.get(k).cloned().unwrap_or(default);
+    Ok(json!({
+        "session": session,
+        "revision": s.revision,
+        "unchanged": unchanged,
+        "baseline": view["baseline"],
+        "changes": get("changes", json!({})),
+        "applied": get("applied", json!([])),
+        "dropped": get("dropped", json!([])),
+        "authorised_by": get("authorised_by", json!([])),
+        "warnings": get("warnings", json!([])),
+        "posture": view["posture"],
+        "instruction": format!("Baseline revision {} recorded. Continue within it.", s.revision),
+        "guidance": view["guidance"],
+    }))
+}
+
+/// The `align` session report (§5.2 layout).
+pub fn report(
+    session: &str,
+    s: &AlignmentState,
+    configured: Option<Mode>,
+    recorded: bool,
+) -> String {
+    let (mode, source) = s.effective_mode(configured);
+    let source = match source {
+        "session" => "session override",
+        "config" => "configured default",
+        _ => "built-in default",
+    };
+    let mut out = vec![
+        format!("Requirements alignment: session {session}"),
+        format!("Mode: {} ({source})", mode.title()),
+        format!("Question rounds: {}", s.rounds),
+        "Settled decisions:".to_string(),
+    ];
+    if s.settled.is_empty() {
+        out.push("  none".into());
+    }
+    for d in s.settled.iter().take(50) {
+        let mut labels = d.chosen.join(", ");
+        if let Some(c) = &d.custom {
+            if !labels.is_empty() {
+                labels.push_str(", ");
+            }
+            labels.push_str(&format!("\"{c}\""));
+        }
+        out.push(format!("  - {} → {labels}", d.question));
+    }
+    if s.settled.len() > 50 {
+        out.push(format!("  (+{} more)", s.settled.len() - 50));
+    }
+    out.push(match &s.last_check_at {
+        Some(at) if s.checks > 0 => format!("Manual checks: {} (last {at})", s.checks),
+        _ => "Manual checks: 0".into(),
+    });
+    if !recorded {
+        out.push("  (this check could not be recorded)".into());
+    }
+    match &s.baseline {
+        Some(b) if s.revision > 0 => {
+            out.push(format!("Baseline: revision {}", s.revision));
+            let fields = [
+                ("Goal", b.goal.iter().cloned().collect::<Vec<_>>()),
+                ("Explicit constraints", b.explicit_constraints.clone()),
+                ("Must preserve", b.must_preserve.clone()),
+                ("Allowed scope", b.allowed_scope.clone()),
+                ("User decisions", b.user_decisions.clone()),
+            ];
+            for (name, items) in fields {
+                if !items.is_empty() {
+                    out.push(format!("  {name}: {}", items.join("; ")));
+                }
+            }
+        }
+        _ => out.push("Baseline: none recorded".into()),
+    }
+    let open = s
+        .open_drift()
+        .map_or("none".to_string(), |d| d.drift_id.clone());
+    let pending = if s.pending_updates.is_empty() {
+        "none".to_string()
+    } else {
+        s.pending_updates.join(", ")
+    };
+    out.push(format!(
+        "Drift: {} reported; open: {open}; pending updates: {pending}",
+        s.drifts.len()
+    ));
+    if let Some(d) = s.last_decision() {
+        out.push(format!(
+            "Last drift decision: {} {}",
+            d.drift_id,
+            d.decision.as_deref().unwrap_or("")
+        ));
+    }
+    use askd_core::alignment::fold::Posture;
+    out.push(format!(
+        "Posture: {}",
+        match s.posture() {
+            Posture::Aligned => "Aligned".to_string(),
+            Posture::NoBaseline => "No baseline yet".to_string(),
+            Posture::DriftPending => {
+                let d = s.open_drift().expect("open drift");
+                format!("Drift pending ({}, {})", d.drift_id, d.reason)
+            }
+            Posture::BaselineUpdatePending => format!("Baseline update pending ({pending})"),
+        }
+    ));
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askd_store::{NewAsk, NewSession, Settlement, SqliteStore};
+
+    async fn ask(store: &SqliteStore, session: &str, id: &str, question: &str) {
+        store
+            .create_ask(NewAsk {
+                id: id.into(),
+                session_id: session.into(),
+                kind: "questions".into(),
+                title: None,
+                payload: json!({"questions": [{"id": "q", "question": question, "options": [{"label": "A"}, {"label": "B"}]}]}),
+                payload_key: id.into(),
+                fingerprint: None,
+                replaces: None,
+                seed_banked: vec![],
+                seed_autosave: None,
+            })
+            .await
+            .unwrap();
+    }
+
+    async fn answer(store: &SqliteStore, id: &str, outcome: &str, label: &str) {
+        store
+            .settle(
+                id,
+                &Settlement {
+                    outcome: outcome.into(),
+                    settled_at: askd_store::now(),
+                    result: json!({"outcome": outcome, "answers": [{"id": "q", "selected": [label]}]}),
+                    record: json!({}),
+                    expect_banked: None,
+                },
+            )
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn session_events_are_appended_only_to_known_sessions_and_folded() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("askd.db"))
+            .await
+            .unwrap();
+        let err = store
+            .append_session_event("nope", "alignment.checked", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(err, askd_store::StoreError::UnknownSession("nope".into()));
+        let s = store
+            .open_session(NewSession {
+                id: None,
+                client: "A".into(),
+                workspace: None,
+            })
+            .await
+            .unwrap()
+            .id;
+        let e = store
+            .append_session_event(
+                &s,
+                "alignment.mode_set",
+                json!({"mode": "off", "actor": "human"}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(e.payload["session"], s.as_str());
+        let st = state(&store, &s).await.unwrap();
+        assert_eq!(
+            (st.mode_override, st.mode_set_by.as_deref()),
+            (Some(Mode::Off), Some("human"))
+        );
+        let r = run(
+            &store,
+            &s,
+            "mode",
+            OpRequest {
+                mode: Some("banana".into()),
+                ..Default::default()
+            },
+        )
+        .await;
+        assert!(r.is_err(), "a bad mode writes nothing");
+        assert_eq!(state(&store, &s).await.unwrap(), st);
+        let r = run(&store, "nope", "status", OpRequest::default())
+            .await
+            .unwrap_err();
+        assert_eq!(r.code, "unknown-session");
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn state_is_folded_per_session_from_the_store_and_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("askd.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let a = store
+            .open_session(NewSession {
+                id: None,
+                client: "A".into(),
+                workspace: None,
+            })
+            .await
+            .unwrap()
+            .id;
+        let b = store
+            .open_session(NewSession {
+                id: None,
+                client: "B".into(),
+                workspace: None,
+            })
+            .await
+            .unwrap()
+            .id;
+        ask(&store, &a, "a1", "Where should the first version run?").await;
+        answer(&store, "a1", "answered", "A").await;
+        ask(&store, &a, "a2", "Cancelled one?").await;
+        answer(&store, "a2", "cancelled", "B").await;
+        ask(&store, &b, "b1", "Who is it for?").await;
+        answer(&store, "b1", "answered", "B").await;
+        ask(&store, &b, "b2", "Still open?").await;
+
+        let sa = state(&store, &a).await.unwrap();
+        assert_eq!(sa.rounds, 1);
+        assert_eq!(
+            sa.settled[0].question,
+            "Where should the first version run?"
+        );
+        assert_eq!(sa.settled[0].chosen, ["A"]);
+        assert_eq!(sa.settled[0].tool, "ask_user_question");
+        let view = status_view(&a, &sa, Some(Mode::Auto), Lang::En);
+        assert_eq!(view["rounds"], 1);
+        assert_eq!(view["posture"], "no-baseline");
+        assert_eq!(view["mode"]["source"], "config");
+        let guidance: Vec<&str> = view["guidance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        assert_eq!(guidance[0], format!("askd session: {a}"));
+        assert!(guidance[1].starts_with("Alignment memory: 1 question round(s)"));
+        assert_eq!(
+            guidance[2],
+            "Settled: Where should the first version run? → A"
+        );
+
+        let sb = state(&store, &b).await.unwrap();
+        assert_eq!(
+            (sb.rounds, sb.settled[0].question.as_str()),
+            (1, "Who is it for?")
+        );
+        store.close().await;
+
+        // A restart folds the same state again.
+        let store = SqliteStore::open(&path).await.unwrap();
+        assert_eq!(state(&store, &a).await.unwrap(), sa);
+        assert_eq!(state(&store, &b).await.unwrap(), sb);
+        let fresh = store
+            .open_session(NewSession {
+                id: None,
+                client: "C".into(),
+                workspace: None,
+            })
+            .await
+            .unwrap()
+            .id;
+        let sc = state(&store, &fresh).await.unwrap();
+        let view = status_view(&fresh, &sc, None, Lang::En);
+        assert_eq!(view["rounds"], 0);
+        assert_eq!(view["mode"]["source"], "default");
+        assert_eq!(view["guidance"], json!([format!("askd session: {fresh}")]));
+        store.close().await;
+    }
+}
