@@ -10,13 +10,13 @@
 //! - [`service`] — the operations on asks: core validation, store, fan-out, result shapes.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
 //! - [`mcp`] — `/mcp`: the MCP tools over streamable HTTP, calling the service in process.
+//! - [`render`] — Markdown to sanitised HTML, served beside the source.
 //! - [`review`] — asks of kind `review` (`batch_review`): create, settle, persist, export,
 //!   import.
-//! - [`render`] — Markdown to sanitised HTML, served beside the source.
-//! - [`alignment`] — per-session alignment state folded from the event log, the tools'
-//!   routes, baselines.
 //! - [`drafts`] — the question builder: draft files, the manifest, `survey_draft_set`,
 //!   `survey_draft_get`, `survey_draft_launch` and the settle transitions.
+//! - [`ui`] — the web UI's files (`ui/`), embedded in release builds.
+//! - [`diagram`] — Mermaid to sanitised SVG, rendered on the server and cached.
 //! - [`error`] — the one JSON error shape.
 //!
 //! # Invariants
@@ -28,6 +28,7 @@
 pub mod alignment;
 pub mod api;
 pub mod config;
+pub mod diagram;
 pub mod drafts;
 pub mod error;
 pub mod fence;
@@ -37,6 +38,7 @@ pub mod render;
 pub mod review;
 pub mod server;
 pub mod service;
+pub mod ui;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,8 +46,8 @@ use std::time::{Duration, Instant};
 
 use askd_store::Store;
 use axum::Router;
-use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use axum::routing::get;
 
 pub use hub::Hub;
@@ -129,25 +131,19 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
                 },
             ),
         )
-        .route("/", get(ui_page))
-        .route("/a/{id}", get(ui_page))
+        .route("/", get(ui::page))
+        .route("/a/{id}", get(ui::page))
+        .route("/assets/{*path}", get(ui::asset))
+        .route("/api/diagrams/{file}", get(diagram::diagram))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             daemon.clone(),
             fence::fence,
         ))
+        .layer(axum::middleware::map_response(ui::svg_csp))
         .with_state(daemon)
 }
 
 async fn not_found() -> impl IntoResponse {
     error::ApiError::new(StatusCode::NOT_FOUND, "not-found", "no such route")
-}
-
-/// The page behind `/` and `/a/{id}` until the web UI lands: it says what is running and
-/// where the API is. No script, no agent text.
-async fn ui_page() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        Html(include_str!("page.html")),
-    )
 }

@@ -8,6 +8,7 @@ mod flags;
 mod mcp;
 mod review;
 mod survey;
+mod try_cmd;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -49,6 +50,12 @@ pub enum Command {
     /// Export a review to a file (CSV, offline HTML, JSON) and import a filled one.
     #[command(subcommand)]
     Review(review::ReviewCommand),
+    /// Try askd: start the daemon if needed, ask an example survey, open its page, print
+    /// the answer the agent would receive.
+    Try {
+        #[command(flatten)]
+        config: flags::ConfigFlags,
+    },
 }
 
 pub fn run(cli: Cli) -> ExitCode {
@@ -58,6 +65,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Doctor { config } => daemon::doctor(config),
         Command::Asks(cmd) => asks::run(cmd),
         Command::Mcp { config } => mcp::run(config),
+        Command::Try { config } => try_cmd::run(config),
         Command::Review(cmd) => review::run(cmd),
     }
 }

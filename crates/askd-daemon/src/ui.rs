@@ -1,0 +1,226 @@
+//! The web UI's files (`ui/` at the repository root): the inbox and the wizard, plain ES
+//! modules, HTML and CSS with no build step (`platform.md` §7, `survey.md` §12).
+//!
+//! - `/` and `/a/{id}` serve `ui/index.html`, one page for both views (the page reads its
+//!   own location); everything else the page loads is under `/assets/…`, which maps to
+//!   `ui/…`.
+//! - **Release builds embed every file** (`include_bytes!`), so the binary is the whole
+//!   install and works offline. **Debug builds read the same files from disk** on every
+//!   request (`CARGO_MANIFEST_DIR/../../ui`), so editing the UI needs no rebuild. Both
+//!   modes serve exactly the files listed in [`ASSETS`]; a unit test keeps that list equal
+//!   to the directory.
+//! - Every response has a content type, an `ETag` (SHA-256 of the bytes) and
+//!   `Cache-Control: no-cache` (the browser revalidates and gets `304` while nothing
+//!   changed). The fence adds the page CSP (`script-src 'self'`, no inline script or
+//!   style), which is why the UI has no inline `<script>`, `<style>` or `style=""`.
+//! - SVG responses (the diagrams of [`crate::diagram`]) get a stricter CSP of their own from
+//!   [`svg_csp`], the outermost layer of the router.
+
+use axum::extract::Path;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+
+/// One file of `ui/`: its path below `ui/`, its content type and (release builds) its bytes.
+struct Asset {
+    path: &'static str,
+    content_type: &'static str,
+    #[cfg(not(debug_assertions))]
+    bytes: &'static [u8],
+}
+
+macro_rules! assets {
+    ($($path:literal => $ct:expr),* $(,)?) => {
+        &[$(Asset {
+            path: $path,
+            content_type: $ct,
+            #[cfg(not(debug_assertions))]
+            bytes: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/", $path)),
+        }),*]
+    };
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const SVG: &str = "image/svg+xml";
+
+/// Every file the UI serves. Add a file here when you add it to `ui/`.
+const ASSETS: &[Asset] = assets![
+    "index.html" => HTML,
+    "icon.svg" => SVG,
+    "css/app.css" => CSS,
+    "js/app.js" => JS,
+    "js/api.js" => JS,
+    "js/diagram.js" => JS,
+    "js/dialog.js" => JS,
+    "js/dom.js" => JS,
+    "js/events.js" => JS,
+    "js/html.js" => JS,
+    "js/i18n.js" => JS,
+    "js/inbox.js" => JS,
+    "js/questions.js" => JS,
+    "js/rows.js" => JS,
+    "js/tooltip.js" => JS,
+    "js/wizard.js" => JS,
+    "i18n/en.js" => JS,
+    "i18n/zh-CN.js" => JS,
+];
+
+/// The CSP of an SVG response: no script of any kind, no fetches, only the SVG's own inline
+/// styles. An `<img>` never runs script anyway; this also covers opening the URL directly.
+pub const SVG_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'";
+
+fn find(path: &str) -> Option<&'static Asset> {
+    ASSETS.iter().find(|a| a.path == path)
+}
+
+#[cfg(debug_assertions)]
+fn bytes(asset: &Asset) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");
+    std::fs::read(dir.join(asset.path)).map(std::borrow::Cow::Owned)
+}
+
+#[cfg(not(debug_assertions))]
+fn bytes(asset: &Asset) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
+    Ok(std::borrow::Cow::Borrowed(asset.bytes))
+}
+
+/// The strong validator of a body: the first 128 bits of its SHA-256, quoted.
+pub fn etag(body: &[u8]) -> String {
+    let digest = Sha256::digest(body);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// `true` when `If-None-Match` names `tag` (or is `*`).
+pub fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == tag || t == "*")
+}
+
+fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
+    let body = match bytes(asset) {
+        Ok(b) => b,
+        Err(e) => {
+            return ApiError::internal(format!("cannot read ui/{}: {e}", asset.path))
+                .into_response();
+        }
+    };
+    let tag = etag(&body);
+    let common = [
+        (header::ETAG, tag.clone()),
+        (header::CACHE_CONTROL, "no-cache".to_string()),
+    ];
+    if not_modified(headers, &tag) {
+        return (StatusCode::NOT_MODIFIED, common).into_response();
+    }
+    let mut response = (common, body.into_owned()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(asset.content_type),
+    );
+    response
+}
+
+/// `/` and `/a/{id}`: the one page of the UI.
+pub async fn page(headers: HeaderMap) -> Response {
+    serve(find("index.html").expect("listed"), &headers)
+}
+
+/// `/assets/{*path}`: a file of `ui/`.
+pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    match find(&path) {
+        Some(a) if a.path != "index.html" => serve(a, &headers),
+        _ => ApiError::not_found("this asset").into_response(),
+    }
+}
+
+/// The outermost layer: an SVG response (a diagram, the icon) gets [`SVG_CSP`] instead of the
+/// page CSP the fence set.
+pub async fn svg_csp(mut response: Response) -> Response {
+    let is_svg = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(SVG));
+    if is_svg {
+        response.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(SVG_CSP),
+        );
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ui_dir() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui")
+    }
+
+    fn walk(dir: &std::path::Path, base: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(&p, base, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+
+    #[test]
+    fn the_asset_list_is_the_ui_directory() {
+        let base = ui_dir();
+        let mut on_disk = Vec::new();
+        walk(&base, &base, &mut on_disk);
+        on_disk.sort();
+        let mut listed: Vec<String> = ASSETS.iter().map(|a| a.path.to_string()).collect();
+        listed.sort();
+        assert_eq!(
+            listed, on_disk,
+            "ASSETS in ui.rs must list every file of ui/"
+        );
+    }
+
+    #[test]
+    fn the_ui_has_no_inline_script_or_style() {
+        for a in ASSETS.iter().filter(|a| a.path.ends_with(".html")) {
+            let text = String::from_utf8(bytes(a).unwrap().into_owned()).unwrap();
+            assert!(!text.contains("<script>"), "{}: inline script", a.path);
+            assert!(!text.contains("<style"), "{}: inline style", a.path);
+            assert!(!text.contains("style="), "{}: style attribute", a.path);
+            let handler = text.match_indices(" on").any(|(i, _)| {
+                let rest = &text[i + 3..];
+                let name = rest
+                    .split(|c: char| !c.is_ascii_alphabetic())
+                    .next()
+                    .unwrap_or("");
+                !name.is_empty() && rest[name.len()..].starts_with('=')
+            });
+            assert!(!handler, "{}: event handler attribute", a.path);
+        }
+    }
+
+    #[test]
+    fn etags_and_if_none_match() {
+        let t = etag(b"x");
+        let mut h = HeaderMap::new();
+        assert!(!not_modified(&h, &t));
+        h.insert(
+            header::IF_NONE_MATCH,
+            format!("\"a\", W/{t}").parse().unwrap(),
+        );
+        assert!(not_modified(&h, &t));
+    }
+}

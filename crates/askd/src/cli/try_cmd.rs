@@ -1,0 +1,142 @@
+//! `askd try`: a real ask, end to end, without an agent. Starts the daemon when none answers
+//! (detached, like `askd mcp` does), asks the example branching survey
+//! (`examples/try-survey.json`: insights, a diagram, quick templates) as an agent would,
+//! prints the tokenised page URL (and opens it on a desktop), waits for the answer and prints
+//! the result the agent would receive, as JSON on stdout. Messages go to stderr.
+
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use askd_daemon::config::{self, Paths};
+use serde_json::{Value, json};
+
+use super::flags::ConfigFlags;
+use super::{EXIT_USAGE, print_json};
+
+/// The example survey, exactly as an agent would pass it to `ask_survey`.
+const EXAMPLE: &str = include_str!("../../../../examples/try-survey.json");
+
+/// One wait call's budget; the loop waits as long as the human takes.
+const WAIT_SLICE_S: u64 = 30;
+
+pub fn run(flags: ConfigFlags) -> ExitCode {
+    let paths = match config::load_from_process(&flags.0) {
+        Ok((paths, _config)) => paths,
+        Err(e) => {
+            eprintln!("askd: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("askd: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(try_it(&paths, &flags)) {
+        Ok(result) => {
+            print_json(&result);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("askd try: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Sends an authenticated request; a non-2xx answer is an error carrying the body.
+async fn call(token: &str, req: reqwest::RequestBuilder) -> Result<Value, String> {
+    let resp = req
+        .bearer_auth(token)
+        .send()
+        .await
+        .map_err(|e| format!("the daemon did not answer: {e}"))?;
+    let status = resp.status();
+    let body: Value = resp.json().await.unwrap_or(Value::Null);
+    if !status.is_success() {
+        return Err(format!("the daemon answered {status}: {body}"));
+    }
+    Ok(body)
+}
+
+async fn try_it(paths: &Paths, flags: &ConfigFlags) -> Result<Value, String> {
+    let (base, token) = super::mcp::ensure_daemon(paths, flags).await?;
+    let http = reqwest::Client::new();
+    let workspace = std::env::current_dir()
+        .ok()
+        .map(|d| d.display().to_string());
+    let session = call(
+        &token,
+        http.post(format!("{base}/api/sessions"))
+            .json(&json!({"client": "askd try", "workspace": workspace})),
+    )
+    .await?;
+    let args: Value = serde_json::from_str(EXAMPLE).map_err(|e| e.to_string())?;
+    let created = call(
+        &token,
+        http.post(format!("{base}/api/asks")).json(&json!({
+            "kind": "survey",
+            "session": session["session"]["id"],
+            "args": args,
+        })),
+    )
+    .await?;
+    let ask_id = created["ask_id"].as_str().unwrap_or_default().to_string();
+    let url = format!(
+        "{}?token={token}",
+        created["url"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{base}/a/{ask_id}"))
+    );
+    eprintln!("askd try: the example survey is waiting for you at\n\n  {url}\n");
+    open_browser(&base, &url);
+    eprintln!(
+        "askd try: waiting for your answer (Ctrl-C stops waiting; the ask stays in the inbox)…"
+    );
+    loop {
+        let result = call(
+            &token,
+            http.get(format!(
+                "{base}/api/asks/{ask_id}/wait?timeout_s={WAIT_SLICE_S}"
+            ))
+            .timeout(Duration::from_secs(WAIT_SLICE_S + 30)),
+        )
+        .await?;
+        if result["outcome"] != "pending" {
+            return Ok(result);
+        }
+    }
+}
+
+/// On a desktop, opens the page; over SSH or without a display, prints how to reach it.
+fn open_browser(base: &str, url: &str) {
+    let over_ssh =
+        std::env::var_os("SSH_CONNECTION").is_some() || std::env::var_os("SSH_TTY").is_some();
+    let display = cfg!(target_os = "macos")
+        || std::env::var_os("DISPLAY").is_some()
+        || std::env::var_os("WAYLAND_DISPLAY").is_some();
+    if over_ssh {
+        let port = base.rsplit(':').next().unwrap_or("7391");
+        eprintln!(
+            "askd try: over SSH, forward the port first (ssh -L {port}:127.0.0.1:{port} <this host>), then open the URL locally"
+        );
+        return;
+    }
+    if !display || std::env::var_os("ASKD_NO_BROWSER").is_some() {
+        return;
+    }
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let _ = Command::new(opener)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+}

@@ -1,0 +1,76 @@
+// The ask_user_question card (platform.md §4.1): 1–4 flat questions on one card; the answer
+// is {answers: [{id, selected: [labels], custom?}]}.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDaemon, launchBrowser, openContext } from './helpers.mjs';
+
+let daemon;
+let browser;
+
+before(async () => {
+  daemon = await startDaemon();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await daemon?.stop();
+});
+
+test('flat questions: single, multi, free text; labels travel as sent', async () => {
+  const id = await daemon.createQuestions([
+    { id: 'db', question: 'Which **database**?', header: 'Storage', detail: 'Both are supported.',
+      options: [{ label: 'SQLite (Recommended)', description: 'Embedded, zero setup.' }, { label: 'PostgreSQL', description: 'For teams.' }] },
+    { id: 'langs', question: 'Which languages?', multi_select: true,
+      options: [{ label: 'Rust' }, { label: 'Go' }, { label: 'Python' }] },
+    { id: 'name', question: 'Project name?' },
+  ]);
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/a/${id}`);
+  await page.waitForSelector('.card.flat');
+  assert.equal(await page.locator('.flat-question').count(), 3);
+  assert.equal(await page.textContent('.flat-question[data-qid="db"] .prompt strong'), 'database');
+  assert.equal(await page.textContent('.flat-question[data-qid="db"] .row-hit >> nth=0 >> .label-text'), 'SQLite');
+  assert.equal(await page.isVisible('.flat-question[data-qid="db"] .badge.rec'), true);
+  assert.equal(await page.getAttribute('.flat-question[data-qid="langs"] .rows', 'role'), 'group');
+  // Submitting nothing is refused in the page.
+  await page.click('.seg.primary');
+  await page.waitForSelector('.alert:has-text("Answer at least one question first.")');
+  await page.click('.flat-question[data-qid="db"] .row-hit >> nth=0');
+  // Digits choose in the question that holds focus.
+  await page.focus('.flat-question[data-qid="langs"] .prompt');
+  await page.keyboard.press('1');
+  await page.keyboard.press('3');
+  await page.fill('.flat-question[data-qid="name"] .custom-input', 'askd');
+  await page.press('.flat-question[data-qid="name"] .custom-input', 'Enter');
+  await page.waitForSelector('.card.settled:has-text("Sent to the agent")');
+  const result = await daemon.result(id);
+  assert.equal(result.outcome, 'answered');
+  assert.deepEqual(result.answers, [
+    { id: 'db', selected: ['SQLite (Recommended)'] },
+    { id: 'langs', selected: ['Rust', 'Python'] },
+    { id: 'name', selected: [], custom: 'askd' },
+  ]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('flat questions autosave across a reload and can be dismissed', async () => {
+  const id = await daemon.createQuestions([
+    { id: 'go', question: 'Go ahead?', options: [{ label: 'Yes' }, { label: 'No' }] },
+  ]);
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/a/${id}`);
+  await page.waitForSelector('.card.flat');
+  await page.click('.row-hit >> nth=1');
+  await page.waitForTimeout(800);
+  await page.reload();
+  await page.waitForSelector('.card.flat');
+  assert.equal(await page.getAttribute('.row-hit >> nth=1', 'aria-checked'), 'true');
+  await page.click('.seg:has-text("Dismiss")');
+  await page.click('dialog[open] button[value="yes"]');
+  await page.waitForSelector('.card.settled');
+  assert.equal((await daemon.view(id)).outcome, 'cancelled');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

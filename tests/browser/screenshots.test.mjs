@@ -1,0 +1,78 @@
+// Screenshots of the UI in light and dark (into target/screenshots/, for people to look at)
+// and the page weight: HTML + JS + CSS, diagrams excluded, under 150 KB.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDaemon, launchBrowser, openContext, branchingSurvey, screenshotPath, ROOT } from './helpers.mjs';
+
+let daemon;
+let browser;
+
+before(async () => {
+  daemon = await startDaemon();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await daemon?.stop();
+});
+
+for (const scheme of ['light', 'dark']) {
+  test(`screenshots (${scheme}): intro, question with insight and diagram, bank chip, inbox`, async () => {
+    const session = (await daemon.api('POST', '/api/sessions', { client: 'claude-code', workspace: '/home/me/shop' })).body.session.id;
+    const id = await daemon.createSurvey(branchingSurvey({ title: `Release plan (${scheme})` }), session);
+    await daemon.createQuestions([{ id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'PostgreSQL' }] }]);
+    const { context, page, problems } = await openContext(browser, daemon, { colorScheme: scheme, viewport: { width: 900, height: 760 } });
+    await page.waitForSelector(`.ask-row[data-ask-id="${id}"]`);
+    await page.screenshot({ path: screenshotPath(`${scheme}-inbox`), fullPage: true });
+    await page.click(`.ask-row[data-ask-id="${id}"] .ask-link`);
+    await page.waitForSelector('.card.wizard[data-position="intro"]');
+    await page.screenshot({ path: screenshotPath(`${scheme}-intro`), fullPage: true });
+    await page.click('.seg.primary');
+    await page.waitForSelector('.card.wizard[data-position="q1"]');
+    await page.click('.row[data-key="a"] .row-hit');
+    await page.click('.row[data-key="a"] .tool[aria-label="Show details"]');
+    await page.screenshot({ path: screenshotPath(`${scheme}-question-insight`), fullPage: true });
+    await page.click('.row[data-key="a"] .tool[aria-label="Show diagram"]');
+    await page.waitForSelector('.panel img.diagram');
+    await page.waitForFunction(() => document.querySelector('.panel img.diagram')?.complete);
+    await page.screenshot({ path: screenshotPath(`${scheme}-question-diagram`), fullPage: true });
+    // A tooltip after 500 ms of hover.
+    await page.hover('.seg[data-key="action.bank"]');
+    await page.waitForSelector('.tooltip:not([hidden])');
+    await page.click('.row[data-key="a"] .pencil');
+    await page.fill('.row[data-key="a"] .justify-input', 'Partners are blocked on it.');
+    await page.press('.row[data-key="a"] .justify-input', 'Enter');
+    await page.click('.seg[data-key="action.bank"]');
+    await page.waitForSelector('.bank-chip:has-text("1 banked")');
+    await page.click('.seg[data-key="nav.prev"]');
+    await page.waitForSelector('.locked-chip');
+    await page.screenshot({ path: screenshotPath(`${scheme}-bank-chip`), fullPage: true });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('page weight: HTML + JS + CSS under 150 KB', async () => {
+  let total = 0;
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(html|js|css)$/.test(name)) total += statSync(p).size;
+    }
+  };
+  walk(join(ROOT, 'ui'));
+  // What the page actually transfers on load (uncompressed bodies), from the browser.
+  const { context, page } = await openContext(browser, daemon);
+  await page.waitForSelector('.inbox-title');
+  const loaded = await page.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => /\/assets\//.test(e.name) && !/\.svg/.test(e.name))
+    .reduce((n, e) => n + e.decodedBodySize, 0)
+    + performance.getEntriesByType('navigation')[0].decodedBodySize);
+  await context.close();
+  console.log(`# page weight: ui/ holds ${(total / 1024).toFixed(1)} KB of HTML+JS+CSS; the inbox page loads ${(loaded / 1024).toFixed(1)} KB`);
+  assert.ok(total < 150 * 1024, `${total} bytes`);
+});

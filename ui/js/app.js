@@ -1,0 +1,98 @@
+// askd's web UI: one page for the inbox (`/`) and each ask (`/a/{id}`), plain ES modules, no
+// build step. Links marked data-nav switch views without reloading; the event stream is
+// shared by both views. A render failure shows a crash card; the rest keeps working.
+import { ask as askApi } from './api.js';
+import { h, icon } from './dom.js';
+import { t, setLang, askLanguage, userLanguage } from './i18n.js';
+import { Live } from './events.js';
+import { installTooltips, hideTooltip } from './tooltip.js';
+import { Inbox } from './inbox.js';
+import { Wizard } from './wizard.js';
+import { QuestionsCard } from './questions.js';
+
+const app = document.getElementById('app');
+const live = new Live();
+const banner = h('div', { class: 'live-banner', role: 'status', hidden: true }, t('live.offline'));
+document.body.prepend(banner);
+live.onHealth = (ok) => {
+  banner.textContent = t('live.offline');
+  banner.hidden = ok;
+};
+let view = null;
+
+function crash(error, retry) {
+  if (view && view.unmount) {
+    try {
+      view.unmount();
+    } catch {
+      // Already broken; the crash card replaces it.
+    }
+  }
+  view = null;
+  const message = (error && (error.stack || error.message)) || String(error);
+  app.replaceChildren(h('section', { class: 'card crash', role: 'alert' },
+    h('div', { class: 'settled-body' },
+      h('div', { class: 'settled-icon' }, icon('close')),
+      h('h1', { class: 'prompt' }, t('crash.title')),
+      h('p', { class: 'muted' }, t('crash.body')),
+      h('pre', { class: 'crash-detail' }, message.split('\n').slice(0, 6).join('\n')),
+      h('div', { class: 'crash-actions' },
+        h('button', { type: 'button', class: 'btn primary', onclick: retry }, t('crash.retry')),
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))))));
+}
+
+async function route() {
+  hideTooltip();
+  if (view && view.unmount) view.unmount();
+  view = null;
+  const m = /^\/a\/([^/]+)\/?$/.exec(location.pathname);
+  const ctx = { live, navigate, onCrash: (e) => crash(e, route) };
+  try {
+    if (!m) {
+      setLang(userLanguage());
+      document.title = 'askd';
+      view = new Inbox(app, ctx);
+      await view.mount();
+      return;
+    }
+    const id = decodeURIComponent(m[1]);
+    let data;
+    try {
+      data = await askApi.view(id);
+    } catch (e) {
+      setLang(userLanguage());
+      app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
+        h('h1', { class: 'prompt' }, e.status === 404 ? t('error.notFound') : t('error.network')),
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
+      return;
+    }
+    setLang(askLanguage(data));
+    document.title = `${data.title || t(`kind.${data.kind}`)} · askd`;
+    if (data.kind === 'survey') view = new Wizard(app, data, ctx);
+    else if (data.kind === 'questions') view = new QuestionsCard(app, data, ctx);
+    else {
+      app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
+        h('h1', { class: 'prompt' }, t('error.unsupported')),
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
+      return;
+    }
+    await view.mount();
+  } catch (e) {
+    crash(e, route);
+  }
+}
+
+function navigate(path) {
+  if (path !== location.pathname) history.pushState(null, '', path);
+  route();
+}
+
+document.addEventListener('click', (e) => {
+  const a = e.target.closest && e.target.closest('a[data-nav]');
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  navigate(a.getAttribute('href'));
+});
+window.addEventListener('popstate', route);
+installTooltips();
+route();

@@ -1,0 +1,64 @@
+// The live event stream (/api/events): one EventSource per page, reconnecting by itself
+// with Last-Event-ID (the daemon replays what was missed). While it is unhealthy (or the
+// browser has no EventSource) the page polls every 20 s instead (survey.md §12.16).
+
+const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled'];
+const POLL_MS = 20000;
+
+export class Live {
+  constructor() {
+    this.listeners = new Set();
+    this.healthy = false;
+    this.pollTimer = null;
+    this.onHealth = () => {};
+    if (typeof EventSource === 'undefined') {
+      this.startPolling();
+      return;
+    }
+    this.source = new EventSource('/api/events');
+    this.source.onopen = () => this.setHealthy(true);
+    this.source.onerror = () => this.setHealthy(false);
+    for (const kind of KINDS) {
+      this.source.addEventListener(kind, (e) => {
+        let data = null;
+        try {
+          data = JSON.parse(e.data);
+        } catch {
+          return;
+        }
+        for (const fn of [...this.listeners]) fn({ kind, data });
+      });
+    }
+    // Until the stream opens, the page is fed by its own initial fetch.
+    this.pollTimer = setTimeout(() => {
+      if (!this.healthy) this.startPolling();
+    }, 3000);
+  }
+
+  setHealthy(ok) {
+    if (ok === this.healthy) return;
+    this.healthy = ok;
+    if (ok) this.stopPolling();
+    else this.startPolling();
+    this.onHealth(ok);
+  }
+
+  startPolling() {
+    this.stopPolling();
+    this.pollTimer = setInterval(() => {
+      for (const fn of [...this.listeners]) fn({ kind: 'poll', data: null });
+    }, POLL_MS);
+  }
+
+  stopPolling() {
+    clearTimeout(this.pollTimer);
+    clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  /** fn({kind, data}) for every event, and {kind: 'poll'} while polling; returns unsubscribe. */
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+}

@@ -1,0 +1,239 @@
+// The inbox (`/`): every pending ask across sessions, grouped by session (client, workspace,
+// waiting time), live through the event stream; recently settled asks below. A new ask raises
+// a browser notification (when permitted) and the pending count shows in the tab title.
+import { ask as askApi } from './api.js';
+import { h, icon, duration } from './dom.js';
+import { t, lang, setLang, saveUserLanguage } from './i18n.js';
+
+const SETTLED_SHOWN = 20;
+
+/** "waiting 3 min", or "just now" under a minute. */
+function waiting(ms) {
+  return ms < 60000 ? t('time.now') : t('inbox.waiting', { t: duration(ms, t) });
+}
+
+export class Inbox {
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.pending = [];
+    this.settled = [];
+    this.sessions = new Map();
+    this.loaded = false;
+  }
+
+  async mount() {
+    this.build();
+    await this.load();
+    this.unsubscribe = this.ctx.live.subscribe((e) => this.event(e));
+    this.ticker = setInterval(() => this.render(), 30000);
+    this.onVisible = () => {
+      if (document.visibilityState === 'visible') this.load();
+    };
+    document.addEventListener('visibilitychange', this.onVisible);
+  }
+
+  unmount() {
+    if (this.unsubscribe) this.unsubscribe();
+    clearInterval(this.ticker);
+    clearTimeout(this.reloadTimer);
+    document.removeEventListener('visibilitychange', this.onVisible);
+  }
+
+  async load() {
+    try {
+      const [p, s] = await Promise.all([
+        askApi.list('state=pending&limit=500'),
+        askApi.list(`state=settled&limit=${SETTLED_SHOWN}`),
+      ]);
+      this.pending = p.asks || [];
+      this.settled = s.asks || [];
+      for (const a of [...this.pending, ...this.settled]) {
+        this.sessions.set(a.session_id, { client: a.client, workspace: a.workspace });
+      }
+      this.loaded = true;
+      this.render();
+    } catch (e) {
+      this.status.textContent = e.status === 0 ? t('error.network') : e.message;
+    }
+  }
+
+  /** A reload shortly after a burst of events, for the fields events do not carry. */
+  reloadSoon() {
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => this.load(), 250);
+  }
+
+  event({ kind, data }) {
+    if (kind === 'poll') {
+      this.load();
+      return;
+    }
+    if (!data || !data.ask_id) return;
+    if (kind === 'ask.created') {
+      if (!this.pending.some((a) => a.id === data.ask_id)) {
+        const s = this.sessions.get(data.session) || {};
+        this.pending.unshift({
+          id: data.ask_id, kind: data.kind, session_id: data.session, title: data.title,
+          created_at: data.createdAt, client: s.client, workspace: s.workspace, banked: 0,
+          awaited: true, state: 'pending', url: `/a/${data.ask_id}`,
+        });
+        this.render();
+        this.notify(data, s);
+      }
+      this.reloadSoon();
+    } else if (kind === 'ask.settled') {
+      const i = this.pending.findIndex((a) => a.id === data.ask_id);
+      if (i >= 0) {
+        const [a] = this.pending.splice(i, 1);
+        this.settled.unshift({ ...a, state: 'settled', outcome: data.outcome, settled_at: data.settledAt });
+        this.settled = this.settled.slice(0, SETTLED_SHOWN);
+        this.render();
+      }
+      this.reloadSoon();
+    } else if (kind === 'ask.banked') {
+      const a = this.pending.find((x) => x.id === data.ask_id);
+      if (a) {
+        a.banked = (data.banked || []).length;
+        this.render();
+      }
+    }
+  }
+
+  notify(data, session) {
+    if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+    if (document.visibilityState === 'visible' && document.hasFocus()) return;
+    try {
+      const n = new Notification(t('inbox.notification', { client: session.client || data.session }), {
+        body: data.title || t(`kind.${data.kind}`), tag: data.ask_id,
+      });
+      n.onclick = () => {
+        window.focus();
+        this.ctx.navigate(`/a/${data.ask_id}`);
+      };
+    } catch {
+      // Some browsers only allow notifications from a service worker; the title count remains.
+    }
+  }
+
+  build() {
+    this.list = h('div', { class: 'inbox-list' });
+    this.status = h('p', { class: 'alert', role: 'alert' });
+    const tools = h('div', { class: 'head-tools' });
+    if (typeof Notification !== 'undefined' && Notification.permission === 'default') {
+      const b = h('button', {
+        type: 'button', class: 'btn ghost', 'data-tip': t('inbox.notify.hint'),
+        onclick: async () => {
+          await Notification.requestPermission();
+          b.remove();
+        },
+      }, icon('bell'), t('inbox.notify'));
+      tools.appendChild(b);
+    }
+    tools.appendChild(h('button', {
+      type: 'button', class: 'btn ghost', 'data-tip': t('lang.switch.hint'),
+      onclick: () => {
+        const next = lang() === 'zh-CN' ? 'en' : 'zh-CN';
+        saveUserLanguage(next);
+        setLang(next);
+        this.unmount();
+        this.mount();
+      },
+    }, t('lang.switch')));
+    this.root.replaceChildren(h('div', { class: 'inbox' },
+      h('header', { class: 'inbox-head' },
+        h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), 'askd'),
+        h('h1', { class: 'inbox-title' }, t('inbox.title')), tools),
+      this.status, this.list));
+  }
+
+  render() {
+    if (!this.loaded) return;
+    const n = this.pending.length;
+    document.title = n ? `(${n}) askd` : 'askd';
+    const now = Date.now();
+    const parts = [];
+    parts.push(h('h2', { class: 'section-title' }, t('inbox.pending'),
+      h('span', { class: 'count', 'aria-hidden': n ? null : 'true' }, n ? String(n) : '')));
+    if (!n) {
+      parts.push(h('div', { class: 'empty' },
+        h('p', { class: 'empty-title' }, t('inbox.empty')),
+        h('p', { class: 'muted' }, t('inbox.emptyHint'))));
+    }
+    // Group by session, sessions ordered by their newest ask.
+    const groups = new Map();
+    for (const a of this.pending) {
+      if (!groups.has(a.session_id)) groups.set(a.session_id, []);
+      groups.get(a.session_id).push(a);
+    }
+    for (const [session, asks] of groups) {
+      const s = this.sessions.get(session) || {};
+      const client = asks[0].client || s.client || session;
+      const workspace = asks[0].workspace || s.workspace;
+      const oldest = Math.min(...asks.map((a) => Date.parse(a.created_at) || now));
+      parts.push(h('section', { class: 'card session', 'aria-label': client },
+        h('header', { class: 'session-head' },
+          h('span', { class: 'session-client' }, client),
+          h('span', { class: 'session-ws' }, workspace || t('inbox.noWorkspace')),
+          h('span', { class: 'session-wait' }, waiting(now - oldest))),
+        h('ul', { class: 'ask-list' }, asks.map((a) => this.pendingRow(a, now)))));
+    }
+    if (this.settled.length) {
+      parts.push(h('h2', { class: 'section-title' }, t('inbox.settled')));
+      parts.push(h('section', { class: 'card settled-list' },
+        h('ul', { class: 'ask-list' }, this.settled.map((a) => this.settledRow(a, now)))));
+    }
+    // Keep keyboard focus on the same ask across re-renders.
+    const focused = document.activeElement && document.activeElement.closest
+      && document.activeElement.closest('[data-ask-id]');
+    const focusId = focused && this.list.contains(focused) ? focused.getAttribute('data-ask-id') : null;
+    this.list.replaceChildren(...parts);
+    if (focusId) {
+      const again = this.list.querySelector(`[data-ask-id="${CSS.escape(focusId)}"] .ask-link`);
+      if (again) again.focus();
+    }
+  }
+
+  /** A questions ask has no title: its first question stands in (read once, then kept). */
+  titleOf(a) {
+    if (a.title) return a.title;
+    if (a.kind !== 'questions') return t(`kind.${a.kind}`);
+    if (!this.titles) this.titles = new Map();
+    if (this.titles.has(a.id)) return this.titles.get(a.id) || t('kind.questions');
+    this.titles.set(a.id, null);
+    askApi.view(a.id).then((v) => {
+      const q = v.spec && v.spec.questions && v.spec.questions[0];
+      if (q && q.question) {
+        this.titles.set(a.id, q.question.length > 140 ? `${q.question.slice(0, 140)}…` : q.question);
+        this.render();
+      }
+    }, () => {});
+    return t('kind.questions');
+  }
+
+  pendingRow(a, now) {
+    const waited = waiting(now - (Date.parse(a.created_at) || now));
+    return h('li', { class: 'ask-row', 'data-ask-id': a.id },
+      h('a', { class: 'ask-link', href: `/a/${a.id}`, 'data-nav': '' },
+        h('span', { class: 'ask-main' },
+          h('span', { class: 'ask-title' }, this.titleOf(a)),
+          h('span', { class: 'ask-meta' },
+            h('span', { class: 'chip kind-chip' }, t(`kind.${a.kind}`)),
+            a.banked ? h('span', { class: 'chip' }, t('inbox.bankedCount', { n: a.banked })) : null,
+            a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
+            h('span', { class: 'muted' }, waited))),
+        h('span', { class: 'btn small' }, a.kind === 'survey' ? t('nav.resume') : t('nav.open'))));
+  }
+
+  settledRow(a, now) {
+    const ms = now - (Date.parse(a.settled_at) || now);
+    const ago = ms < 60000 ? t('time.now') : t('inbox.ago', { t: duration(ms, t) });
+    return h('li', { class: 'ask-row settled-row', 'data-ask-id': a.id },
+      h('a', { class: 'ask-link', href: `/a/${a.id}`, 'data-nav': '' },
+        h('span', { class: 'ask-main' },
+          h('span', { class: 'ask-title' }, this.titleOf(a)),
+          h('span', { class: 'ask-meta' },
+            h('span', { class: `chip outcome outcome-${a.outcome}` }, t(`outcome.${a.outcome}`)),
+            h('span', { class: 'muted' }, [a.client, ago].filter(Boolean).join(' · '))))));
+  }
+}

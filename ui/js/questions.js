@@ -1,0 +1,284 @@
+// The ask_user_question card (platform.md §4.1): 1–4 flat questions on one card, built from
+// the wizard's row component. The answer is {answers: [{id, selected: [labels], custom?}]};
+// a single-select question takes one label or custom text. Progress autosaves like the
+// wizard's, and a settle elsewhere closes the card.
+import { ask as askApi } from './api.js';
+import { h, icon, nextId, displayLabel } from './dom.js';
+import { setSanitizedHtml } from './html.js';
+import { t } from './i18n.js';
+import { optionRows, closePanel } from './rows.js';
+import { confirmDialog, toggleHelp } from './dialog.js';
+import { hideTooltip } from './tooltip.js';
+
+const SAVE_DELAY_MS = 500;
+
+export class QuestionsCard {
+  constructor(root, view, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.view = view;
+    this.id = view.ask_id;
+    this.questions = (view.spec && view.spec.questions) || [];
+    this.answers = {};
+    const saved = (view.autosave && view.autosave.answers) || {};
+    for (const q of this.questions) {
+      const a = saved[q.id] || {};
+      this.answers[q.id] = {
+        selected: Array.isArray(a.selected) ? a.selected.filter((l) => typeof l === 'string') : [],
+        custom: typeof a.custom === 'string' ? a.custom : '',
+      };
+    }
+    this.revision = view.autosaveRevision || 0;
+    this.changes = 0;
+    this.savedChanges = 0;
+    this.busy = false;
+    this.settled = false;
+    this.lists = [];
+    this.onKey = (e) => this.key(e);
+    this.onHide = () => {
+      if (document.visibilityState === 'hidden') this.save(true);
+    };
+  }
+
+  mount() {
+    this.build();
+    document.addEventListener('keydown', this.onKey);
+    document.addEventListener('visibilitychange', this.onHide);
+    window.addEventListener('pagehide', this.onHide);
+    this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
+      if (kind === 'poll') this.poll();
+      else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
+    });
+    if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
+  }
+
+  unmount() {
+    this.save(true);
+    document.removeEventListener('keydown', this.onKey);
+    document.removeEventListener('visibilitychange', this.onHide);
+    window.removeEventListener('pagehide', this.onHide);
+    if (this.unsubscribe) this.unsubscribe();
+    closePanel();
+  }
+
+  async poll() {
+    try {
+      const v = await askApi.view(this.id);
+      if (v.state !== 'pending') this.showSettled(v.outcome, false);
+    } catch {
+      // The next poll or event tries again.
+    }
+  }
+
+  build() {
+    const titleId = nextId('title');
+    const eyebrow = [this.view.client, this.view.workspace].filter(Boolean).join(' · ');
+    const rendered = (this.view.rendered && this.view.rendered.questions) || {};
+    const sections = this.questions.map((q, qi) => {
+      const promptId = nextId('q');
+      const r = rendered[q.id] || {};
+      const prompt = h('div', { class: 'prompt prose', id: promptId, role: 'heading', 'aria-level': '2', tabindex: '-1' });
+      setSanitizedHtml(prompt, r.question || '');
+      const detail = r.detail ? h('div', { class: 'prose detail' }) : null;
+      if (detail) setSanitizedHtml(detail, r.detail);
+      const labels = (q.options || []).map((o) => o.label);
+      let rows = null;
+      if (labels.length) {
+        rows = optionRows({
+          labelledBy: promptId, multi: !!q.multi_select, locked: false, askId: this.id,
+          items: q.options.map((o, i) => {
+            const d = displayLabel(o.label, false);
+            return { key: o.label, badge: String(i + 1), label: d.label, recommended: d.recommended, description: o.description };
+          }),
+          isSelected: (label) => this.answers[q.id].selected.includes(label),
+          canJustify: false,
+          onChoose: (label) => this.choose(q, label),
+          onEnterSelected: () => this.submit(),
+        });
+        this.lists.push(rows);
+      }
+      const input = h('textarea', {
+        class: 'custom-input', rows: '1', placeholder: t('custom.placeholder'), 'aria-label': t('custom.label'),
+      });
+      input.value = this.answers[q.id].custom;
+      input.addEventListener('input', () => {
+        input.style.height = 'auto';
+        input.style.height = `${input.scrollHeight}px`;
+        const a = this.answers[q.id];
+        a.custom = input.value;
+        if (!q.multi_select) a.selected = [];
+        this.changed();
+      });
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+          e.preventDefault();
+          this.submit();
+        }
+      });
+      const section = h('div', { class: 'flat-question', 'data-qid': q.id },
+        h('div', { class: 'q-top' },
+          this.questions.length > 1 ? h('span', { class: 'chip count-chip' }, `${qi + 1} / ${this.questions.length}`) : null,
+          q.header ? h('span', { class: 'chip header-chip' }, q.header) : null),
+        prompt, detail, rows ? rows.el : null,
+        h('div', { class: `custom-row${rows ? '' : ' only'}` }, input));
+      section.rows = rows;
+      section.input = input;
+      return section;
+    });
+    this.sections = sections;
+    this.alert = h('div', { class: 'alert', role: 'alert' });
+    this.submitBtn = h('button', {
+      type: 'button', class: 'seg primary', 'aria-label': t('questions.submit'), 'data-tip': t('questions.submit.hint'),
+      onclick: () => this.submit(),
+    }, h('span', { class: 'seg-label' }, t('questions.submit')));
+    const cancel = h('button', {
+      type: 'button', class: 'seg', 'aria-label': t('questions.cancel'), 'data-tip': t('questions.cancel.hint'),
+      onclick: () => this.cancel(),
+    }, h('span', { class: 'seg-label' }, t('questions.cancel')));
+    const tool = (label, hint, name, fn) => h('button', { type: 'button', class: 'tool', 'aria-label': label, 'data-tip': hint, onclick: fn }, icon(name));
+    this.card = h('section', { class: 'card flat', 'aria-labelledby': titleId },
+      h('header', { class: 'card-head' },
+        h('div', { class: 'head-main' },
+          eyebrow ? h('div', { class: 'eyebrow' }, eyebrow) : null,
+          h('div', { class: 'card-title', id: titleId }, this.view.title || t('questions.title'))),
+        h('div', { class: 'head-tools' },
+          tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp()),
+          tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.save(false); this.ctx.navigate('/'); }))),
+      h('div', { class: 'page page-flat' }, sections),
+      this.alert,
+      h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('questions.title') },
+        h('div', { class: 'tb-left' }),
+        h('div', { class: 'tb-right' }, cancel, this.submitBtn)));
+    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, t('help.footer')));
+    for (const s of sections) requestAnimationFrame(() => {
+      s.input.style.height = 'auto';
+      s.input.style.height = `${s.input.scrollHeight}px`;
+    });
+    const first = sections[0] && sections[0].querySelector('.prompt');
+    if (first) first.focus();
+  }
+
+  choose(q, label) {
+    if (this.busy || this.settled) return;
+    const a = this.answers[q.id];
+    if (q.multi_select) {
+      a.selected = a.selected.includes(label) ? a.selected.filter((l) => l !== label) : [...a.selected, label];
+    } else {
+      a.selected = [label];
+      a.custom = '';
+      const s = this.sections.find((x) => x.getAttribute('data-qid') === q.id);
+      if (s) s.input.value = '';
+    }
+    this.changed();
+  }
+
+  changed() {
+    this.changes += 1;
+    this.alert.textContent = '';
+    for (const l of this.lists) l.update();
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
+  }
+
+  save(keepalive) {
+    clearTimeout(this.saveTimer);
+    if (this.settled || this.changes === this.savedChanges) return Promise.resolve();
+    const upTo = this.changes;
+    return askApi.autosave(this.id, { v: 1, answers: this.answers }, keepalive).then(
+      (r) => {
+        this.revision = r.revision || this.revision;
+        this.savedChanges = Math.max(this.savedChanges, upTo);
+      },
+      () => {},
+    );
+  }
+
+  async submit() {
+    if (this.busy || this.settled) return;
+    const answers = this.questions.map((q) => {
+      const a = this.answers[q.id];
+      const e = { id: q.id, selected: [...a.selected] };
+      if (a.custom.trim()) e.custom = a.custom.trim();
+      return e;
+    });
+    if (!answers.some((a) => a.selected.length || a.custom)) {
+      this.alert.textContent = t('questions.unanswered');
+      return;
+    }
+    await this.send(() => askApi.submit(this.id, { answers }), 'answered');
+  }
+
+  async cancel() {
+    if (this.busy || this.settled) return;
+    if (!(await confirmDialog(t('questions.cancel.confirm')))) return;
+    await this.send(() => askApi.cancel(this.id), 'cancelled');
+  }
+
+  async send(call, outcome) {
+    this.busy = true;
+    this.submitBtn.disabled = true;
+    try {
+      await this.save(false);
+      await call();
+      this.showSettled(outcome, true);
+    } catch (e) {
+      if (e.status === 409) this.poll();
+      else this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+    } finally {
+      this.busy = false;
+      this.submitBtn.disabled = false;
+    }
+  }
+
+  showSettled(outcome, mine) {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.saveTimer);
+    closePanel();
+    hideTooltip();
+    const heading = h('h1', { class: 'prompt', tabindex: '-1' },
+      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
+    this.root.replaceChildren(h('section', { class: `card settled outcome-${outcome || 'answered'}` },
+      h('div', { class: 'settled-body' },
+        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
+        heading,
+        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
+    heading.focus();
+  }
+
+  /** Digits choose in the question that holds focus (else the first); Ctrl+Enter submits. */
+  key(e) {
+    if (this.settled || e.defaultPrevented || document.querySelector('dialog[open]')) return;
+    if (e.key === 'Escape') {
+      if (closePanel()) e.preventDefault();
+      return;
+    }
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      this.submit();
+      return;
+    }
+    const target = e.target;
+    if (target && target.matches && target.matches('input, textarea')) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'H') {
+      toggleHelp();
+      return;
+    }
+    if (e.key === 'Enter' && !(target && target.closest && target.closest('button, a, .row-hit'))) {
+      e.preventDefault();
+      this.submit();
+      return;
+    }
+    if (!/^[1-9]$/.test(e.key)) return;
+    const section = (target && target.closest && target.closest('.flat-question')) || this.sections[0];
+    if (!section || !section.rows) return;
+    const keys = section.rows.keys();
+    const label = keys[Number(e.key) - 1];
+    if (label === undefined) return;
+    e.preventDefault();
+    const q = this.questions.find((x) => x.id === section.getAttribute('data-qid'));
+    this.choose(q, label);
+  }
+}

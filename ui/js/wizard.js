@@ -1,0 +1,887 @@
+// The survey wizard (survey.md §12): one question per page over the live path, which only
+// the server computes (POST /api/asks/{id}/path — there is no second path engine here).
+// Progress is durable: every change autosaves (debounced 500 ms, flushed when the page is
+// hidden and before any action); banked answers are locked; other tabs stay consistent
+// through the event stream.
+import { ask as askApi } from './api.js';
+import { h, icon, nextId, show, displayLabel } from './dom.js';
+import { setSanitizedHtml } from './html.js';
+import { t } from './i18n.js';
+import { optionRows, closePanel } from './rows.js';
+import { confirmDialog, toggleHelp } from './dialog.js';
+import { hideTooltip, tooltipOpen } from './tooltip.js';
+
+const SAVE_DELAY_MS = 500;
+
+function blank(s) {
+  return typeof s !== 'string' || s.trim() === '';
+}
+
+function substantive(a) {
+  return !!a && ((a.selected && a.selected.length > 0) || !blank(a.custom));
+}
+
+function explicitSkip(a) {
+  return !!a && a.skipped === true && !substantive(a);
+}
+
+function emptyAnswer() {
+  return { selected: [], custom: '', skipped: false, justifications: {} };
+}
+
+/** A clean local answer from an autosave entry. */
+function fromSaved(a) {
+  const out = emptyAnswer();
+  if (!a || typeof a !== 'object') return out;
+  if (Array.isArray(a.selected)) out.selected = a.selected.filter((k) => typeof k === 'string');
+  if (typeof a.custom === 'string') out.custom = a.custom;
+  out.skipped = a.skipped === true;
+  if (a.justifications && typeof a.justifications === 'object') {
+    for (const [k, v] of Object.entries(a.justifications)) if (typeof v === 'string') out.justifications[k] = v;
+  }
+  return out;
+}
+
+export class Wizard {
+  /** ctx: {live, navigate(path), onCrash(error)} */
+  constructor(root, view, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.id = view.ask_id;
+    this.answers = {};
+    this.banked = new Map();
+    this.path = [];
+    this.position = 'intro';
+    this.quickMode = false;
+    this.revision = 0;
+    this.changes = 0;
+    this.savedChanges = 0;
+    this.saveTimer = null;
+    this.saving = null;
+    this.remoteRevision = 0;
+    this.busy = false;
+    this.pathSeq = 0;
+    this.pathPromise = Promise.resolve();
+    this.settled = false;
+    this.onKey = (e) => this.guard(() => this.key(e));
+    this.onHide = () => {
+      if (document.visibilityState === 'hidden') this.flush(true);
+      else this.guard(() => this.reload());
+    };
+    this.onPageHide = () => this.flush(true);
+    this.adopt(view, true);
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  async mount() {
+    await this.computePath();
+    this.restorePosition();
+    this.build();
+    this.renderPage(false);
+    document.addEventListener('keydown', this.onKey);
+    document.addEventListener('visibilitychange', this.onHide);
+    window.addEventListener('pagehide', this.onPageHide);
+    this.unsubscribe = this.ctx.live.subscribe((e) => this.guard(() => this.event(e)));
+    if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
+  }
+
+  unmount() {
+    this.flush(true);
+    document.removeEventListener('keydown', this.onKey);
+    document.removeEventListener('visibilitychange', this.onHide);
+    window.removeEventListener('pagehide', this.onPageHide);
+    if (this.unsubscribe) this.unsubscribe();
+    closePanel();
+  }
+
+  guard(fn) {
+    try {
+      const r = fn();
+      if (r && typeof r.catch === 'function') r.catch((e) => this.ctx.onCrash(e));
+    } catch (e) {
+      this.ctx.onCrash(e);
+    }
+  }
+
+  /** Takes the server's view: spec, banked answers, and (first load or adoption) the autosave. */
+  adopt(view, withAutosave) {
+    this.view = view;
+    this.spec = view.spec;
+    this.rendered = view.rendered || { questions: {} };
+    this.banked = new Map((view.banked || []).map((b) => [b.id, b]));
+    if (withAutosave) {
+      const save = view.autosave || {};
+      this.answers = {};
+      for (const [id, a] of Object.entries(save.answers || {})) {
+        if (this.spec.questions[id]) this.answers[id] = fromSaved(a);
+      }
+      this.savedPosition = typeof save.position === 'string' ? save.position : null;
+      this.quickMode = save.quickMode === true;
+      this.revision = view.autosaveRevision || 0;
+    }
+  }
+
+  restorePosition() {
+    const p = this.savedPosition;
+    if (!p || p === 'intro') {
+      this.position = 'intro';
+      return;
+    }
+    if (this.path.includes(p)) {
+      this.position = p;
+      return;
+    }
+    const open = this.path.find((id) => !this.isAnswered(id) && !explicitSkip(this.answer(id)));
+    this.position = open || this.path[this.path.length - 1] || 'intro';
+  }
+
+  // ------------------------------------------------------------------ answers and path
+
+  question(id) {
+    return this.spec.questions[id];
+  }
+
+  /** The effective answer: the banked entry when banked, else the local one. */
+  answer(id) {
+    const b = this.banked.get(id);
+    if (b) return { selected: b.selected || [], custom: b.custom || '', skipped: b.skipped === true, justifications: b.justifications || {} };
+    return this.answers[id];
+  }
+
+  local(id) {
+    if (!this.answers[id]) this.answers[id] = emptyAnswer();
+    return this.answers[id];
+  }
+
+  isAnswered(id) {
+    return substantive(this.answer(id));
+  }
+
+  hasAnyAnswer() {
+    return Object.entries(this.answers).some(([id, a]) => !this.banked.has(id) && (substantive(a) || explicitSkip(a)));
+  }
+
+  answerCount() {
+    return Object.entries(this.answers).filter(([id, a]) => !this.banked.has(id) && (substantive(a) || explicitSkip(a))).length;
+  }
+
+  pathAnswers() {
+    const out = {};
+    for (const [id, a] of Object.entries(this.answers)) {
+      out[id] = { selected: a.selected, custom: a.custom, skipped: a.skipped };
+    }
+    return out;
+  }
+
+  /** Asks the server for the path of the current answers; only the latest reply counts. */
+  computePath() {
+    const seq = ++this.pathSeq;
+    const p = askApi.path(this.id, this.pathAnswers()).then((r) => {
+      if (seq !== this.pathSeq) return;
+      this.path = Array.isArray(r.path) ? r.path : [];
+      if (this.position !== 'intro' && !this.path.includes(this.position)) {
+        const i = Math.min(this.pageIndex, this.path.length - 1);
+        this.position = i >= 0 ? this.path[i] : 'intro';
+        if (this.built) this.renderPage(true);
+      }
+    });
+    this.pathPromise = p.catch((e) => this.showError(e));
+    return this.pathPromise;
+  }
+
+  async pathReady() {
+    let seq;
+    do {
+      seq = this.pathSeq;
+      await this.pathPromise;
+    } while (seq !== this.pathSeq);
+  }
+
+  get pageIndex() {
+    return this.position === 'intro' ? -1 : this.path.indexOf(this.position);
+  }
+
+  changed({ path = true } = {}) {
+    this.changes += 1;
+    this.clearError();
+    this.scheduleSave();
+    if (path) {
+      this.computePath().then(() => this.refresh());
+    }
+    this.refresh();
+  }
+
+  choose(id, key) {
+    if (this.banked.has(id) || this.busy) return;
+    const q = this.question(id);
+    const a = this.local(id);
+    if (q.multiSelect) {
+      if (a.selected.includes(key)) {
+        a.selected = a.selected.filter((k) => k !== key);
+        delete a.justifications[key];
+      } else {
+        a.selected = [...a.selected, key];
+      }
+    } else {
+      a.selected = [key];
+      a.custom = '';
+      const keep = a.justifications[key];
+      a.justifications = keep ? { [key]: keep } : {};
+      if (this.customInput) this.customInput.value = '';
+    }
+    a.skipped = false;
+    this.changed();
+  }
+
+  typeCustom(id, text) {
+    if (this.banked.has(id)) return;
+    const q = this.question(id);
+    const a = this.local(id);
+    a.custom = text;
+    a.skipped = false;
+    const hadSelection = !q.multiSelect && a.selected.length > 0;
+    if (!q.multiSelect) {
+      a.selected = [];
+      a.justifications = {};
+    }
+    // Custom text routes like no answer (§6.3), so only a cleared selection moves the path.
+    this.changed({ path: hadSelection });
+  }
+
+  justify(id, key, text) {
+    if (this.banked.has(id)) return;
+    const a = this.local(id);
+    if (!a.selected.includes(key)) return;
+    if (text) a.justifications[key] = text;
+    else delete a.justifications[key];
+    this.changed({ path: false });
+  }
+
+  // ------------------------------------------------------------------ autosave
+
+  snapshot() {
+    const answers = {};
+    for (const [id, a] of Object.entries(this.answers)) {
+      if (this.banked.has(id)) continue;
+      const j = {};
+      for (const k of a.selected) if (a.justifications[k]) j[k] = a.justifications[k];
+      answers[id] = { selected: a.selected, custom: a.custom, skipped: a.skipped, justifications: j };
+    }
+    return { v: 1, position: this.position, quickMode: this.quickMode, answers };
+  }
+
+  scheduleSave() {
+    if (this.settled) return;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
+  }
+
+  get dirty() {
+    return this.changes !== this.savedChanges;
+  }
+
+  async save(keepalive) {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+    if (this.settled) return;
+    if (this.saving) {
+      await this.saving;
+      if (!this.dirty) return;
+    }
+    const upTo = this.changes;
+    const body = this.snapshot();
+    this.saving = askApi.autosave(this.id, body, keepalive).then(
+      (r) => {
+        this.revision = Math.max(this.revision, r.revision || 0);
+        if (this.savedChanges < upTo) this.savedChanges = upTo;
+      },
+      (e) => {
+        if (e.status === 409) this.reload();
+      },
+    );
+    const p = this.saving;
+    await p;
+    if (this.saving === p) this.saving = null;
+    if (this.remoteRevision > this.revision && !this.dirty) this.reload();
+  }
+
+  /** Saves now when anything changed (on hide, before actions). */
+  flush(keepalive) {
+    if (this.dirty && !this.settled) return this.save(keepalive);
+    return this.saving || Promise.resolve();
+  }
+
+  // ------------------------------------------------------------------ live updates
+
+  event({ kind, data }) {
+    if (this.settled) return;
+    if (kind === 'poll') {
+      this.reload();
+      return;
+    }
+    if (!data || data.ask_id !== this.id) return;
+    if (kind === 'ask.settled') {
+      // While this view's own settling action is in flight, its reply decides what to show.
+      if (!this.busy) this.showSettled(data.outcome, false);
+    } else if (kind === 'ask.banked') {
+      this.applyBanked(data.banked || []);
+    } else if (kind === 'ask.autosaved') {
+      if ((data.revision || 0) <= this.revision) return;
+      this.remoteRevision = Math.max(this.remoteRevision, data.revision || 0);
+      if (!this.dirty && !this.saving) this.reload();
+    }
+  }
+
+  applyBanked(list) {
+    const wasBanked = this.position !== 'intro' && this.banked.has(this.position);
+    this.banked = new Map(list.map((b) => [b.id, b]));
+    const isBanked = this.position !== 'intro' && this.banked.has(this.position);
+    if (wasBanked !== isBanked) this.renderPage(false);
+    this.refresh();
+  }
+
+  /** Re-reads the ask; adopts a newer autosave from another view unless this one has edits. */
+  async reload() {
+    if (this.settled || this.reloading) return;
+    this.reloading = true;
+    try {
+      const view = await askApi.view(this.id);
+      if (view.state !== 'pending') {
+        this.showSettled(view.outcome, false);
+        return;
+      }
+      const newer = (view.autosaveRevision || 0) > this.revision && !this.dirty && !this.saving;
+      const before = JSON.stringify([this.snapshot(), [...this.banked.keys()]]);
+      this.adopt(view, newer);
+      if (newer) {
+        if (this.savedPosition) {
+          this.position = this.savedPosition;
+        }
+        await this.computePath();
+        if (this.position !== 'intro' && !this.path.includes(this.position)) this.restorePosition();
+      }
+      const after = JSON.stringify([this.snapshot(), [...this.banked.keys()]]);
+      if (before !== after) this.renderPage(false);
+      this.refresh();
+    } catch (e) {
+      if (e.status === 404) this.showSettled('aborted', false);
+    } finally {
+      this.reloading = false;
+    }
+  }
+
+  // ------------------------------------------------------------------ the card
+
+  build() {
+    const title = this.spec.title || t('title.default');
+    const eyebrow = [this.view.client, this.view.workspace].filter(Boolean).join(' · ');
+    this.titleId = nextId('title');
+    const btn = (cls, label, hint, iconName, onclick) => h('button', {
+      type: 'button', class: cls, 'aria-label': label, 'data-tip': hint,
+      onclick: () => this.guard(onclick),
+    }, icon(iconName));
+    this.headTools = h('div', { class: 'head-tools' },
+      btn('tool', t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp()),
+      btn('tool', t('nav.putAway'), t('nav.putAway.hint'), 'down', () => this.putAway()),
+      btn('tool', t('nav.cancel'), t('nav.cancel.hint'), 'close', () => this.cancel()));
+    this.bar = h('div', { class: 'bar-fill' });
+    this.progressBar = h('div', {
+      class: 'bar', role: 'progressbar', 'aria-valuemin': '0', 'aria-label': t('progress.label'),
+    }, this.bar);
+    this.bankChip = h('span', { class: 'chip bank-chip', hidden: true }, icon('lock'), h('span'));
+    this.page = h('div', { class: 'page' });
+    this.alert = h('div', { class: 'alert', role: 'alert' });
+    this.backBtn = this.segment('nav.prev', () => this.back(), { icon: 'back', iconOnly: true });
+    this.progressText = h('span', { class: 'progress-text', 'aria-live': 'polite' });
+    this.skipBtn = this.segment('action.skip', () => this.skip());
+    this.bankBtn = this.segment('action.bank', () => this.bank());
+    this.quickBtn = this.segment('action.quick', () => this.openQuick());
+    this.rerollBtn = this.segment('action.reroll', () => this.preflight('reroll'));
+    this.pushBtn = this.segment('action.push', () => this.preflight('push'));
+    this.discussBtn = this.segment('action.discuss', () => this.preflight('discuss'));
+    this.primaryBtn = this.segment('action.next', () => this.primary(), { primary: true });
+    this.footer = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': title },
+      h('div', { class: 'tb-left' }, this.backBtn, this.progressText),
+      h('div', { class: 'tb-right' }, this.skipBtn, this.bankBtn, this.quickBtn,
+        this.rerollBtn, this.pushBtn, this.discussBtn, this.primaryBtn));
+    this.card = h('section', { class: 'card wizard', 'aria-labelledby': this.titleId },
+      h('header', { class: 'card-head' },
+        h('div', { class: 'head-main' },
+          eyebrow ? h('div', { class: 'eyebrow' }, eyebrow) : null,
+          h('div', { class: 'card-title', id: this.titleId }, title)),
+        this.bankChip, this.headTools),
+      this.progressBar, this.page, this.alert, this.footer);
+    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, t('help.footer')));
+    this.built = true;
+  }
+
+  segment(key, onclick, { primary = false, icon: iconName = null, iconOnly = false } = {}) {
+    const label = h('span', { class: 'seg-label' }, t(key));
+    const b = h('button', {
+      type: 'button', class: `seg${primary ? ' primary' : ''}${iconOnly ? ' icon-only' : ''}`,
+      'aria-label': t(key), 'data-tip': t(`${key}.hint`),
+      onclick: () => this.guard(onclick),
+    }, iconName ? icon(iconName) : null, iconOnly ? null : label);
+    b.dataset.key = key;
+    return b;
+  }
+
+  setSegment(b, key) {
+    if (b.dataset.key === key) return;
+    b.dataset.key = key;
+    const label = b.querySelector('.seg-label');
+    if (label) label.textContent = t(key);
+    b.setAttribute('aria-label', t(key));
+    b.setAttribute('data-tip', t(`${key}.hint`));
+  }
+
+  /** Builds the current page; focus moves to its heading when `focus`. */
+  renderPage(focus) {
+    closePanel();
+    hideTooltip();
+    this.rows = null;
+    this.customInput = null;
+    let heading;
+    if (this.position === 'intro' && this.quickMode && this.spec.quick && this.spec.quick.length) {
+      heading = this.renderQuick();
+    } else if (this.position === 'intro') {
+      heading = this.renderIntro();
+    } else {
+      heading = this.renderQuestion(this.position);
+    }
+    this.card.dataset.position = this.position === 'intro' && this.quickMode ? 'quick' : this.position;
+    this.card.classList.toggle('at-intro', this.position === 'intro' && !this.quickMode);
+    this.refresh();
+    if (focus && heading) heading.focus({ preventScroll: false });
+  }
+
+  renderIntro() {
+    const heading = h('h1', { class: 'prompt intro-title', tabindex: '-1' }, this.spec.title || t('title.default'));
+    const body = h('div', { class: 'prose intro' });
+    if (this.rendered.intro) setSanitizedHtml(body, this.rendered.intro);
+    this.page.replaceChildren(heading, this.rendered.intro ? body : null);
+    this.page.className = 'page page-intro';
+    return heading;
+  }
+
+  renderQuick() {
+    const headingId = nextId('quick');
+    const heading = h('h1', { class: 'prompt', id: headingId, tabindex: '-1' }, t('quick.title'));
+    const rq = this.rendered.quick || {};
+    const items = this.spec.quick.slice(0, 6).map((tpl, i) => {
+      const d = displayLabel(tpl.label, tpl.recommended);
+      return {
+        key: tpl.key, badge: 'abcdef'[i], label: d.label, recommended: d.recommended,
+        description: tpl.description, insightHtml: rq[tpl.key] && rq[tpl.key].insight,
+        sources: tpl.sources, diagram: tpl.diagram,
+      };
+    });
+    this.rows = optionRows({
+      labelledBy: headingId, multi: false, locked: false, askId: this.id, items,
+      isSelected: () => false, canJustify: false,
+      onChoose: (key) => this.guard(() => this.pickTemplate(key)),
+    });
+    this.page.replaceChildren(heading, h('p', { class: 'subtitle' }, t('quick.subtitle')), this.rows.el);
+    this.page.className = 'page page-quick';
+    return heading;
+  }
+
+  renderQuestion(id) {
+    const q = this.question(id);
+    const r = this.rendered.questions[id] || {};
+    const banked = this.banked.has(id);
+    const promptId = nextId('prompt');
+    const heading = h('div', { class: 'prompt prose', id: promptId, role: 'heading', 'aria-level': '1', tabindex: '-1' });
+    setSanitizedHtml(heading, r.prompt || '');
+    if (!r.prompt) heading.textContent = q.prompt;
+    const top = h('div', { class: 'q-top' },
+      q.header ? h('span', { class: 'chip header-chip' }, q.header) : null,
+      banked ? h('span', { class: 'chip locked-chip' }, icon('lock'), t('bank.locked')) : null);
+    const detail = r.detail ? h('div', { class: 'prose detail' }) : null;
+    if (detail) setSanitizedHtml(detail, r.detail);
+    const parts = [top, heading, detail];
+    if (q.options && q.options.length) {
+      const ro = r.options || {};
+      const items = q.options.map((o) => {
+        const d = displayLabel(o.label, o.recommended);
+        return {
+          key: o.key, badge: o.key, label: d.label, recommended: d.recommended,
+          description: o.description, insightHtml: ro[o.key] && ro[o.key].insight,
+          sources: o.sources, diagram: o.diagram,
+        };
+      });
+      this.rows = optionRows({
+        labelledBy: promptId, multi: !!q.multiSelect, locked: banked, askId: this.id, items,
+        isSelected: (key) => { const a = this.answer(id); return !!a && a.selected.includes(key); },
+        why: (key) => { const a = this.answer(id); return a && a.justifications ? a.justifications[key] : ''; },
+        canJustify: !banked,
+        onChoose: (key) => this.guard(() => this.choose(id, key)),
+        onJustify: (key, text) => this.guard(() => this.justify(id, key, text)),
+        onEnterSelected: () => this.guard(() => this.primary()),
+      });
+      parts.push(this.rows.el);
+    }
+    const a0 = this.answer(id);
+    if (q.allowCustom !== false && !(banked && blank(a0 && a0.custom))) {
+      const a = a0;
+      const input = h('textarea', {
+        class: 'custom-input', rows: '1', placeholder: t('custom.placeholder'),
+        'aria-label': t('custom.label'),
+      });
+      input.value = (a && a.custom) || '';
+      input.disabled = banked;
+      input.addEventListener('input', () => {
+        this.grow(input);
+        this.guard(() => this.typeCustom(id, input.value));
+      });
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+          e.preventDefault();
+          this.guard(() => this.primary());
+        }
+      });
+      this.customInput = input;
+      parts.push(h('div', { class: `custom-row${q.options && q.options.length ? '' : ' only'}` }, input));
+      requestAnimationFrame(() => this.grow(input));
+    }
+    this.page.replaceChildren(...parts.filter(Boolean));
+    this.page.className = 'page page-question';
+    return heading;
+  }
+
+  grow(input) {
+    input.style.height = 'auto';
+    input.style.height = `${input.scrollHeight}px`;
+  }
+
+  /** Updates everything that follows the answers: rows, footer, progress, chip. */
+  refresh() {
+    if (!this.built || this.settled) return;
+    if (this.rows) this.rows.update();
+    const intro = this.position === 'intro';
+    const quick = intro && this.quickMode && !!(this.spec.quick && this.spec.quick.length);
+    const n = this.path.length;
+    const answered = this.path.filter((id) => this.isAnswered(id)).length;
+    this.progressText.textContent = t('progress.text', { a: answered, n });
+    show(this.progressText, !quick);
+    const pct = n ? Math.round((answered / n) * 100) : 0;
+    this.bar.style.width = `${pct}%`;
+    this.progressBar.setAttribute('aria-valuemax', String(n));
+    this.progressBar.setAttribute('aria-valuenow', String(answered));
+    this.progressBar.classList.toggle('invisible', intro);
+    const bankedCount = this.banked.size;
+    show(this.bankChip, bankedCount > 0 && !intro);
+    this.bankChip.lastChild.textContent = t('bank.count', { n: bankedCount });
+
+    this.backBtn.disabled = intro && !quick;
+    this.setSegment(this.backBtn, quick ? 'quick.leave' : 'nav.prev');
+    const q = intro ? null : this.question(this.position);
+    const banked = !intro && this.banked.has(this.position);
+    const last = !intro && this.pageIndex === n - 1;
+    show(this.skipBtn, !intro && q.skippable !== false && !banked);
+    show(this.bankBtn, !intro && !last && !banked);
+    this.bankBtn.disabled = this.busy || !(!intro && this.isAnswered(this.position));
+    const hasQuick = !!(this.spec.quick && this.spec.quick.length);
+    const closed = bankedCount > 0 || this.view.preflightOpen === false;
+    for (const b of [this.quickBtn, this.rerollBtn, this.pushBtn, this.discussBtn]) {
+      show(b, intro && !quick && (b !== this.quickBtn || hasQuick));
+      b.disabled = this.busy || closed;
+      b.setAttribute('data-tip', closed ? t('preflight.closed') : t(`${b.dataset.key}.hint`));
+    }
+    show(this.primaryBtn, !quick);
+    this.setSegment(this.primaryBtn, intro ? 'action.start' : last ? 'action.submit' : 'action.next');
+    this.primaryBtn.disabled = this.busy;
+    const unanswered = !intro && !this.isAnswered(this.position) && !banked;
+    if (unanswered) this.primaryBtn.setAttribute('aria-disabled', 'true');
+    else this.primaryBtn.removeAttribute('aria-disabled');
+  }
+
+  showError(e) {
+    if (!this.alert) return;
+    const text = typeof e === 'string' ? e : e && e.status === 0 ? t('error.network') : (e && e.message) || String(e);
+    this.alert.textContent = text;
+    show(this.alert, true);
+  }
+
+  clearError() {
+    if (this.alert) this.alert.textContent = '';
+  }
+
+  // ------------------------------------------------------------------ navigation and actions
+
+  async primary() {
+    if (this.busy || this.settled) return;
+    if (this.position === 'intro') return this.start();
+    await this.pathReady();
+    const id = this.position;
+    if (!this.isAnswered(id) && !this.banked.has(id)) {
+      this.showError(t('error.unanswered'));
+      return;
+    }
+    if (this.pageIndex === this.path.length - 1) return this.submit();
+    this.go(this.path[this.pageIndex + 1]);
+  }
+
+  async start() {
+    await this.pathReady();
+    if (this.path.length) this.go(this.path[0]);
+  }
+
+  go(position) {
+    this.clearError();
+    this.position = position;
+    this.changes += 1;
+    this.scheduleSave();
+    this.renderPage(true);
+  }
+
+  async back() {
+    if (this.position === 'intro') {
+      if (this.quickMode) {
+        this.quickMode = false;
+        this.changes += 1;
+        this.scheduleSave();
+        this.renderPage(true);
+      }
+      return;
+    }
+    await this.pathReady();
+    const i = this.pageIndex;
+    this.go(i <= 0 ? 'intro' : this.path[i - 1]);
+  }
+
+  async skip() {
+    const id = this.position;
+    if (this.busy || id === 'intro' || this.banked.has(id) || this.question(id).skippable === false) return;
+    this.answers[id] = { selected: [], custom: '', skipped: true, justifications: {} };
+    if (this.customInput) this.customInput.value = '';
+    this.changed();
+    await this.pathReady();
+    const i = this.path.indexOf(id);
+    if (i === this.path.length - 1) return this.submit();
+    this.go(this.path[i + 1]);
+  }
+
+  /** The bank entry (or submit entry) of one question, from its local answer. */
+  entry(id) {
+    const a = this.answers[id] || emptyAnswer();
+    if (substantive(a)) {
+      const e = { id, selected: [...a.selected] };
+      if (!blank(a.custom)) e.custom = a.custom.trim();
+      const j = {};
+      for (const k of a.selected) if (!blank(a.justifications[k])) j[k] = a.justifications[k].trim();
+      if (Object.keys(j).length) e.justifications = j;
+      return e;
+    }
+    if (explicitSkip(a)) return { id, selected: [], skipped: true };
+    return { id, selected: [] };
+  }
+
+  bankedEntry(id) {
+    const b = this.banked.get(id);
+    const e = { id, selected: [...(b.selected || [])] };
+    if (!blank(b.custom)) e.custom = b.custom;
+    if (b.skipped === true) e.skipped = true;
+    return e;
+  }
+
+  async bank() {
+    const id = this.position;
+    if (this.busy || id === 'intro' || this.banked.has(id) || !this.isAnswered(id)) return;
+    await this.pathReady();
+    const upTo = this.path.indexOf(id);
+    const ids = this.path.slice(0, upTo + 1).filter((q) => !this.banked.has(q)
+      && (substantive(this.answers[q]) || explicitSkip(this.answers[q])));
+    const entries = ids.map((q) => this.entry(q));
+    await this.flush(false);
+    // Advance at once; the questions lock when askd acknowledges.
+    if (upTo < this.path.length - 1) this.go(this.path[upTo + 1]);
+    try {
+      await askApi.bank(this.id, entries);
+      for (const e of entries) {
+        if (!this.banked.has(e.id)) this.banked.set(e.id, { ...e, bankedAt: new Date().toISOString() });
+      }
+      this.refresh();
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  async submit() {
+    if (this.busy) return;
+    await this.pathReady();
+    const entries = this.path.map((id) => (this.banked.has(id) ? this.bankedEntry(id) : this.entry(id)));
+    await this.send(() => askApi.submit(this.id, { answers: entries }), 'answered');
+  }
+
+  /** Runs one settling action with the primary button disabled; shows its failure inline. */
+  async send(call, outcome) {
+    this.busy = true;
+    this.refresh();
+    try {
+      await this.flush(false);
+      await call();
+      this.showSettled(outcome, true);
+    } catch (e) {
+      if (e.status === 409 && e.code === 'not-pending') {
+        await this.reload();
+      } else {
+        this.showError(e);
+      }
+    } finally {
+      this.busy = false;
+      this.refresh();
+    }
+  }
+
+  openQuick() {
+    if (this.banked.size > 0) return;
+    this.quickMode = true;
+    this.changes += 1;
+    this.scheduleSave();
+    this.renderPage(true);
+  }
+
+  async pickTemplate(key) {
+    if (this.busy || this.banked.size > 0) return;
+    const tpl = (this.spec.quick || []).find((q) => q.key === key);
+    if (!tpl) return;
+    const answers = {};
+    for (const [id, qa] of Object.entries(tpl.answers || {})) {
+      if (!this.question(id)) continue;
+      answers[id] = { selected: Array.isArray(qa.selected) ? qa.selected : [], custom: typeof qa.custom === 'string' ? qa.custom : '', skipped: false };
+    }
+    if (!Object.values(answers).some(substantive)) {
+      this.showError(t('error.quickEmpty'));
+      return;
+    }
+    if (this.hasAnyAnswer() && !(await confirmDialog(t('quick.confirm', { n: this.answerCount() })))) return;
+    let path;
+    try {
+      path = (await askApi.path(this.id, answers)).path || [];
+    } catch (e) {
+      this.showError(e);
+      return;
+    }
+    const entries = path.map((id) => {
+      const a = answers[id];
+      if (!substantive(a)) return { id, selected: [] };
+      const e = { id, selected: [...a.selected] };
+      if (!blank(a.custom)) e.custom = a.custom.trim();
+      return e;
+    });
+    await this.send(() => askApi.submit(this.id, { answers: entries, quick: key }), 'answered');
+  }
+
+  async preflight(action) {
+    if (this.busy || this.banked.size > 0) return;
+    if (this.hasAnyAnswer()
+      && !(await confirmDialog(t('preflight.confirm', { action: t(`action.${action}`), n: this.answerCount() })))) return;
+    await this.send(() => askApi.preflight(this.id, action), action);
+  }
+
+  async cancel() {
+    if (this.busy || this.settled) return;
+    if ((this.hasAnyAnswer() || this.banked.size > 0) && !(await confirmDialog(t('cancel.confirm')))) return;
+    await this.send(() => askApi.cancel(this.id), 'cancelled');
+  }
+
+  async putAway() {
+    await this.flush(false);
+    this.ctx.navigate('/');
+  }
+
+  showSettled(outcome, mine) {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.saveTimer);
+    closePanel();
+    hideTooltip();
+    const heading = h('h1', { class: 'prompt', tabindex: '-1' },
+      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
+    const card = h('section', { class: 'card settled', 'aria-labelledby': nextId('settled') },
+      h('div', { class: 'settled-body' },
+        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
+        heading,
+        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
+        h('p', { class: 'muted small' }, this.spec.title || t('title.default')),
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
+    card.classList.add(`outcome-${outcome || 'answered'}`);
+    this.root.replaceChildren(card);
+    heading.focus();
+  }
+
+  // ------------------------------------------------------------------ keyboard
+
+  key(e) {
+    if (this.settled || e.defaultPrevented) return;
+    if (document.querySelector('dialog[open]')) return;
+    const target = e.target;
+    const typing = target && target.matches && target.matches('input, textarea, select, [contenteditable]');
+    if (e.key === 'Escape') {
+      if (this.rows && this.rows.closeJustify(true)) return e.preventDefault();
+      if (closePanel()) return e.preventDefault();
+      if (tooltipOpen()) {
+        hideTooltip();
+        e.preventDefault();
+      }
+      return;
+    }
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      this.primary();
+      return;
+    }
+    if (typing || e.altKey || e.ctrlKey || e.metaKey) return;
+    const onControl = target && target.closest && target.closest('button, a, .row-hit');
+    if (e.key === 'Enter') {
+      if (onControl) return;
+      e.preventDefault();
+      this.primary();
+      return;
+    }
+    if (e.key === 'ArrowLeft' || e.key === 'Backspace') {
+      if (this.position === 'intro' && !this.quickMode) return;
+      e.preventDefault();
+      this.back();
+      return;
+    }
+    if (e.key.length !== 1) return;
+    const focused = this.rows ? this.rows.focusedKey() : null;
+    // Option keys first (exactly as the spec spells them), then digits by position.
+    if (this.rows) {
+      const keys = this.rows.keys();
+      let key = keys.includes(e.key) ? e.key : null;
+      if (!key && /^[1-9]$/.test(e.key) && Number(e.key) <= keys.length) key = keys[Number(e.key) - 1];
+      if (!key && this.position === 'intro' && /^[a-f]$/.test(e.key)) key = keys['abcdef'.indexOf(e.key)];
+      if (key) {
+        e.preventDefault();
+        // Choosing by key leaves focus where it is, so Enter then continues; in quick mode the
+        // key only focuses the template (picking one submits, so it takes Enter or Space).
+        if (this.position === 'intro') this.rows.focusKey(key);
+        else this.choose(this.position, key);
+        return;
+      }
+    }
+    const intro = this.position === 'intro';
+    const actions = {
+      S: () => this.skip(),
+      B: () => this.bank(),
+      X: () => this.cancel(),
+      H: () => toggleHelp(),
+      '?': () => focused && this.rows.toggle(focused, 'insight'),
+      G: () => focused && this.rows.toggle(focused, 'diagram'),
+      W: () => focused && this.rows.openJustify(focused),
+      Q: () => intro && !this.quickBtn.hidden && !this.quickBtn.disabled && this.openQuick(),
+      R: () => intro && !this.rerollBtn.disabled && this.preflight('reroll'),
+      P: () => intro && !this.pushBtn.disabled && this.preflight('push'),
+      D: () => intro && !this.discussBtn.disabled && this.preflight('discuss'),
+    };
+    const act = actions[e.key];
+    if (act) {
+      e.preventDefault();
+      act();
+    }
+  }
+}
