@@ -10,8 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SCREENSHOTS = join(ROOT, 'target', 'screenshots');
-const BINARY = process.env.ASKD_BIN || join(ROOT, 'target', 'debug', 'askd');
+// Cargo's target directory (CARGO_TARGET_DIR when set, as cargo itself reads it).
+const TARGET = process.env.CARGO_TARGET_DIR || join(ROOT, 'target');
+export const SCREENSHOTS = join(TARGET, 'screenshots');
+export const BINARY = process.env.ASKD_BIN || join(TARGET, 'debug', 'askd');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 export async function startDaemon() {

@@ -6,13 +6,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, ROOT } from './helpers.mjs';
+import { BINARY, launchBrowser } from './helpers.mjs';
 
 test('askd try: starts the daemon, the example survey is answered in the browser, the result is printed', async () => {
   const home = mkdtempSync(join(tmpdir(), 'askd-try-'));
   const env = { ...process.env, ASKD_HOME: home, ASKD_LOG: 'warn', ASKD_NO_BROWSER: '1' };
   delete env.DISPLAY;
-  const child = spawn(join(ROOT, 'target', 'debug', 'askd'), ['try', '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BINARY, ['try', '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let stdout = '';
   let stderr = '';

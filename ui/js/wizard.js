@@ -698,7 +698,10 @@ export class Wizard {
     // Advance at once; the questions lock when askd acknowledges.
     if (upTo < this.path.length - 1) this.go(this.path[upTo + 1]);
     try {
-      await askApi.bank(this.id, entries);
+      // A submit waits for this bank: the server settles only against the banked answers
+      // it validated, and a bank landing in between would make it refuse (409 conflict).
+      this.bankInFlight = askApi.bank(this.id, entries);
+      await this.bankInFlight;
       for (const e of entries) {
         if (!this.banked.has(e.id)) this.banked.set(e.id, { ...e, bankedAt: new Date().toISOString() });
       }
@@ -710,6 +713,7 @@ export class Wizard {
 
   async submit() {
     if (this.busy) return;
+    if (this.bankInFlight) await this.bankInFlight.catch(() => {});
     await this.pathReady();
     const entries = this.path.map((id) => (this.banked.has(id) ? this.bankedEntry(id) : this.entry(id)));
     await this.send(() => askApi.submit(this.id, { answers: entries }), 'answered');
