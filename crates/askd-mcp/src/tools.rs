@@ -137,6 +137,16 @@ fn batch_review() -> Tool {
     t
 }
 
+/// Every outcome a survey result can carry (`survey.md` §8.9).
+const SURVEY_OUTCOMES: &[&str] = &[
+    "answered",
+    "reroll",
+    "push",
+    "discuss",
+    "superseded",
+    "pending",
+];
+
 fn ask_survey() -> Tool {
     let mut t = Tool::new(
         ASK_SURVEY,
@@ -144,17 +154,7 @@ fn ask_survey() -> Tool {
         object(askd_core::survey::model::args_schema()),
     );
     t.title = Some("Ask the user a branching survey".into());
-    t.output_schema = Some(object(result_schema(
-        &[
-            "answered",
-            "reroll",
-            "push",
-            "discuss",
-            "superseded",
-            "pending",
-        ],
-        survey_answers(),
-    )));
+    t.output_schema = Some(object(result_schema(SURVEY_OUTCOMES, survey_answers())));
     t
 }
 
@@ -443,17 +443,7 @@ fn survey_draft_launch() -> Tool {
         })),
     );
     t.title = Some("Launch a finished survey draft".into());
-    t.output_schema = Some(object(result_schema(
-        &[
-            "answered",
-            "reroll",
-            "push",
-            "discuss",
-            "superseded",
-            "pending",
-        ],
-        survey_answers(),
-    )));
+    t.output_schema = Some(object(result_schema(SURVEY_OUTCOMES, survey_answers())));
     t
 }
 
