@@ -66,10 +66,11 @@ async function route() {
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
       return;
     }
-    setLang(askLanguage(data));
+    setLang(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data));
     document.title = `${data.title || t(`kind.${data.kind}`)} · askd`;
     if (data.kind === 'survey') view = new Wizard(app, data, ctx);
     else if (data.kind === 'questions') view = new QuestionsCard(app, data, ctx);
+    else if (data.kind === 'review') view = new (await import('./review.js')).ReviewPanel(app, data, ctx);
     else {
       app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
         h('h1', { class: 'prompt' }, t('error.unsupported')),

@@ -4,6 +4,7 @@
 import { ask as askApi } from './api.js';
 import { h, icon, duration } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
+import { Builder } from './builder.js';
 
 const SETTLED_SHOWN = 20;
 
@@ -20,12 +21,14 @@ export class Inbox {
     this.settled = [];
     this.sessions = new Map();
     this.loaded = false;
+    this.builder = new Builder({ sessions: this.sessions, onChange: () => this.render() });
   }
 
   async mount() {
     this.build();
     await this.load();
     this.unsubscribe = this.ctx.live.subscribe((e) => this.event(e));
+    this.builder.mount(this.ctx.live);
     this.ticker = setInterval(() => this.render(), 30000);
     this.onVisible = () => {
       if (document.visibilityState === 'visible') this.load();
@@ -35,6 +38,7 @@ export class Inbox {
 
   unmount() {
     if (this.unsubscribe) this.unsubscribe();
+    this.builder.unmount();
     clearInterval(this.ticker);
     clearTimeout(this.reloadTimer);
     document.removeEventListener('visibilitychange', this.onVisible);
@@ -45,6 +49,7 @@ export class Inbox {
       const [p, s] = await Promise.all([
         askApi.list('state=pending&limit=500'),
         askApi.list(`state=settled&limit=${SETTLED_SHOWN}`),
+        this.builder.load(),
       ]);
       this.pending = p.asks || [];
       this.settled = s.asks || [];
@@ -166,17 +171,19 @@ export class Inbox {
       if (!groups.has(a.session_id)) groups.set(a.session_id, []);
       groups.get(a.session_id).push(a);
     }
+    for (const session of this.builder.sessions()) if (!groups.has(session)) groups.set(session, []);
     for (const [session, asks] of groups) {
       const s = this.sessions.get(session) || {};
-      const client = asks[0].client || s.client || session;
-      const workspace = asks[0].workspace || s.workspace;
+      const client = (asks[0] && asks[0].client) || s.client || session;
+      const workspace = (asks[0] && asks[0].workspace) || s.workspace;
       const oldest = Math.min(...asks.map((a) => Date.parse(a.created_at) || now));
       parts.push(h('section', { class: 'card session', 'aria-label': client },
         h('header', { class: 'session-head' },
           h('span', { class: 'session-client' }, client),
           h('span', { class: 'session-ws' }, workspace || t('inbox.noWorkspace')),
-          h('span', { class: 'session-wait' }, waiting(now - oldest))),
-        h('ul', { class: 'ask-list' }, asks.map((a) => this.pendingRow(a, now)))));
+          asks.length ? h('span', { class: 'session-wait' }, waiting(now - oldest)) : null),
+        this.builder.cards(session),
+        asks.length ? h('ul', { class: 'ask-list' }, asks.map((a) => this.pendingRow(a, now))) : null));
     }
     if (this.settled.length) {
       parts.push(h('h2', { class: 'section-title' }, t('inbox.settled')));

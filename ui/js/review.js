@@ -1,0 +1,596 @@
+// The batch review (review.md §5): one item → the one-question card, two or more → the
+// one-screen panel (sections, bulk buttons, per-item verdicts and notes, one submit). Drafts
+// autosave as {answers: {id: {verdict, note}}}; a choice verdict is its values joined with
+// ",". Agent text goes in as text only; `rendered.items.{id}.detail` through html.js.
+import { ask as askApi } from './api.js';
+import { h, icon, nextId } from './dom.js';
+import { setSanitizedHtml } from './html.js';
+import { t } from './i18n.js';
+import { confirmDialog } from './dialog.js';
+import { hideTooltip } from './tooltip.js';
+
+const SAVE_DELAY_MS = 500;
+const LIST_MAX = 20;
+
+/** The verdicts a type offers as segmented buttons: [[value, label key]]. */
+function choicesOf(item) {
+  if (item.type === 'confirm') return [['pass', 'review.pass'], ['fail', 'review.fail'], ['pending', 'review.pending']];
+  if (item.type === 'bool') return [['yes', 'review.yes'], ['no', 'review.no']];
+  if (item.type === 'scale') {
+    const out = [];
+    const lo = Number.isInteger(item.min) ? item.min : 1;
+    const hi = Number.isInteger(item.max) ? item.max : 5;
+    for (let v = lo; v <= hi; v++) out.push([String(v), null]);
+    return out;
+  }
+  if (item.type === 'choice') return (item.options || []).map((o) => [String(o.v), null, o.t]);
+  return [];
+}
+
+const MARK = { pass: 'check', fail: 'close', pending: 'info' };
+
+/** A three-way confirmation as an alertdialog; resolves to the chosen value or null. */
+function choiceDialog(title, body, buttons) {
+  return new Promise((resolve) => {
+    const prev = document.activeElement;
+    const titleId = nextId('dlg');
+    const dialog = h('dialog', { class: 'dialog rv-dialog', role: 'alertdialog', 'aria-labelledby': titleId },
+      h('p', { class: 'dialog-text', id: titleId }, title),
+      body,
+      h('div', { class: 'dialog-actions' }, buttons.map(([value, label, primary]) =>
+        h('button', { type: 'button', class: `btn${primary ? ' primary' : ''}`, value, onclick: () => done(value) }, label))));
+    const done = (v) => {
+      dialog.close();
+      dialog.remove();
+      if (prev && prev.focus) prev.focus();
+      resolve(v);
+    };
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      done(null);
+    });
+    document.body.appendChild(dialog);
+    dialog.showModal();
+    const primary = dialog.querySelector('.btn.primary');
+    if (primary) primary.focus();
+  });
+}
+
+export class ReviewPanel {
+  constructor(root, view, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.view = view;
+    this.id = view.ask_id;
+    this.items = (view.spec && view.spec.items) || [];
+    this.meta = view.review || {};
+    this.single = this.items.length === 1;
+    this.byId = new Map(this.items.map((it) => [it.id, it]));
+    const saved = (view.autosave && view.autosave.answers) || {};
+    this.answers = {};
+    for (const it of this.items) {
+      const a = saved[it.id] || {};
+      this.answers[it.id] = {
+        verdict: typeof a.verdict === 'string' ? a.verdict : '',
+        note: typeof a.note === 'string' ? a.note : '',
+      };
+    }
+    this.rows = new Map();
+    this.sections = [];
+    this.changes = 0;
+    this.savedChanges = 0;
+    this.busy = false;
+    this.settled = false;
+    this.undo = null;
+    this.onKey = (e) => this.key(e);
+    this.onHide = () => {
+      if (document.visibilityState === 'hidden') this.save(true);
+    };
+  }
+
+  mount() {
+    if (this.view.state !== 'pending') {
+      this.showSettled(this.view.outcome, false);
+      return;
+    }
+    this.build();
+    document.addEventListener('keydown', this.onKey);
+    document.addEventListener('visibilitychange', this.onHide);
+    window.addEventListener('pagehide', this.onHide);
+    this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
+      if (kind === 'poll') this.poll();
+      else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
+    });
+  }
+
+  unmount() {
+    this.save(true);
+    document.removeEventListener('keydown', this.onKey);
+    document.removeEventListener('visibilitychange', this.onHide);
+    window.removeEventListener('pagehide', this.onHide);
+    if (this.unsubscribe) this.unsubscribe();
+  }
+
+  async poll() {
+    try {
+      const v = await askApi.view(this.id);
+      if (v.state !== 'pending') this.showSettled(v.outcome, false);
+    } catch {
+      // The next poll or event tries again.
+    }
+  }
+
+  filled(it) {
+    const a = this.answers[it.id];
+    return it.type === 'text' ? a.note.trim() !== '' : a.verdict !== '';
+  }
+
+  // ---- building -------------------------------------------------------------------------
+
+  build() {
+    const titleId = nextId('title');
+    const hasConfirm = this.items.some((it) => it.type === 'confirm');
+    this.progress = h('span', { class: 'rv-progress', 'aria-live': 'polite' });
+    this.alert = h('div', { class: 'alert', role: 'alert' });
+    this.notice = h('div', { class: 'rv-notice', role: 'status', hidden: true });
+    const tool = (label, name, fn) => h('button', { type: 'button', class: 'tool', 'aria-label': label, 'data-tip': label, onclick: fn }, icon(name));
+    const exportsList = Array.isArray(this.meta.exports) ? this.meta.exports : [];
+    const exportLinks = exportsList.map((url) => {
+      const fmt = (/format=(\w+)/.exec(url) || [])[1] || 'file';
+      return h('a', { class: 'btn small rv-export', href: url, download: '', 'data-format': fmt,
+        'aria-label': t('review.export', { format: fmt.toUpperCase() }) }, fmt.toUpperCase());
+    });
+    const filter = h('input', { type: 'checkbox', class: 'rv-filter-box' });
+    filter.addEventListener('change', () => this.panel.classList.toggle('rv-only-unfilled', filter.checked));
+    const head = h('header', { class: 'card-head rv-head' },
+      h('div', { class: 'head-main' },
+        h('div', { class: 'eyebrow' }, [this.view.client, this.view.workspace].filter(Boolean).join(' · ') || t('kind.review')),
+        h('div', { class: 'card-title', id: titleId }, this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review')),
+        h('div', { class: 'rv-meta' }, this.progress)),
+      h('div', { class: 'head-tools' },
+        tool(t('review.keys'), 'keyboard', () => this.showKeys()),
+        tool(t('nav.putAway'), 'down', () => { this.save(false); this.ctx.navigate('/'); })));
+    const bar = this.single ? null : h('div', { class: 'rv-bar' },
+      hasConfirm ? this.bulkButtons(this.items) : null,
+      h('label', { class: 'rv-filter' }, filter, h('span', null, t('review.unfilledOnly'))),
+      h('span', { class: 'rv-spacer' }),
+      exportLinks.length ? h('span', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
+        h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null);
+    const hint = !this.single && this.meta.csvHint ? h('p', { class: 'rv-hint' }, t('review.csvHint'), ' ',
+      exportLinks.length ? h('a', { href: exportsList.find((u) => /csv/.test(u)) || exportsList[0], download: '', class: 'rv-hint-link' }, t('review.export', { format: 'CSV' })) : null) : null;
+
+    const body = h('div', { class: 'rv-body' });
+    let current = null;
+    let lastKey;
+    for (const it of this.items) {
+      const key = it.group || it.header || '';
+      if (!current || key !== lastKey) {
+        current = this.section(key, !!it.group);
+        body.appendChild(current.el);
+        this.sections.push(current);
+        lastKey = key;
+      }
+      const row = this.row(it, !!it.group);
+      current.items.push(it);
+      current.list.appendChild(row);
+    }
+    for (const s of this.sections) {
+      if (!this.single && s.items.some((it) => it.type === 'confirm')) s.tools.prepend(this.bulkButtons(s.items));
+    }
+
+    this.submitBtn = h('button', { type: 'button', class: 'btn primary rv-submit', onclick: () => this.submit() }, t('review.submit'));
+    const cancel = h('button', { type: 'button', class: 'btn rv-cancel', onclick: () => this.cancel() }, t('review.cancel'));
+    const skip = this.single ? h('button', { type: 'button', class: 'btn rv-skip', onclick: () => this.submit(true) }, t('review.skip')) : null;
+    this.footCounts = h('span', { class: 'rv-foot-counts muted' });
+    const foot = h('div', { class: 'rv-foot' }, this.footCounts, h('span', { class: 'rv-spacer' }), cancel, skip, this.submitBtn);
+
+    this.panel = h('form', {
+      class: `card rv ${this.single ? 'rv-card' : 'rv-panel'}${this.items.length > (this.meta.virtualThreshold ?? 500) ? ' rv-virtual' : ''}`,
+      'aria-labelledby': titleId, novalidate: true, onsubmit: (e) => e.preventDefault(),
+    }, h('div', { class: 'rv-sticky' }, head, bar), hint, body, this.notice, this.alert, foot);
+    this.root.replaceChildren(this.panel, h('p', { class: 'kbd-hint' }, t('review.keysShort')));
+    this.refreshCounts();
+    const first = this.rows.get(this.items[0] && this.items[0].id);
+    if (first) first.el.focus({ preventScroll: true });
+  }
+
+  section(key, byGroup) {
+    const headId = nextId('sec');
+    const count = h('span', { class: 'rv-sec-count', 'aria-live': 'polite' });
+    const list = h('div', { class: 'rv-list' });
+    const tools = h('div', { class: 'rv-sec-tools' });
+    const toggle = h('button', { type: 'button', class: 'rv-sec-toggle', 'aria-expanded': 'true', id: headId },
+      icon('down'), h('span', { class: 'rv-sec-name' }, key || (this.single ? '' : t('review.untitled'))), count);
+    const el = h('section', { class: `rv-section${key ? '' : ' untitled'}`, role: 'group', 'aria-labelledby': headId },
+      this.single ? null : h('div', { class: 'rv-sec-head' }, toggle, tools), list);
+    toggle.addEventListener('click', () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      list.hidden = !open;
+    });
+    return { el, list, count, tools, items: [], byGroup, key };
+  }
+
+  bulkButtons(scope) {
+    return h('span', { class: 'rv-bulk' },
+      h('button', { type: 'button', class: 'btn small rv-all-pass', onclick: () => this.bulk(scope, 'pass') }, icon('check'), t('review.allPass')),
+      h('button', { type: 'button', class: 'btn small rv-all-pending', onclick: () => this.bulk(scope, 'pending') }, icon('info'), t('review.allPending')));
+  }
+
+  row(it, byGroup) {
+    const headingId = nextId('item');
+    const a = this.answers[it.id];
+    const rendered = (this.view.rendered && this.view.rendered.items && this.view.rendered.items[it.id]) || {};
+    const lines = [];
+    if (it.op) lines.push(h('div', { class: 'rv-line' }, h('span', { class: 'rv-cap' }, t('review.op')), h('span', { class: 'rv-text' }, it.op)));
+    if (it.expect) lines.push(h('div', { class: 'rv-line' }, h('span', { class: 'rv-cap' }, t('review.expect')), h('span', { class: 'rv-text' }, it.expect)));
+    if (it.boolDesc) lines.push(h('div', { class: 'rv-caption muted' }, it.boolDesc));
+    let detail = null;
+    if (rendered.detail) {
+      const prose = h('div', { class: 'prose detail rv-detail-body', hidden: true });
+      setSanitizedHtml(prose, rendered.detail);
+      const btn = h('button', { type: 'button', class: 'link rv-detail-toggle', 'aria-expanded': 'false' }, t('review.detail'));
+      btn.addEventListener('click', () => {
+        prose.hidden = !prose.hidden;
+        btn.setAttribute('aria-expanded', String(!prose.hidden));
+      });
+      detail = h('div', { class: 'rv-detail' }, btn, prose);
+    }
+    const buttons = [];
+    let controls;
+    if (it.type === 'text') {
+      controls = null;
+    } else {
+      const multi = it.type === 'choice' && it.multiSelect;
+      controls = h('div', { class: `rv-controls rv-${it.type}`, role: multi ? 'group' : 'radiogroup', 'aria-labelledby': headingId });
+      for (const [value, key, text] of choicesOf(it)) {
+        const b = h('button', {
+          type: 'button', class: `rv-opt${MARK[value] ? ` v-${value}` : ''}`, role: multi ? 'checkbox' : 'radio',
+          'aria-checked': 'false', 'data-v': value, tabindex: '-1',
+        }, MARK[value] ? icon(MARK[value]) : null, h('span', null, key ? t(key) : (text ?? value)));
+        b.addEventListener('click', () => this.pick(it, value));
+        buttons.push(b);
+        controls.appendChild(b);
+      }
+    }
+    const noteBox = h('textarea', {
+      class: 'rv-note-input', rows: it.type === 'text' ? '3' : '2', maxlength: '4000',
+      'aria-label': it.type === 'text' ? t('review.answer') : t('review.note'),
+      placeholder: it.type === 'text' ? t('review.answer') : t('review.note'),
+    });
+    noteBox.value = a.note;
+    noteBox.addEventListener('input', () => {
+      a.note = noteBox.value;
+      this.grow(noteBox);
+      this.changed(it);
+    });
+    noteBox.addEventListener('blur', () => this.save(false));
+    const noteWrap = h('div', { class: 'rv-note', hidden: it.type !== 'text' && !a.note }, noteBox);
+    const noteBtn = it.type === 'text' ? null : h('button', { type: 'button', class: 'link rv-add-note', hidden: !!a.note, onclick: () => this.openNote(it) }, t('review.addNote'));
+    const el = h('div', { class: `rv-row t-${it.type}`, 'data-id': it.id, tabindex: '0', 'aria-labelledby': headingId },
+      h('div', { class: 'rv-row-head' },
+        h('span', { class: 'rv-id' }, it.id),
+        h('span', { class: 'rv-title', id: headingId, role: 'heading', 'aria-level': '3' }, it.title || ''),
+        byGroup && it.header ? h('span', { class: 'chip header-chip' }, it.header) : null,
+        this.single && it.group ? h('span', { class: 'chip header-chip' }, it.group) : null),
+      lines, detail, controls, noteBtn, noteWrap);
+    const row = { el, buttons, noteBox, noteWrap, noteBtn, item: it };
+    this.rows.set(it.id, row);
+    this.paint(it);
+    return el;
+  }
+
+  grow(box) {
+    box.style.height = 'auto';
+    box.style.height = `${box.scrollHeight}px`;
+  }
+
+  openNote(it) {
+    const row = this.rows.get(it.id);
+    row.noteWrap.hidden = false;
+    if (row.noteBtn) row.noteBtn.hidden = true;
+    row.noteBox.focus();
+  }
+
+  /** Paints one row's controls from its answer (only that row: a 500-item panel stays fast). */
+  paint(it) {
+    const row = this.rows.get(it.id);
+    if (!row) return;
+    const v = this.answers[it.id].verdict;
+    const chosen = it.type === 'choice' ? new Set(v ? v.split(',') : []) : new Set([v]);
+    let tabSet = false;
+    for (const b of row.buttons) {
+      const on = chosen.has(b.getAttribute('data-v'));
+      b.setAttribute('aria-checked', String(on));
+      b.tabIndex = on && !tabSet ? 0 : -1;
+      if (on) tabSet = true;
+    }
+    if (!tabSet && row.buttons[0]) row.buttons[0].tabIndex = 0;
+    row.el.classList.toggle('filled', this.filled(it));
+    row.el.setAttribute('data-verdict', it.type === 'confirm' ? v : '');
+  }
+
+  // ---- changes --------------------------------------------------------------------------
+
+  pick(it, value) {
+    if (this.busy || this.settled) return;
+    const a = this.answers[it.id];
+    if (it.type === 'choice' && it.multiSelect) {
+      const set = new Set(a.verdict ? a.verdict.split(',') : []);
+      if (set.has(value)) set.delete(value);
+      else set.add(value);
+      a.verdict = it.options.map((o) => String(o.v)).filter((x) => set.has(x)).join(',');
+    } else {
+      a.verdict = a.verdict === value ? '' : value;
+    }
+    this.undo = null;
+    this.hideNotice();
+    this.changed(it);
+  }
+
+  changed(it) {
+    this.changes += 1;
+    this.alert.textContent = '';
+    if (it) this.paint(it);
+    this.refreshCounts();
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
+  }
+
+  refreshCounts() {
+    let filled = 0;
+    const c = { pass: 0, fail: 0, pending: 0 };
+    let confirms = 0;
+    for (const it of this.items) {
+      if (this.filled(it)) filled += 1;
+      if (it.type === 'confirm') {
+        confirms += 1;
+        const v = this.answers[it.id].verdict;
+        if (v in c) c[v] += 1;
+      }
+    }
+    const total = this.items.length;
+    let text = t('review.progress', { filled, total });
+    if (confirms) text += ` · ${t('review.counts', c)}`;
+    this.progress.textContent = text;
+    this.footCounts.textContent = text;
+    for (const s of this.sections) {
+      s.count.textContent = `${s.items.filter((it) => this.filled(it)).length}/${s.items.length}`;
+    }
+  }
+
+  async bulk(scope, verdict) {
+    if (this.busy || this.settled) return;
+    let targets = scope.filter((it) => it.type === 'confirm');
+    if (verdict === 'pass') {
+      const failed = targets.filter((it) => this.answers[it.id].verdict === 'fail');
+      if (failed.length) {
+        const choice = await choiceDialog(t('review.failTitle', { k: failed.length }), null, [
+          ['cancel', t('review.bulkCancel')],
+          ['rest', t('review.passRest')],
+          ['all', t('review.passAllFailed'), true],
+        ]);
+        if (!choice || choice === 'cancel') return;
+        if (choice === 'rest') targets = targets.filter((it) => this.answers[it.id].verdict !== 'fail');
+      }
+    }
+    const before = targets.map((it) => [it, this.answers[it.id].verdict]);
+    for (const it of targets) {
+      this.answers[it.id].verdict = verdict;
+      this.paint(it);
+    }
+    this.changed(null);
+    this.undo = before;
+    this.showNotice(t('review.bulkDone', { k: targets.length }), true);
+  }
+
+  undoBulk() {
+    if (!this.undo) return;
+    for (const [it, v] of this.undo) {
+      this.answers[it.id].verdict = v;
+      this.paint(it);
+    }
+    this.undo = null;
+    this.changed(null);
+    this.showNotice(t('review.undone'), false);
+  }
+
+  showNotice(text, withUndo) {
+    this.notice.replaceChildren(h('span', null, text),
+      withUndo ? h('button', { type: 'button', class: 'btn small rv-undo', onclick: () => this.undoBulk() }, t('review.undo')) : null);
+    this.notice.hidden = false;
+  }
+
+  hideNotice() {
+    this.notice.hidden = true;
+  }
+
+  save(keepalive) {
+    clearTimeout(this.saveTimer);
+    if (this.settled || this.changes === this.savedChanges) return Promise.resolve();
+    const upTo = this.changes;
+    return askApi.autosave(this.id, { answers: this.answers }, keepalive).then(
+      () => { this.savedChanges = Math.max(this.savedChanges, upTo); },
+      () => {},
+    );
+  }
+
+  // ---- submit / cancel ------------------------------------------------------------------
+
+  async submit(skip = false) {
+    if (this.busy || this.settled) return;
+    const blank = skip ? [] : this.items.filter((it) => !this.filled(it));
+    if (blank.length) {
+      const list = h('ul', { class: 'rv-blank-list' },
+        blank.slice(0, LIST_MAX).map((it) => h('li', null, h('span', { class: 'rv-id' }, it.id), ' ', it.title || '')),
+        blank.length > LIST_MAX ? h('li', { class: 'muted' }, t('review.more', { k: blank.length - LIST_MAX })) : null);
+      const body = h('div', { class: 'rv-blank' }, list, h('p', { class: 'muted' }, t('review.blankBody')));
+      const choice = await choiceDialog(this.single ? t('review.blankSingle') : t('review.blankTitle'), body, [
+        ['keep', t('review.keep')],
+        ['send', t('review.anyway'), true],
+      ]);
+      if (choice !== 'send') {
+        if (choice === 'keep') {
+          const row = this.rows.get(blank[0].id);
+          if (row) {
+            row.el.scrollIntoView({ block: 'center' });
+            row.el.focus();
+          }
+        }
+        return;
+      }
+    }
+    const answers = this.items.map((it) => {
+      const a = this.answers[it.id];
+      const e = { id: it.id };
+      if (skip) return e;
+      if (it.type !== 'text' && a.verdict) e.verdict = a.verdict;
+      if (a.note.trim()) e.note = a.note.trim();
+      return e;
+    });
+    await this.send(() => askApi.submit(this.id, { answers, surface: this.single ? 'card' : 'panel' }), 'answered');
+  }
+
+  async cancel() {
+    if (this.busy || this.settled) return;
+    if (!(await confirmDialog(t('review.cancelConfirm')))) return;
+    await this.send(() => askApi.cancel(this.id), 'cancelled');
+  }
+
+  async send(call, outcome) {
+    this.busy = true;
+    this.submitBtn.disabled = true;
+    try {
+      await this.save(false);
+      await call();
+      this.showSettled(outcome, true);
+    } catch (e) {
+      if (e.status === 409) this.poll();
+      else this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+    } finally {
+      this.busy = false;
+      if (this.submitBtn) this.submitBtn.disabled = false;
+    }
+  }
+
+  showSettled(outcome, mine) {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.saveTimer);
+    hideTooltip();
+    const heading = h('h1', { class: 'prompt', tabindex: '-1' },
+      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
+    this.root.replaceChildren(h('section', { class: `card settled outcome-${outcome || 'answered'}` },
+      h('div', { class: 'settled-body' },
+        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
+        heading,
+        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
+    heading.focus();
+  }
+
+  showKeys() {
+    choiceDialog(t('review.keys'), h('p', { class: 'rv-keys' }, t('review.keysList')), [['ok', t('help.close'), true]]);
+  }
+
+  // ---- keyboard (§5.6) ------------------------------------------------------------------
+
+  rowOf(el) {
+    const r = el && el.closest && el.closest('.rv-row');
+    return r ? this.rows.get(r.getAttribute('data-id')) : null;
+  }
+
+  visibleRows() {
+    return [...this.rows.values()].filter((r) => r.el.offsetParent !== null || this.rows.size === 1);
+  }
+
+  move(from, step) {
+    const rows = this.visibleRows();
+    let i = from ? rows.indexOf(from) : -1;
+    i = Math.max(0, Math.min(rows.length - 1, i + step));
+    const r = rows[i];
+    if (r) {
+      r.el.focus({ preventScroll: true });
+      r.el.scrollIntoView({ block: 'nearest' });
+    }
+  }
+
+  key(e) {
+    if (this.settled || e.defaultPrevented || document.querySelector('dialog[open]')) return;
+    if (!this.panel || !this.panel.isConnected) return;
+    const target = e.target;
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      this.submit();
+      return;
+    }
+    const inField = target && target.matches && target.matches('input[type="text"], textarea');
+    const row = this.rowOf(target);
+    if (inField) {
+      if (e.key === 'Escape' && row) {
+        e.preventDefault();
+        row.el.focus();
+      }
+      return;
+    }
+    if ((e.ctrlKey || e.metaKey) && (e.key === 'z' || e.key === 'Z')) {
+      if (this.undo) {
+        e.preventDefault();
+        this.undoBulk();
+      }
+      return;
+    }
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === '?') {
+      e.preventDefault();
+      this.showKeys();
+      return;
+    }
+    if (e.key === 'j' || e.key === 'ArrowDown') {
+      e.preventDefault();
+      this.move(row, 1);
+      return;
+    }
+    if (e.key === 'k' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      this.move(row, -1);
+      return;
+    }
+    const r = row || (this.single ? this.rows.get(this.items[0].id) : null);
+    if (!r) return;
+    const it = r.item;
+    if (e.key === 'x') {
+      e.preventDefault();
+      if (this.answers[it.id].verdict) {
+        this.answers[it.id].verdict = '';
+        this.changed(it);
+      }
+      return;
+    }
+    if (e.key === 'n') {
+      e.preventDefault();
+      this.openNote(it);
+      return;
+    }
+    if (/^[0-9]$/.test(e.key) || e.key === '-') {
+      const values = r.buttons.map((b) => b.getAttribute('data-v'));
+      let value;
+      if (it.type === 'scale') value = values.includes(e.key) ? e.key : undefined;
+      else if (/^[1-9]$/.test(e.key)) value = values[Number(e.key) - 1];
+      if (value === undefined) return;
+      e.preventDefault();
+      this.pick(it, value);
+      return;
+    }
+    if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && (it.type === 'scale' || (it.type === 'choice' && !it.multiSelect) || it.type === 'confirm' || it.type === 'bool')) {
+      e.preventDefault();
+      const values = r.buttons.map((b) => b.getAttribute('data-v'));
+      const cur = values.indexOf(this.answers[it.id].verdict);
+      const step = e.key === 'ArrowRight' ? 1 : -1;
+      const next = cur < 0 ? (step > 0 ? 0 : values.length - 1) : Math.max(0, Math.min(values.length - 1, cur + step));
+      if (values[next] !== this.answers[it.id].verdict) this.pick(it, values[next]);
+      const b = r.buttons[next];
+      if (b && target && target.classList && target.classList.contains('rv-opt')) b.focus();
+    }
+  }
+}
