@@ -141,7 +141,7 @@ pub(super) async fn ensure_daemon(
             && let Some(found) = answering(paths).await
         {
             drop(lock);
-            eprintln!("askd mcp: started the daemon at {}", found.0);
+            eprintln!("askd: started the daemon at {}", found.0);
             return Ok(found);
         }
         if Instant::now() > deadline {
