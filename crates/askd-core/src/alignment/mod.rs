@@ -4,6 +4,8 @@
 //!
 //! # Layout
 //! - [`baseline`] — `establish_baseline`: validation, merge, diff, the protected-item guard.
+//! - [`drift`] — `report_drift`: validation, the re-attach key, the card's answer, the
+//!   result and its instruction (§5.6, §6).
 //! - [`fold`] — the event model the fold reads ([`AlignEvent`]) and the folded
 //!   [`AlignmentState`] (§4.5, §4.6).
 //! - [`tail`] — the tail lines T1–T7 and the repeat marker (§5.7, §5.8).
@@ -16,6 +18,7 @@
 //!   data: a malformed event is skipped.
 
 pub mod baseline;
+pub mod drift;
 pub mod fold;
 pub mod policy;
 pub mod tail;
