@@ -42,6 +42,8 @@ macro_rules! conformance_tests {
             drafts_compare_and_set,
             launch_draft_links_the_ask_in_one_transaction,
             launch_draft_failure_changes_nothing,
+            follow_events_commit_with_create_and_settle,
+            follow_events_are_not_written_when_the_settle_fails,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -888,4 +890,83 @@ pub async fn launch_draft_failure_changes_nothing(store: Arc<dyn Store>) {
     assert_eq!(store.draft("d").await.unwrap(), Some(d));
     assert_eq!(store.last_event().await.unwrap(), before);
     assert_eq!(store.ask("a1").await.unwrap(), None);
+}
+
+fn follow(kind: &str, n: u32) -> FollowEvent {
+    FollowEvent {
+        kind: kind.into(),
+        payload: json!({"drift_id": format!("d{n}")}),
+    }
+}
+
+pub async fn follow_events_commit_with_create_and_settle(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let before = store.last_event().await.unwrap();
+    let created = store
+        .create_ask_with(
+            new_ask("a1", &s.id, json!({"entry": "q1"})),
+            &[follow("alignment.drift_reported", 1)],
+        )
+        .await
+        .unwrap();
+    let kinds: Vec<_> = created.events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["ask.created", "alignment.drift_reported"]);
+    assert_eq!(created.events[1].payload["session"], json!(s.id));
+    assert_eq!(created.events[1].payload["drift_id"], "d1");
+    // A re-attach writes nothing, follow events included.
+    let again = store
+        .create_ask_with(
+            new_ask("a2", &s.id, json!({"entry": "q1"})),
+            &[follow("alignment.drift_reported", 2)],
+        )
+        .await
+        .unwrap();
+    assert!(!again.created && again.events.is_empty());
+    let settled = store
+        .settle_with(
+            "a1",
+            &settlement("answered"),
+            &[follow("alignment.drift_decided", 1)],
+        )
+        .await
+        .unwrap();
+    let kinds: Vec<_> = settled.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["ask.settled", "alignment.drift_decided"]);
+    assert_eq!(settled[1].payload["session"], json!(s.id));
+    let replay: Vec<_> = store
+        .events_after(before, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        replay,
+        [
+            "ask.created",
+            "alignment.drift_reported",
+            "ask.settled",
+            "alignment.drift_decided"
+        ]
+    );
+}
+
+pub async fn follow_events_are_not_written_when_the_settle_fails(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let before = store.last_event().await.unwrap();
+    let err = store
+        .settle_with(
+            "a1",
+            &settlement("cancelled"),
+            &[follow("alignment.drift_closed", 1)],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err, StoreError::NotPending);
+    assert_eq!(store.last_event().await.unwrap(), before);
 }

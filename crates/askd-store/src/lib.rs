@@ -81,7 +81,13 @@ pub trait Store: Send + Sync + 'static {
     /// still pending in the same session). When the session already has a pending ask of
     /// the same kind with the same `payload_key`, nothing is created and that ask is
     /// returned with `created: false` (re-attach).
-    async fn create_ask(&self, ask: NewAsk) -> StoreResult<Created>;
+    async fn create_ask(&self, ask: NewAsk) -> StoreResult<Created> {
+        self.create_ask_with(ask, &[]).await
+    }
+    /// [`Store::create_ask`], with `follow` session events appended after `ask.created` in
+    /// the same transaction (a drift card and its `alignment.drift_reported`). On re-attach
+    /// nothing is written, `follow` included.
+    async fn create_ask_with(&self, ask: NewAsk, follow: &[FollowEvent]) -> StoreResult<Created>;
     async fn ask(&self, id: &str) -> StoreResult<Option<Ask>>;
     async fn asks(&self, filter: &AskFilter) -> StoreResult<Vec<AskSummary>>;
     /// Counts asks by state, for health and doctor.
@@ -95,7 +101,19 @@ pub trait Store: Send + Sync + 'static {
     async fn autosave(&self, ask_id: &str, autosave: &serde_json::Value) -> StoreResult<Autosaved>;
     /// Settles a pending ask exactly once, writing its record and `ask.settled` in the same
     /// transaction.
-    async fn settle(&self, ask_id: &str, settlement: &Settlement) -> StoreResult<Event>;
+    async fn settle(&self, ask_id: &str, settlement: &Settlement) -> StoreResult<Event> {
+        let mut events = self.settle_with(ask_id, settlement, &[]).await?;
+        Ok(events.remove(0))
+    }
+    /// [`Store::settle`], with `follow` session events appended after `ask.settled` in the
+    /// same transaction (a drift decision with its card's settle). Returns `ask.settled`
+    /// first, then the follow events.
+    async fn settle_with(
+        &self,
+        ask_id: &str,
+        settlement: &Settlement,
+        follow: &[FollowEvent],
+    ) -> StoreResult<Vec<Event>>;
     /// Marks whether an agent is still waiting on the ask (an MCP cancellation clears it).
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()>;
 

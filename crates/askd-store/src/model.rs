@@ -84,6 +84,14 @@ pub struct NewAsk {
     pub seed_autosave: Option<Value>,
 }
 
+/// A session event written in the same transaction as an ask's creation or settle: its
+/// payload gets `session` set to the ask's session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FollowEvent {
+    pub kind: String,
+    pub payload: Value,
+}
+
 /// How the replaced ask settles.
 #[derive(Debug, Clone)]
 pub struct Supersede {

@@ -457,6 +457,23 @@ async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> S
     append_event(tx, "ask.settled", Some(ask_id), payload, at).await
 }
 
+/// One [`FollowEvent`] of `ask_id`, in its session.
+async fn append_follow(
+    tx: &mut SqliteConnection,
+    f: &FollowEvent,
+    ask_id: &str,
+    session: &str,
+    at: &str,
+) -> StoreResult<Event> {
+    let mut payload = f.payload.clone();
+    if let Some(map) = payload.as_object_mut() {
+        map.insert("session".into(), Value::String(session.to_string()));
+    } else {
+        payload = json!({"session": session, "data": payload});
+    }
+    append_event(tx, &f.kind, Some(ask_id), payload, at).await
+}
+
 async fn require_pending(tx: &mut SqliteConnection, ask_id: &str) -> StoreResult<()> {
     let state: Option<String> = sqlx::query_scalar("SELECT state FROM asks WHERE id = ?1")
         .bind(ask_id)
@@ -754,8 +771,27 @@ impl Store for SqliteStore {
         rows.iter().map(session_from_row).collect()
     }
 
-    async fn create_ask(&self, a: NewAsk) -> StoreResult<Created> {
-        self.write(move |tx| Box::pin(create_in(tx, a))).await
+    async fn create_ask_with(&self, a: NewAsk, follow: &[FollowEvent]) -> StoreResult<Created> {
+        let follow = follow.to_vec();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let mut created = create_in(tx, a).await?;
+                if created.created {
+                    let (id, session, at) = (
+                        created.ask.id.clone(),
+                        created.ask.session_id.clone(),
+                        created.ask.created_at.clone(),
+                    );
+                    for f in &follow {
+                        created
+                            .events
+                            .push(append_follow(tx, f, &id, &session, &at).await?);
+                    }
+                }
+                Ok(created)
+            })
+        })
+        .await
     }
 
     async fn ask(&self, id: &str) -> StoreResult<Option<Ask>> {
@@ -889,11 +925,27 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn settle(&self, ask_id: &str, s: &Settlement) -> StoreResult<Event> {
+    async fn settle_with(
+        &self,
+        ask_id: &str,
+        s: &Settlement,
+        follow: &[FollowEvent],
+    ) -> StoreResult<Vec<Event>> {
         let ask_id = ask_id.to_string();
         let s = s.clone();
-        self.write(move |tx| Box::pin(async move { settle_in(tx, &ask_id, &s).await }))
-            .await
+        let follow = follow.to_vec();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let settled = settle_in(tx, &ask_id, &s).await?;
+                let session = settled.payload["session"].as_str().unwrap_or_default().to_string();
+                let mut events = vec![settled];
+                for f in &follow {
+                    events.push(append_follow(tx, f, &ask_id, &session, &s.settled_at).await?);
+                }
+                Ok(events)
+            })
+        })
+        .await
     }
 
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()> {
