@@ -303,6 +303,7 @@ async fn establish_baseline(
 ) -> ApiResult<Value> {
     use askd_core::alignment::baseline::{Plan, plan, validate};
     let args = req.args.clone().unwrap_or_else(|| json!({}));
+    let _serialised = crate::drift::session_lock(session).await;
     let valid = match validate(&args) {
         Ok(v) => v,
         Err(problems) => {

@@ -248,6 +248,10 @@ async fn alignment_op(
     }
     // The body is a valid JSON object (checked above); `args` is kept as JSON.
     let v: Value = serde_json::from_slice(&body.0).unwrap_or(Value::Null);
+    if op == "report_drift" {
+        let args = v.get("args").cloned().unwrap_or_else(|| json!({}));
+        return Ok(AxumJson(d.report_drift(&id, &args).await?));
+    }
     let req = crate::alignment::OpRequest::from_value(&v);
     Ok(AxumJson(
         crate::alignment::run(d.store.as_ref(), &id, &op, req).await?,
@@ -355,7 +359,11 @@ async fn list_asks(State(d): St, QueryArgs(q): QueryArgs<ListQuery>) -> ApiResul
 
 async fn show_ask(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
     let ask = d.load(&id).await?;
-    Ok(AxumJson(d.view(&ask)?))
+    let mut view = d.view(&ask)?;
+    if ask.kind == "drift" {
+        d.drift_view(&ask, &mut view).await?;
+    }
+    Ok(AxumJson(view))
 }
 
 async fn bank(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {

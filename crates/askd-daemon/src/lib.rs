@@ -30,6 +30,7 @@ pub mod api;
 pub mod config;
 pub mod diagram;
 pub mod drafts;
+pub mod drift;
 pub mod error;
 pub mod fence;
 pub mod hub;

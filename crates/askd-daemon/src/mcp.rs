@@ -134,6 +134,17 @@ impl Backend for InProcess {
     }
 
     async fn alignment(&self, session: &str, op: &str, body: &Value) -> Result<Value, ToolError> {
+        if op == "report_drift" {
+            let args = body
+                .get("args")
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({}));
+            return self
+                .0
+                .report_drift(session, &args)
+                .await
+                .map_err(|e| tool_error(e, None));
+        }
         let req = crate::alignment::OpRequest::from_value(body);
         crate::alignment::run(self.0.store.as_ref(), session, op, req)
             .await

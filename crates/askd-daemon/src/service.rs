@@ -536,6 +536,9 @@ impl Daemon {
         if ask.kind == "review" {
             return self.review_submit(ask_id, body).await;
         }
+        if ask.kind == "drift" {
+            return self.drift_submit(ask, body).await;
+        }
         require_pending(&ask)?;
         let settled_at = askd_store::now();
         let settlement = match ask.kind.as_str() {
@@ -593,6 +596,9 @@ impl Daemon {
         let ask = self.load(ask_id).await?;
         if ask.kind == "review" {
             return self.review_end(ask_id, outcome, reason).await;
+        }
+        if ask.kind == "drift" {
+            return self.drift_end(ask, outcome).await;
         }
         require_pending(&ask)?;
         let settled_at = askd_store::now();
@@ -691,6 +697,7 @@ impl Daemon {
         Ok(match ask.kind.as_str() {
             "survey" => json!(shapes::pending(&survey_spec(ask)?, &ask.id, &url)),
             "review" => self.review_pending(ask),
+            "drift" => self.drift_pending(ask),
             _ => {
                 json!({"outcome": "pending", "ask_id": ask.id, "url": url, "instruction": PENDING_QUESTIONS})
             }
@@ -774,7 +781,7 @@ impl Daemon {
         }
         v["rendered"] = match ask.kind.as_str() {
             "survey" => crate::render::survey(&survey_spec(ask)?),
-            "review" => Value::Null,
+            "review" | "drift" => Value::Null,
             _ => crate::render::questions(&questions_spec(ask)?),
         };
         if ask.kind == "review" {

@@ -271,6 +271,7 @@ impl AskdServer {
             | tools::SET_ALIGNMENT_MODE
             | tools::ESTABLISH_BASELINE => self.alignment_tool(name, args, ctx).await,
             tools::BATCH_REVIEW => self.ask_tool("review", args, ctx).await,
+            tools::REPORT_DRIFT => self.drift_tool(args, ctx).await,
             tools::AWAIT_ANSWER => {
                 let Some(ask_id) = args.get("ask_id").and_then(Value::as_str) else {
                     return Err(argument_error(
@@ -280,7 +281,25 @@ impl AskdServer {
                 };
                 let client = Self::client_name(ctx);
                 let budget = self.budget(&args, &client);
-                self.wait(ask_id, budget, ctx).await
+                let result = self.wait(ask_id, budget, ctx).await?;
+                // A question's result carries the alignment tail here too (§5.7); a drift
+                // card's result carries the guidance lines like report_drift's.
+                let kind = self
+                    .backend
+                    .ask(ask_id)
+                    .await
+                    .ok()
+                    .and_then(|a| a["kind"].as_str().map(str::to_string));
+                match kind.as_deref() {
+                    Some("questions" | "survey") => {
+                        self.with_alignment(result, &json!({}), ctx).await
+                    }
+                    Some("drift") => {
+                        let session = result["session"].as_str().unwrap_or_default().to_string();
+                        Ok(self.with_guidance(result, &session).await)
+                    }
+                    _ => Ok(result),
+                }
             }
             tools::WITHDRAW_ASK => {
                 let Some(ask_id) = args.get("ask_id").and_then(Value::as_str) else {
@@ -316,7 +335,7 @@ impl AskdServer {
             other => Err(ToolError::new(
                 "UNKNOWN_TOOL",
                 format!(
-                    "askd has no tool named {other:?}; its tools are ask_survey, survey_draft_set, survey_draft_get, survey_draft_launch, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review"
+                    "askd has no tool named {other:?}; its tools are ask_survey, survey_draft_set, survey_draft_get, survey_draft_launch, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review, align, alignment_status, establish_baseline, report_drift, set_alignment_mode"
                 ),
             )),
         }
@@ -567,6 +586,91 @@ impl AskdServer {
                 }))
             }
         }
+    }
+}
+
+impl AskdServer {
+    /// `report_drift` (`alignment.md` §5.6): validate, report (or re-attach) in the daemon,
+    /// then wait for the card like any ask.
+    async fn drift_tool(
+        &self,
+        args: Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        // Every argument is validated before anything is recorded (§5.1).
+        if let Err(problems) = askd_core::alignment::drift::validate(&args) {
+            let message = problems
+                .iter()
+                .map(|p| p.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut e = ToolError::new("invalid_argument", message);
+            e.errors = Some(json!(problems));
+            return Err(e);
+        }
+        let session = self.alignment_session(&args, ctx).await?;
+        let configured = self.configured();
+        let status = self
+            .backend
+            .alignment(&session, "status", &configured)
+            .await
+            .map_err(session_error)?;
+        let effective = Mode::parse(status["mode"]["effective"].as_str().unwrap_or("auto"))
+            .unwrap_or(Mode::Auto);
+        if tools::alignment_off(tools::REPORT_DRIFT, effective) {
+            return Err(ToolError::new(
+                "alignment_off",
+                "report_drift is unavailable: alignment is off for this session. Call set_alignment_mode with mode \"auto\" or \"manual\" (or \"default\") to switch it back on.",
+            ));
+        }
+        let mut body = configured;
+        let mut a = args.clone();
+        if let Some(o) = a.as_object_mut() {
+            o.remove("session");
+            o.remove("timeout_s");
+        }
+        body["args"] = a;
+        let reported = self
+            .backend
+            .alignment(&session, "report_drift", &body)
+            .await
+            .map_err(session_error)?;
+        if reported.get("error").is_some() {
+            return Ok(reported);
+        }
+        let result = match reported.get("result") {
+            Some(r) if !r.is_null() => r.clone(),
+            _ => {
+                let ask_id = reported["ask_id"].as_str().unwrap_or_default().to_string();
+                if reported["created"] == true
+                    && self.first_ask.swap(false, Ordering::SeqCst)
+                    && let Some(hook) = &self.opts.on_first_ask
+                {
+                    hook(reported["url"].as_str().unwrap_or_default());
+                }
+                let client = Self::client_name(ctx);
+                let budget = self.budget(&args, &client);
+                self.wait(&ask_id, budget, ctx).await?
+            }
+        };
+        Ok(self.with_guidance(result, &session).await)
+    }
+
+    /// The session's tail lines as `guidance` on an alignment result (auto and manual mode,
+    /// §5.8), read after the result so they reflect it.
+    async fn with_guidance(&self, mut result: Value, session: &str) -> Value {
+        if !result.is_object() || result.get("error").is_some() || session.is_empty() {
+            return result;
+        }
+        if let Ok(view) = self
+            .backend
+            .alignment(session, "status", &self.configured())
+            .await
+            && view["mode"]["effective"] != "off"
+        {
+            result["guidance"] = view["guidance"].clone();
+        }
+        result
     }
 }
 

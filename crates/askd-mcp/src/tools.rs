@@ -452,6 +452,7 @@ pub const ALIGN: &str = "align";
 pub const ALIGNMENT_STATUS: &str = "alignment_status";
 pub const SET_ALIGNMENT_MODE: &str = "set_alignment_mode";
 pub const ESTABLISH_BASELINE: &str = "establish_baseline";
+pub const REPORT_DRIFT: &str = "report_drift";
 
 const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question, no card): goal, explicit_constraints, must_preserve, allowed_scope, user_decisions. Call it before the first substantive change when the request states a constraint or limits scope (\"don't change X\", \"only X\", \"no backend changes\"), after the greenfield gate questions are answered, and after the human approves or redirects a drift (it applies pending updates). Given fields replace their value; omitted fields are kept unless replace is true. askd refuses to drop a protected item (explicit constraint or must-preserve) unless a human decision is applied: report such a change with report_drift first.";
 
@@ -496,6 +497,61 @@ fn establish_baseline_tool() -> Tool {
             "guidance": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["session", "revision", "unchanged", "posture"]
+    })));
+    t
+}
+
+const REPORT_DRIFT_DESCRIPTION: &str = "Stop and report an action that would materially change the requirement baseline, BEFORE taking it (never as a summary afterwards): askd shows the human a drift decision card and returns their decision. reason is one of scope-expansion (a focused task grows into broad rework), constraint-conflict (it breaks an explicit constraint or must-preserve item), behaviour-change (unauthorised change to user-visible behaviour, a default or compatibility), architecture-shift (local to cloud, a backend, auth, several users, sync, persistence, public API, schema, migration), invalidated-assumption (something learned forces a new direction), user-direction-change (the human changes direction mid-task: report it before any clarifying question). For a genuine choice pass 2 to 4 options. Follow the decision: approve or a chosen direction → record it with establish_baseline before the next substantive step; reject → do not make the change; dismissed or pending → do not make the change. If the wait ends first (outcome pending), re-attach with await_answer on ask_id or report_drift {\"resume\": \"<drift_id>\"}; an identical report re-attaches too.";
+
+fn report_drift_tool() -> Tool {
+    let mut t = Tool::new(
+        REPORT_DRIFT,
+        REPORT_DRIFT_DESCRIPTION,
+        object(json!({
+            "type": "object",
+            "properties": {
+                "session": selector(),
+                "reason": {"type": "string", "enum": ["scope-expansion", "constraint-conflict", "behaviour-change", "architecture-shift", "invalidated-assumption", "user-direction-change"]},
+                "description": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "What the action is and why it changes direction."},
+                "required_change": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "How the baseline would have to change."},
+                "options": {
+                    "type": "array", "minItems": 2, "maxItems": 4,
+                    "description": "Alternative directions for the human to choose from, in your order. Labels must be distinct and must not be the card's own actions (approve, reject, …).",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "label": {"type": "string", "minLength": 1, "maxLength": 80},
+                            "description": {"type": "string", "maxLength": 500}
+                        },
+                        "required": ["label"],
+                        "additionalProperties": false
+                    }
+                },
+                "resume": {"type": "string", "description": "A drift id (d1, d2, …): re-attach to that drift instead of reporting a new one. With resume, give no other field except session and timeout_s."},
+                "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds."}
+            },
+            "additionalProperties": false
+        })),
+    );
+    t.title = Some("Report a requirement drift".into());
+    t.output_schema = Some(object(json!({
+        "type": "object",
+        "properties": {
+            "session": {"type": "string"},
+            "drift_id": {"type": "string"},
+            "ask_id": {"type": "string"},
+            "url": {"type": "string"},
+            "outcome": {"type": "string", "enum": ["decided", "pending", "dismissed", "withdrawn", "superseded"]},
+            "decision": {"type": ["string", "null"], "enum": ["approve", "reject", "revise", null]},
+            "choice": {"type": ["string", "null"]},
+            "choice_source": {"type": ["string", "null"], "enum": ["option", "typed", null]},
+            "note": {"type": ["string", "null"]},
+            "required_change": {"type": ["string", "null"]},
+            "posture": {"type": "string"},
+            "instruction": {"type": "string"},
+            "guidance": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["session", "drift_id", "ask_id", "outcome", "decision", "posture", "instruction"]
     })));
     t
 }
@@ -620,9 +676,21 @@ pub fn listed(mode: askd_core::alignment::Mode) -> Vec<Tool> {
         }
     }
     if mode != Mode::Off {
+        let mut baseline = establish_baseline_tool();
+        let mut drift = report_drift_tool();
+        if mode == Mode::Manual {
+            for t in [&mut baseline, &mut drift] {
+                let description = format!(
+                    "{} Use after an align check or when the human asks.",
+                    t.description.as_deref().unwrap_or_default()
+                );
+                t.description = Some(description.into());
+            }
+        }
         tools.push(align_tool());
         tools.push(alignment_status_tool());
-        tools.push(establish_baseline_tool());
+        tools.push(baseline);
+        tools.push(drift);
     }
     tools.push(set_alignment_mode_tool());
     tools
@@ -631,7 +699,10 @@ pub fn listed(mode: askd_core::alignment::Mode) -> Vec<Tool> {
 /// Whether `name` is an alignment tool that `mode` does not list.
 pub fn alignment_off(name: &str, mode: askd_core::alignment::Mode) -> bool {
     mode == askd_core::alignment::Mode::Off
-        && matches!(name, ALIGN | ALIGNMENT_STATUS | ESTABLISH_BASELINE)
+        && matches!(
+            name,
+            ALIGN | ALIGNMENT_STATUS | ESTABLISH_BASELINE | REPORT_DRIFT
+        )
 }
 
 pub fn all() -> Vec<Tool> {

@@ -937,7 +937,10 @@ impl Store for SqliteStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let settled = settle_in(tx, &ask_id, &s).await?;
-                let session = settled.payload["session"].as_str().unwrap_or_default().to_string();
+                let session = settled.payload["session"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 let mut events = vec![settled];
                 for f in &follow {
                     events.push(append_follow(tx, f, &ask_id, &session, &s.settled_at).await?);

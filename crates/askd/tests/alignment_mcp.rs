@@ -302,6 +302,16 @@ async fn off_mode_attaches_nothing_and_refuses_alignment_tools() {
     assert_eq!(code, "alignment_off");
     let (code, _) = error_code(&a.call("align", json!({})).await);
     assert_eq!(code, "alignment_off");
+    // A stale client's report_drift: refused, nothing written, no card.
+    let (code, _) = error_code(
+        &a.call(
+            "report_drift",
+            json!({"reason": "scope-expansion", "description": "Grow"}),
+        )
+        .await,
+    );
+    assert_eq!(code, "alignment_off");
+    assert!(home.api().asks().await.is_empty());
     let q = ask_answered(&home, &a, "Q1?", &["A", "B"], "A").await;
     assert!(q["structuredContent"].get("alignment").is_none());
     assert_eq!(q["content"].as_array().unwrap().len(), 1, "no tail text");
@@ -501,10 +511,21 @@ async fn configured_modes_shape_instructions_tools_and_prompts() {
             "align",
             "alignment_status",
             "establish_baseline",
+            "report_drift",
             "set_alignment_mode"
         ]),
         "{names:?}"
     );
+    for name in ["establish_baseline", "report_drift"] {
+        let t = tools.iter().find(|t| t.name == name).unwrap();
+        assert!(
+            t.description
+                .as_deref()
+                .unwrap()
+                .ends_with("Use after an align check or when the human asks."),
+            "{name} in manual mode"
+        );
+    }
     let auq = tools
         .iter()
         .find(|t| t.name == "ask_user_question")
@@ -547,11 +568,9 @@ async fn configured_modes_shape_instructions_tools_and_prompts() {
         .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names.last().unwrap(), "set_alignment_mode");
-    assert!(
-        !names
-            .iter()
-            .any(|n| n == "align" || n == "alignment_status" || n == "establish_baseline")
-    );
+    assert!(!names.iter().any(|n| {
+        n == "align" || n == "alignment_status" || n == "establish_baseline" || n == "report_drift"
+    }));
     assert!(o.service.list_all_prompts().await.unwrap().is_empty());
     assert!(
         !o.service
@@ -756,4 +775,559 @@ async fn baseline_is_silent_merged_and_guards_protected_items() {
             && tail.contains("Baseline revision 1:"),
         "{tail}"
     );
+}
+
+// ---- report_drift and the drift card (§5.6, §6, scenarios 5, 6, 10–13, §8.3) ----
+
+/// Ask ids the daemon knows now.
+async fn known_asks(home: &Home) -> Vec<String> {
+    home.api()
+        .asks()
+        .await
+        .iter()
+        .filter_map(|x| x["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Starts `report_drift`, waits for its card, answers it with `answer` through the API and
+/// returns (the tool result, the card's ask id).
+async fn drift_answered(home: &Home, a: &Adapter, args: Value, answer: Value) -> (Value, String) {
+    let known = known_asks(home).await;
+    let call = a.start_call("report_drift", args).await;
+    let api = home.api();
+    let card = api.new_ask(&known).await;
+    assert_eq!(card["kind"], "drift", "{card}");
+    let id = card["id"].as_str().unwrap().to_string();
+    if answer["action"] == "dismiss" {
+        api.post(&format!("/api/asks/{id}/cancel"), json!({})).await;
+    } else {
+        api.submit(&id, answer).await;
+    }
+    let r = finish(call).await;
+    assert_ne!(r["isError"], true, "{r}");
+    (r, id)
+}
+
+async fn baseline(a: &Adapter, args: Value) -> Value {
+    let r = a.call("establish_baseline", args).await;
+    r["structuredContent"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scope_drift_kept_then_a_protected_drop_is_refused() {
+    // Scenario 5.
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    baseline(
+        &a,
+        json!({"goal": "Fix the result-page category filter",
+               "allowed_scope": ["Result-page filtering UI"],
+               "explicit_constraints": ["No backend refactoring"]}),
+    )
+    .await;
+    let (r, card) = drift_answered(
+        &home,
+        &a,
+        json!({"reason": "scope-expansion",
+               "description": "The server filters by the wrong field",
+               "required_change": "Allow a change to server-side filtering"}),
+        json!({"action": "reject"}),
+    )
+    .await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["outcome"], "decided");
+    assert_eq!(sc["decision"], "reject");
+    assert_eq!(sc["drift_id"], "d1");
+    assert_eq!(sc["ask_id"], card.as_str());
+    assert_eq!(sc["posture"], "aligned");
+    let instruction = sc["instruction"].as_str().unwrap();
+    assert!(
+        instruction.contains("Do not make this change"),
+        "{instruction}"
+    );
+    assert!(instruction.ends_with("revision 1."), "{instruction}");
+    // The tail rides along as guidance and as the second text block.
+    assert!(
+        guidance(sc)
+            .iter()
+            .any(|l| l == "Last drift decision: d1 reject"),
+        "{sc}"
+    );
+    let r = a
+        .call(
+            "establish_baseline",
+            json!({"explicit_constraints": [], "replace": false}),
+        )
+        .await;
+    assert_eq!(r["isError"], true);
+    let e = &r["structuredContent"]["error"];
+    assert_eq!(e["code"], "protected_constraint");
+    assert_eq!(e["details"]["dropped"], json!(["No backend refactoring"]));
+    let st = status(&a, json!({"detail": "full"})).await;
+    assert_eq!(st["baseline"]["revision"], 1);
+    assert_eq!(st["rounds"], 0);
+    assert_eq!(st["drift"]["pending_updates"], json!([]));
+    assert_eq!(st["drifts"][0]["state"], "decided");
+    assert_eq!(st["drifts"][0]["decision"], "reject");
+    assert_eq!(
+        st["refusals"][0]["dropped"],
+        json!(["No backend refactoring"])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn architecture_shift_approved_then_applied_by_the_next_revision() {
+    // Scenario 6.
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    baseline(
+        &a,
+        json!({"goal": "Single-user local task app", "explicit_constraints": ["No accounts", "No server"]}),
+    )
+    .await;
+    let (r, _) = drift_answered(
+        &home,
+        &a,
+        json!({"reason": "architecture-shift",
+               "description": "Working across devices needs sync and identity",
+               "required_change": "Multi-device with accounts and cloud sync"}),
+        json!({"action": "approve", "note": "Keep an offline mode"}),
+    )
+    .await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["decision"], "approve");
+    assert_eq!(sc["note"], "Keep an offline mode");
+    assert_eq!(sc["posture"], "baseline-update-pending");
+    let instruction = sc["instruction"].as_str().unwrap();
+    assert!(instruction.contains("Multi-device with accounts and cloud sync"));
+    assert!(instruction.contains("Keep an offline mode"));
+    assert!(instruction.contains("establish_baseline"));
+    let st = status(&a, json!({})).await;
+    assert_eq!(st["posture"], "baseline-update-pending");
+    assert!(
+        guidance(&st)
+            .iter()
+            .any(|l| l.starts_with("Baseline update pending (d1)")
+                && l.contains("establish_baseline")),
+        "{st}"
+    );
+    let b = baseline(
+        &a,
+        json!({"replace": true, "goal": "Multi-device task app with accounts",
+               "explicit_constraints": ["Offline mode keeps working"]}),
+    )
+    .await;
+    assert_eq!(b["revision"], 2, "{b}");
+    assert_eq!(b["applied"], json!(["d1"]));
+    assert_eq!(b["dropped"], json!(["No accounts", "No server"]));
+    assert_eq!(b["authorised_by"], json!(["d1"]));
+    assert_eq!(b["posture"], "aligned");
+    let st = status(&a, json!({"detail": "full"})).await;
+    assert_eq!(st["drifts"][0]["applied_in_revision"], 2);
+    assert_eq!(st["drift"]["pending_updates"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drift_with_options_is_redirected_by_option_and_by_typed_text() {
+    // Scenario 10, then a typed direction.
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    baseline(&a, json!({"goal": "Single-user local task app"})).await;
+    let options = json!([{"label": "Use export files", "description": "CSV and JSON"}, {"label": "Add cloud sync"}]);
+    let (r, card) = drift_answered(
+        &home,
+        &a,
+        json!({"reason": "user-direction-change", "description": "The human wants data on two machines", "options": options}),
+        json!({"action": "option", "option": 0}),
+    )
+    .await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["decision"], "revise");
+    assert_eq!(sc["choice"], "Use export files");
+    assert_eq!(sc["choice_source"], "option");
+    assert_eq!(sc["posture"], "baseline-update-pending");
+    assert!(
+        sc["instruction"]
+            .as_str()
+            .unwrap()
+            .contains("\"Use export files\"")
+    );
+    assert_eq!(
+        home.api().asks().await.len(),
+        1,
+        "exactly one ask: the card"
+    );
+    // The card's view shows the decision, the options and the baseline.
+    let view = home.api().ask(&card).await;
+    assert_eq!(view["drift"]["state"], "decided");
+    assert_eq!(view["drift"]["decision"]["option_index"], 0);
+    assert_eq!(
+        view["drift"]["options"][0]["description_html"],
+        "<p>CSV and JSON</p>\n"
+    );
+    assert_eq!(view["drift"]["baseline"]["revision"], 1);
+    let st = status(&a, json!({})).await;
+    assert_eq!(st["rounds"], 0, "drift cards are not question rounds");
+    assert!(
+        guidance(&st)
+            .iter()
+            .any(|l| l.contains("chose \"Use export files\"")),
+        "{st}"
+    );
+    let b = baseline(
+        &a,
+        json!({"user_decisions": ["Data moves by export files"]}),
+    )
+    .await;
+    assert_eq!(b["revision"], 2);
+    assert_eq!(b["posture"], "aligned");
+
+    let (r, _) = drift_answered(
+        &home,
+        &a,
+        json!({"reason": "invalidated-assumption", "description": "Export files are too large", "options": options}),
+        json!({"action": "other", "text": "Use a shared folder", "note": "Dropbox is fine"}),
+    )
+    .await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["drift_id"], "d2");
+    assert_eq!(sc["decision"], "revise");
+    assert_eq!(sc["choice"], "Use a shared folder");
+    assert_eq!(sc["choice_source"], "typed");
+    assert!(
+        sc["instruction"]
+            .as_str()
+            .unwrap()
+            .contains("a different direction: \"Use a shared folder\"")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_drift_reports_record_nothing() {
+    // Scenario 11: nothing at all reaches the store.
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    let base = |extra: Value| {
+        let mut v = json!({"reason": "scope-expansion", "description": "Grow the task"});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let cases = [
+        (
+            base(json!({"options": [{"label": "Export"}, {"label": " export "}]})),
+            "options[1].label",
+        ),
+        (base(json!({"options": [{"label": "Export"}]})), "options"),
+        (
+            base(
+                json!({"options": [{"label": "a"}, {"label": "b"}, {"label": "c"}, {"label": "d"}, {"label": "e"}]}),
+            ),
+            "options",
+        ),
+        (
+            base(json!({"options": [{"label": "  "}, {"label": "b"}]})),
+            "options[0].label",
+        ),
+        (
+            base(json!({"options": [{"label": "Approve this change"}, {"label": "b"}]})),
+            "options[0].label",
+        ),
+        (base(json!({"reason": "cloud"})), "reason"),
+        (base(json!({"description": "   "})), "description"),
+        (
+            json!({"resume": "d1", "reason": "scope-expansion"}),
+            "reason",
+        ),
+    ];
+    for (args, field) in cases {
+        let r = a.call("report_drift", args.clone()).await;
+        let (code, path) = error_code(&r);
+        assert_eq!(code, "invalid_argument", "{args}: {r}");
+        assert_eq!(path, field, "{args}: {r}");
+        assert_eq!(r["structuredContent"]["error"]["field"], field, "{r}");
+    }
+    let api = home.api();
+    assert!(api.asks().await.is_empty());
+    assert_eq!(
+        api.get("/api/sessions").await["sessions"],
+        json!([]),
+        "no session recorded"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_drift_is_decided_later_and_resumed_from_a_new_connection() {
+    // Scenarios 12 and 13: cancel, kill the daemon, decide on the page, resume.
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    baseline(
+        &a,
+        json!({"goal": "Single-user local task app", "explicit_constraints": ["No accounts", "No server"]}),
+    )
+    .await;
+    let session = status(&a, json!({})).await["session"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let call = a
+        .start_call(
+            "report_drift",
+            json!({"reason": "architecture-shift", "description": "Sync needs a server",
+                   "options": [{"label": "Use export files"}, {"label": "Add cloud sync"}]}),
+        )
+        .await;
+    let card = home.api().new_ask(&[]).await;
+    let card_id = card["id"].as_str().unwrap().to_string();
+    call.cancel(Some("the user aborted the turn".into()))
+        .await
+        .expect("send notifications/cancelled");
+    let st = status(&a, json!({})).await;
+    assert_eq!(st["posture"], "drift-pending");
+    assert!(
+        guidance(&st)
+            .iter()
+            .any(|l| l.contains("drift d1 (architecture-shift) is undecided")),
+        "{st}"
+    );
+    // Kill the daemon: the card survives as a pending ask.
+    let pid = home.daemon().unwrap().pid;
+    std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the daemon did not die");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let c = home
+        .adapter("align-resume", &[("ASKD_SESSION", session.as_str())])
+        .await;
+    let st = status(&c, json!({})).await;
+    assert_eq!(
+        st["posture"], "drift-pending",
+        "the open drift survived the kill"
+    );
+    let api = home.api();
+    assert_eq!(api.ask(&card_id).await["state"], "pending");
+    api.submit(
+        &card_id,
+        json!({"action": "option", "option": 0, "note": "CSV is enough"}),
+    )
+    .await;
+    let st = status(&c, json!({})).await;
+    assert_eq!(st["posture"], "baseline-update-pending");
+    assert_eq!(st["drift"]["pending_updates"][0]["drift_id"], "d1");
+    let g = guidance(&st);
+    assert!(
+        g.contains(
+            &"Last drift decision: d1 revise: \"Use export files\" (note: \"CSV is enough\")"
+                .to_string()
+        ),
+        "{g:?}"
+    );
+    assert!(
+        g.iter().any(|l| l.contains("chose \"Use export files\"")),
+        "{g:?}"
+    );
+    // resume: at once, the same fields, no new ask.
+    let before = api.asks().await.len();
+    let r = c.call("report_drift", json!({"resume": "d1"})).await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["outcome"], "decided");
+    assert_eq!(sc["decision"], "revise");
+    assert_eq!(sc["choice"], "Use export files");
+    assert_eq!(sc["note"], "CSV is enough");
+    assert_eq!(sc["ask_id"], card_id.as_str());
+    assert_eq!(api.asks().await.len(), before);
+    // await_answer on the card returns the same result.
+    let w = c.call("await_answer", json!({"ask_id": card_id})).await;
+    let mut left = w["structuredContent"].clone();
+    let mut right = sc.clone();
+    left.as_object_mut().unwrap().remove("guidance");
+    right.as_object_mut().unwrap().remove("guidance");
+    assert_eq!(left, right);
+    let (code, _) = error_code(&c.call("report_drift", json!({"resume": "d9"})).await);
+    assert_eq!(code, "unknown_drift");
+    let b = baseline(
+        &c,
+        json!({"user_decisions": ["Data moves by export files"]}),
+    )
+    .await;
+    assert_eq!(b["revision"], 2);
+    assert_eq!(b["applied"], json!(["d1"]));
+    assert_eq!(b["posture"], "aligned");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_reports_reattach_different_ones_supersede_and_cards_close() {
+    // §8.3 supersession and repeats, withdrawal, dismissal, the pending queue.
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    baseline(&a, json!({"goal": "Local app"})).await;
+    let d1 = json!({"reason": "scope-expansion", "description": "Add reports"});
+    let first = a.start_call("report_drift", d1.clone()).await;
+    let card1 = home.api().new_ask(&[]).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // An identical report re-attaches: same card, pending after its budget.
+    let mut again = d1.clone();
+    again["timeout_s"] = json!(0.2);
+    let r = a.call("report_drift", again).await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["outcome"], "pending");
+    assert_eq!(sc["ask_id"], card1.as_str());
+    assert_eq!(sc["drift_id"], "d1");
+    assert!(
+        sc["instruction"]
+            .as_str()
+            .unwrap()
+            .contains(r#"report_drift {"resume": "d1"}"#)
+    );
+    assert_eq!(home.api().asks().await.len(), 1);
+    assert_eq!(status(&a, json!({})).await["drift"]["reported"], 1);
+    // A different report supersedes d1: the waiting call returns superseded.
+    let mut d2 = json!({"reason": "scope-expansion", "description": "Add reports and charts"});
+    d2["timeout_s"] = json!(0.2);
+    let r = a.call("report_drift", d2).await;
+    assert_eq!(r["structuredContent"]["drift_id"], "d2");
+    assert_eq!(r["structuredContent"]["outcome"], "pending");
+    let card2 = r["structuredContent"]["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r1 = finish(first).await;
+    assert_eq!(r1["structuredContent"]["outcome"], "superseded", "{r1}");
+    assert!(
+        r1["structuredContent"]["instruction"]
+            .as_str()
+            .unwrap()
+            .contains("newer drift report")
+    );
+    let pending: Vec<Value> = home.api().get("/api/asks?state=pending").await["asks"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(pending.len(), 1, "only d2's card is pending: {pending:?}");
+    assert_eq!(pending[0]["id"], card2.as_str());
+    // Withdrawing d2's card closes d2 as withdrawn.
+    let w = a.call("withdraw_ask", json!({"ask_id": card2})).await;
+    assert_eq!(w["structuredContent"]["outcome"], "withdrawn", "{w}");
+    let r = a.call("report_drift", json!({"resume": "d2"})).await;
+    assert_eq!(r["structuredContent"]["outcome"], "withdrawn");
+    // d3 approved, d4 rejected: the queue keeps d3.
+    drift_answered(
+        &home,
+        &a,
+        json!({"reason": "behaviour-change", "description": "Change the default sort"}),
+        json!({"action": "approve"}),
+    )
+    .await;
+    let (r, _) = drift_answered(
+        &home,
+        &a,
+        json!({"reason": "behaviour-change", "description": "Drop the legacy export"}),
+        json!({"action": "reject"}),
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["posture"], "baseline-update-pending");
+    // d5 dismissed: the posture goes back to what it was.
+    let (r, _) = drift_answered(
+        &home,
+        &a,
+        json!({"reason": "scope-expansion", "description": "Add a mobile app"}),
+        json!({"action": "dismiss"}),
+    )
+    .await;
+    let sc = &r["structuredContent"];
+    assert_eq!(sc["outcome"], "dismissed");
+    assert_eq!(sc["decision"], Value::Null);
+    assert_eq!(sc["posture"], "baseline-update-pending");
+    assert!(
+        sc["instruction"]
+            .as_str()
+            .unwrap()
+            .contains("Do not make the change")
+    );
+    let st = status(&a, json!({"detail": "full"})).await;
+    let states: Vec<&str> = st["drifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        states,
+        ["superseded", "withdrawn", "decided", "decided", "dismissed"]
+    );
+    assert_eq!(st["drift"]["pending_updates"].as_array().unwrap().len(), 1);
+    assert_eq!(st["drift"]["pending_updates"][0]["drift_id"], "d3");
+    let b = baseline(&a, json!({"goal": "Local app, newest first"})).await;
+    assert_eq!(b["applied"], json!(["d3"]));
+    assert_eq!(b["posture"], "aligned");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drift_answers_are_validated_and_the_first_one_wins() {
+    let home = Home::new();
+    let a = home.adapter("align-test", &[]).await;
+    let mut args = json!({"reason": "scope-expansion", "description": "Add reports",
+                          "options": [{"label": "Reports page"}, {"label": "CSV only"}]});
+    args["timeout_s"] = json!(0.1);
+    let r = a.call("report_drift", args).await;
+    let card = r["structuredContent"]["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let api = home.api();
+    let session = r["structuredContent"]["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = status(&a, json!({"detail": "full"})).await;
+    for (body, path) in [
+        (json!({"action": "option", "option": 7}), "option"),
+        (json!({"action": "other", "text": "  "}), "text"),
+        (json!({"action": "approve", "text": "x"}), "text"),
+        (json!({"action": "maybe"}), "action"),
+    ] {
+        let (code, out) = api
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/asks/{card}/submit"),
+                Some(body.clone()),
+            )
+            .await;
+        assert_eq!(code, 422, "{body}: {out}");
+        assert_eq!(out["errors"][0]["path"], path, "{out}");
+    }
+    assert_eq!(
+        status(&a, json!({"detail": "full"})).await,
+        before,
+        "nothing written"
+    );
+    api.submit(&card, json!({"action": "reject", "note": "not now"}))
+        .await;
+    let (code, out) = api
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/asks/{card}/submit"),
+            Some(json!({"action": "approve"})),
+        )
+        .await;
+    assert_eq!(code, 409, "{out}");
+    assert_eq!(out["result"]["decision"], "reject", "{out}");
+    let (code, _) = api
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/asks/{card}/cancel"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(code, 409);
+    let st = api.get(&format!("/api/sessions/{session}/alignment")).await;
+    assert_eq!(st["drift"]["last_decision"]["decision"], "reject");
 }

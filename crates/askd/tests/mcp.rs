@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common_mcp::*;
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 13] = [
+const TOOLS: [&str; 14] = [
     "ask_survey",
     "survey_draft_set",
     "survey_draft_get",
@@ -23,6 +23,7 @@ const TOOLS: [&str; 13] = [
     "align",
     "alignment_status",
     "establish_baseline",
+    "report_drift",
     "set_alignment_mode",
 ];
 

@@ -25,7 +25,11 @@ pub const REASONS: &[(&str, &str, &str)] = &[
         "An assumption no longer holds",
         "某个假设不再成立",
     ),
-    ("user-direction-change", "Your change of direction", "你改变了方向"),
+    (
+        "user-direction-change",
+        "Your change of direction",
+        "你改变了方向",
+    ),
 ];
 
 /// Labels an agent option may not use (§5.6), compared case-insensitively with whitespace
@@ -237,7 +241,11 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
             };
             out.push(problem(
                 "reason",
-                if other.is_none() { "required" } else { "invalid_reason" },
+                if other.is_none() {
+                    "required"
+                } else {
+                    "invalid_reason"
+                },
                 format!(
                     "reason must be one of {}; got {got}",
                     REASONS
@@ -297,7 +305,9 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
                         out.push(problem(
                             &format!("{base}.{k}"),
                             "unknown_field",
-                            format!("unknown field {k:?} in {base}; an option has label and description"),
+                            format!(
+                                "unknown field {k:?} in {base}; an option has label and description"
+                            ),
                         ));
                     }
                 }
@@ -457,21 +467,25 @@ pub fn parse_answer(body: &Value, options: &[Value]) -> Result<CardAnswer, Vec<P
         )]);
     };
     let mut out = Vec::new();
-    let action = match obj.get("action") {
-        Some(Value::String(a))
-            if matches!(a.as_str(), "approve" | "reject" | "option" | "other" | "dismiss") =>
-        {
-            a.as_str()
-        }
-        other => {
-            return Err(vec![problem(
+    let action =
+        match obj.get("action") {
+            Some(Value::String(a))
+                if matches!(
+                    a.as_str(),
+                    "approve" | "reject" | "option" | "other" | "dismiss"
+                ) =>
+            {
+                a.as_str()
+            }
+            other => {
+                return Err(vec![problem(
                 "action",
                 if other.is_none() { "required" } else { "invalid_action" },
                 "action must be one of \"approve\", \"reject\", \"option\", \"other\", \"dismiss\""
                     .into(),
             )]);
-        }
-    };
+            }
+        };
     let allowed: &[&str] = match action {
         "option" => &["action", "option", "note"],
         "other" => &["action", "text", "note"],
@@ -781,7 +795,9 @@ mod tests {
             vec![("description".into(), "too_long".into())]
         );
         assert_eq!(
-            codes(json!({"reason": "scope-expansion", "description": "ok", "required_change": "  "})),
+            codes(
+                json!({"reason": "scope-expansion", "description": "ok", "required_change": "  "})
+            ),
             vec![("required_change".into(), "blank".into())]
         );
         assert_eq!(
@@ -798,15 +814,21 @@ mod tests {
             vec![("options".into(), "count".into())]
         );
         assert_eq!(
-            codes(base(json!([{"label": "a"}, {"label": "b"}, {"label": "c"}, {"label": "d"}, {"label": "e"}]))),
+            codes(base(
+                json!([{"label": "a"}, {"label": "b"}, {"label": "c"}, {"label": "d"}, {"label": "e"}])
+            )),
             vec![("options".into(), "count".into())]
         );
         assert_eq!(
-            codes(base(json!([{"label": "Use  Files"}, {"label": "use files"}]))),
+            codes(base(
+                json!([{"label": "Use  Files"}, {"label": "use files"}])
+            )),
             vec![("options[1].label".into(), "duplicate_label".into())]
         );
         assert_eq!(
-            codes(base(json!([{"label": "Approve this   change"}, {"label": "b"}]))),
+            codes(base(
+                json!([{"label": "Approve this   change"}, {"label": "b"}])
+            )),
             vec![("options[0].label".into(), "reserved_label".into())]
         );
         assert_eq!(
@@ -818,7 +840,9 @@ mod tests {
             vec![("options[0].label".into(), "too_long".into())]
         );
         assert_eq!(
-            codes(base(json!([{"label": "a", "description": "x".repeat(501)}, {"label": "b"}]))),
+            codes(base(
+                json!([{"label": "a", "description": "x".repeat(501)}, {"label": "b"}])
+            )),
             vec![("options[0].description".into(), "too_long".into())]
         );
         assert_eq!(
@@ -853,7 +877,10 @@ mod tests {
     }
 
     fn options() -> Vec<Value> {
-        vec![json!({"label": "Use export files"}), json!({"label": "Keep local"})]
+        vec![
+            json!({"label": "Use export files"}),
+            json!({"label": "Keep local"}),
+        ]
     }
 
     #[test]
@@ -865,7 +892,11 @@ mod tests {
         ));
         assert!(matches!(
             parse_answer(&json!({"action": "reject"}), &o).unwrap(),
-            CardAnswer::Decide { decision: "reject", note: None, .. }
+            CardAnswer::Decide {
+                decision: "reject",
+                note: None,
+                ..
+            }
         ));
         assert_eq!(
             parse_answer(&json!({"action": "option", "option": 1}), &o).unwrap(),
@@ -926,8 +957,7 @@ mod tests {
             vec![("action".into(), "invalid_action".into())]
         );
         assert!(
-            parse_answer(&json!({"action": "option", "option": 0}), &[])
-                .unwrap_err()[0]
+            parse_answer(&json!({"action": "option", "option": 0}), &[]).unwrap_err()[0]
                 .message
                 .contains("no options")
         );
@@ -945,7 +975,9 @@ mod tests {
 
     #[test]
     fn results_carry_outcome_decision_posture_and_instruction() {
-        let r = report(json!({"reason": "scope-expansion", "description": "Add sync", "required_change": "Allow a server", "options": [{"label": "Use export files"}, {"label": "Keep local"}]}));
+        let r = report(
+            json!({"reason": "scope-expansion", "description": "Add sync", "required_change": "Allow a server", "options": [{"label": "Use export files"}, {"label": "Keep local"}]}),
+        );
         let mut events = vec![ev(
             1,
             "alignment.drift_reported",
@@ -956,7 +988,12 @@ mod tests {
         let pending = result("s1", d, "a1", "u", &s, Lang::En);
         assert_eq!(pending["outcome"], "pending");
         assert_eq!(pending["posture"], "drift-pending");
-        assert!(pending["instruction"].as_str().unwrap().contains(r#"{"resume": "d1"}"#));
+        assert!(
+            pending["instruction"]
+                .as_str()
+                .unwrap()
+                .contains(r#"{"resume": "d1"}"#)
+        );
 
         let answer = parse_answer(
             &json!({"action": "option", "option": 0, "note": "CSV is enough"}),
@@ -983,8 +1020,16 @@ mod tests {
     fn a_reject_without_a_note_leaves_no_dangling_separator() {
         let r = report(json!({"reason": "scope-expansion", "description": "Add sync"}));
         let events = vec![
-            ev(1, "alignment.drift_reported", r.reported_event("d1", "a1", None)),
-            ev(2, "alignment.drift_decided", json!({"drift_id": "d1", "decision": "reject"})),
+            ev(
+                1,
+                "alignment.drift_reported",
+                r.reported_event("d1", "a1", None),
+            ),
+            ev(
+                2,
+                "alignment.drift_decided",
+                json!({"drift_id": "d1", "decision": "reject"}),
+            ),
         ];
         let s = fold(&events);
         let text = instruction(s.drift("d1").unwrap(), &s, Lang::En);
@@ -1000,8 +1045,16 @@ mod tests {
         for outcome in ["dismissed", "withdrawn", "superseded"] {
             let r = report(json!({"reason": "scope-expansion", "description": "Add sync"}));
             let events = vec![
-                ev(1, "alignment.drift_reported", r.reported_event("d1", "a1", None)),
-                ev(2, "alignment.drift_closed", json!({"drift_id": "d1", "outcome": outcome})),
+                ev(
+                    1,
+                    "alignment.drift_reported",
+                    r.reported_event("d1", "a1", None),
+                ),
+                ev(
+                    2,
+                    "alignment.drift_closed",
+                    json!({"drift_id": "d1", "outcome": outcome}),
+                ),
             ];
             let s = fold(&events);
             let d = s.drift("d1").unwrap();

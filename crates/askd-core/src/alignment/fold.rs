@@ -87,9 +87,12 @@ pub struct Baseline {
 }
 
 /// One drift record (§5.3).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Drift {
     pub drift_id: String,
+    /// The drift card's ask (absent in snapshots written before it was recorded).
+    #[serde(default)]
+    pub ask_id: Option<String>,
     pub reported_at: String,
     pub reason: String,
     pub description: String,
@@ -101,6 +104,9 @@ pub struct Drift {
     pub decision: Option<String>,
     pub choice: Option<String>,
     pub choice_source: Option<String>,
+    /// The index of the chosen option, for a revise by option.
+    #[serde(default)]
+    pub option_index: Option<u32>,
     pub note: Option<String>,
     pub decided_at: Option<String>,
     pub decided_by: Option<String>,
@@ -356,6 +362,7 @@ impl AlignmentState {
                 }
                 self.drifts.push(Drift {
                     drift_id: id,
+                    ask_id: text(d, "ask_id"),
                     reported_at: e.at.clone(),
                     reason: text(d, "reason").unwrap_or_default(),
                     description: text(d, "description").unwrap_or_default(),
@@ -370,6 +377,7 @@ impl AlignmentState {
                     decision: None,
                     choice: None,
                     choice_source: None,
+                    option_index: None,
                     note: None,
                     decided_at: None,
                     decided_by: None,
@@ -395,6 +403,10 @@ impl AlignmentState {
                 drift.decision = Some(decision.clone());
                 drift.choice = text(d, "choice");
                 drift.choice_source = text(d, "choice_source");
+                drift.option_index = d
+                    .get("option_index")
+                    .and_then(Value::as_u64)
+                    .map(|i| i as u32);
                 drift.note = text(d, "note");
                 drift.decided_at = Some(at);
                 drift.decided_by = by;

@@ -1,0 +1,477 @@
+//! Drift cards (`alignment.md` §5.6, §6): asks of kind `drift`, created by `report_drift`
+//! and answered through the common ask API.
+//!
+//! - A report validates first (nothing is written on failure), then, under the session's
+//!   lock, re-attaches to an identical open drift or supersedes a different one, and creates
+//!   the card with its `alignment.drift_reported` in one transaction.
+//! - The card's answer settles the ask and appends `alignment.drift_decided` (or
+//!   `alignment.drift_closed` for "Not now", a withdrawal) in one transaction; the stored
+//!   result is exactly what the waiting `report_drift` call returns.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use askd_core::alignment::drift::{self, CardAnswer, DriftCall, DriftReport};
+use askd_core::alignment::fold::Drift;
+use askd_core::alignment::{AlignEvent, AlignmentState, Lang, fold};
+use askd_core::json::Json;
+use askd_store::{Ask, AskState, FollowEvent, NewAsk, Settlement, StoreError, Supersede};
+use serde_json::{Map, Value, json};
+
+use crate::Daemon;
+use crate::error::{ApiError, ApiResult};
+
+type SessionLocks = Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>;
+
+static LOCKS: LazyLock<SessionLocks> = LazyLock::new(Default::default);
+
+/// The lock that serialises one session's alignment writes (§4.7): the fold a write is
+/// planned against cannot change before the write commits.
+pub async fn session_lock(session: &str) -> tokio::sync::OwnedMutexGuard<()> {
+    let lock = {
+        let mut map = LOCKS.lock().unwrap_or_else(|p| p.into_inner());
+        map.retain(|_, l| Arc::strong_count(l) > 1);
+        map.entry(session.to_string()).or_default().clone()
+    };
+    lock.lock_owned().await
+}
+
+/// A tool-level failure in askd's envelope, returned with 200 like `establish_baseline`'s.
+fn failure(code: &str, field: &str, message: String, errors: Option<Value>) -> Value {
+    let mut e =
+        json!({"code": code, "field": field, "message": format!("report_drift: {message}")});
+    if let Some(list) = errors {
+        e["errors"] = list;
+    }
+    json!({"error": e})
+}
+
+fn lang(d: &Daemon) -> Lang {
+    Lang::parse(d.settings.language)
+}
+
+/// The drift this card ask shows.
+fn drift_id(ask: &Ask) -> ApiResult<String> {
+    ask.payload
+        .get("drift_id")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::internal(format!("drift card {} has no drift id", ask.id)))
+}
+
+/// The fold with `extra` applied after the stored events.
+fn fold_with(mut events: Vec<AlignEvent>, extra: &[(&str, Value)]) -> AlignmentState {
+    let last = events.last().map_or(0, |e| e.seq);
+    let at = askd_store::now();
+    for (seq, (kind, data)) in (last + 1..).zip(extra) {
+        events.push(AlignEvent {
+            seq,
+            at: at.clone(),
+            kind: kind.to_string(),
+            actor: data["actor"].as_str().unwrap_or("askd").to_string(),
+            data: data.clone(),
+        });
+    }
+    fold(&events)
+}
+
+impl Daemon {
+    /// `POST /api/sessions/{id}/alignment/report_drift` with `{args}`: the non-waiting half
+    /// of the tool. Returns `{session, drift_id, ask_id, url, created, result?}`; `result` is
+    /// present when the drift is already decided or closed (a resume), and failures come
+    /// back as `{"error": {code, field, message}}`.
+    pub async fn report_drift(&self, session: &str, args: &Value) -> ApiResult<Value> {
+        let call = match drift::validate(args) {
+            Ok(c) => c,
+            Err(problems) => {
+                let field = problems[0].path.clone();
+                let message = problems
+                    .iter()
+                    .map(|p| p.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                return Ok(failure(
+                    "invalid_argument",
+                    &field,
+                    message,
+                    Some(json!(problems)),
+                ));
+            }
+        };
+        if self
+            .store
+            .session(session)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?
+            .is_none()
+        {
+            return Err(ApiError::store(
+                StoreError::UnknownSession(session.to_string()),
+                "-",
+            ));
+        }
+        let _guard = session_lock(session).await;
+        let events = crate::alignment::session_events(self.store.as_ref(), session).await?;
+        let state = fold(&events);
+        match call {
+            DriftCall::Resume(id) => self.resume_drift(session, &state, &id).await,
+            DriftCall::Report(report) => self.new_drift(session, events, &state, report).await,
+        }
+    }
+
+    async fn resume_drift(
+        &self,
+        session: &str,
+        state: &AlignmentState,
+        id: &str,
+    ) -> ApiResult<Value> {
+        let Some(d) = state.drift(id) else {
+            let known: Vec<&str> = state.drifts.iter().map(|d| d.drift_id.as_str()).collect();
+            return Ok(failure(
+                "unknown_drift",
+                "resume",
+                format!(
+                    "this session has no drift {id:?}{}",
+                    if known.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; its drifts are {}", known.join(", "))
+                    }
+                ),
+                None,
+            ));
+        };
+        if d.inherited {
+            return Ok(failure(
+                "foreign_drift",
+                "resume",
+                format!(
+                    "drift {id} was inherited from the parent session when this session was forked; its card belongs to the parent. Report it again in this session."
+                ),
+                None,
+            ));
+        }
+        let ask_id = d.ask_id.clone().unwrap_or_default();
+        let url = self.ask_url(&ask_id);
+        let mut out = json!({"session": session, "drift_id": id, "ask_id": ask_id, "url": url, "created": false});
+        if d.state != "open" {
+            // Decided or closed: the stored result of its card, every time.
+            let stored = match self.store.ask(&ask_id).await {
+                Ok(Some(ask)) => ask.result,
+                _ => None,
+            };
+            out["result"] = stored
+                .unwrap_or_else(|| drift::result(session, d, &ask_id, &url, state, lang(self)));
+        }
+        Ok(out)
+    }
+
+    async fn new_drift(
+        &self,
+        session: &str,
+        events: Vec<AlignEvent>,
+        state: &AlignmentState,
+        report: DriftReport,
+    ) -> ApiResult<Value> {
+        let open = state.open_drift().cloned();
+        if let Some(o) = &open
+            && !o.inherited
+            && report.same_as(o)
+            && let Some(ask_id) = &o.ask_id
+        {
+            // The identical open drift: re-attach, record nothing.
+            return Ok(json!({
+                "session": session, "drift_id": o.drift_id, "ask_id": ask_id,
+                "url": self.ask_url(ask_id), "created": false,
+            }));
+        }
+        let drift_id = format!("d{}", state.drift_count + 1);
+        let ask_id = uuid::Uuid::now_v7().to_string();
+        let mut follow = Vec::new();
+        let mut replaces = None;
+        if let Some(o) = &open {
+            let closed = json!({"drift_id": o.drift_id, "outcome": "superseded", "actor": "agent"});
+            follow.push(FollowEvent {
+                kind: "alignment.drift_closed".into(),
+                payload: closed.clone(),
+            });
+            if !o.inherited
+                && let Some(old_ask) = &o.ask_id
+            {
+                let after = fold_with(events.clone(), &[("alignment.drift_closed", closed)]);
+                let old = after.drift(&o.drift_id).unwrap_or(o);
+                let url = self.ask_url(old_ask);
+                let result = drift::result(session, old, old_ask, &url, &after, lang(self));
+                let settled_at = askd_store::now();
+                replaces = Some(Supersede {
+                    ask_id: old_ask.clone(),
+                    settlement: Settlement {
+                        outcome: "superseded".into(),
+                        record: self.drift_record(
+                            old_ask,
+                            session,
+                            "superseded",
+                            &settled_at,
+                            &result,
+                        ),
+                        result,
+                        settled_at,
+                        expect_banked: None,
+                    },
+                });
+            }
+        }
+        follow.push(FollowEvent {
+            kind: "alignment.drift_reported".into(),
+            payload: report.reported_event(
+                &drift_id,
+                &ask_id,
+                open.as_ref().map(|o| o.drift_id.as_str()),
+            ),
+        });
+        let title: String = report.description.chars().take(120).collect();
+        let created = self
+            .store
+            .create_ask_with(
+                NewAsk {
+                    id: ask_id.clone(),
+                    session_id: session.to_string(),
+                    kind: "drift".into(),
+                    title: Some(title),
+                    payload: report.ask_payload(&drift_id),
+                    payload_key: report.key(),
+                    fingerprint: None,
+                    replaces,
+                    seed_banked: Vec::new(),
+                    seed_autosave: None,
+                },
+                &follow,
+            )
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        let ask_id = created.ask.id.clone();
+        let drift_id = created.ask.payload["drift_id"]
+            .as_str()
+            .unwrap_or(&drift_id)
+            .to_string();
+        self.hub.publish(created.events);
+        Ok(json!({
+            "session": session, "drift_id": drift_id, "ask_id": ask_id,
+            "url": self.ask_url(&ask_id), "created": created.created,
+        }))
+    }
+
+    fn drift_record(
+        &self,
+        ask_id: &str,
+        session: &str,
+        outcome: &str,
+        settled_at: &str,
+        result: &Value,
+    ) -> Value {
+        json!({
+            "v": 1, "kind": "drift", "ask_id": ask_id, "session": session,
+            "outcome": outcome, "settledAt": settled_at, "result": result,
+        })
+    }
+
+    /// Settles a card with `outcome`, appending `event` in the same transaction; the result
+    /// is the `report_drift` result after the event.
+    async fn settle_drift(
+        &self,
+        ask: &Ask,
+        outcome: &str,
+        event: (&str, Value),
+    ) -> ApiResult<Value> {
+        let id = drift_id(ask)?;
+        let events = crate::alignment::session_events(self.store.as_ref(), &ask.session_id).await?;
+        let after = fold_with(events, &[(event.0, event.1.clone())]);
+        let Some(d) = after.drift(&id) else {
+            return Err(ApiError::internal(format!(
+                "drift {id} of card {} is not in its session's log",
+                ask.id
+            )));
+        };
+        let url = self.ask_url(&ask.id);
+        let result = drift::result(&ask.session_id, d, &ask.id, &url, &after, lang(self));
+        let settled_at = askd_store::now();
+        let settlement = Settlement {
+            outcome: outcome.into(),
+            record: self.drift_record(&ask.id, &ask.session_id, outcome, &settled_at, &result),
+            result,
+            settled_at,
+            expect_banked: None,
+        };
+        let follow = [FollowEvent {
+            kind: event.0.into(),
+            payload: event.1,
+        }];
+        let events = match self.store.settle_with(&ask.id, &settlement, &follow).await {
+            Ok(events) => events,
+            // Another answer won: 409 with the decision that stands.
+            Err(StoreError::NotPending) => {
+                return Err(decided_already(&self.load(&ask.id).await?));
+            }
+            Err(e) => return Err(ApiError::store(e, &ask.id)),
+        };
+        self.hub.publish(events);
+        Ok(settlement.result)
+    }
+
+    /// `POST /api/asks/{id}/submit` on a drift card: `{action, option?, text?, note?}`.
+    pub(crate) async fn drift_submit(&self, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
+        if ask.state != AskState::Pending {
+            return Err(decided_already(&ask));
+        }
+        let body = body.to_value();
+        let options = ask.payload["options"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let answer = drift::parse_answer(&body, &options)
+            .map_err(|p| ApiError::invalid("invalid-answer", None, p))?;
+        let id = drift_id(&ask)?;
+        let outcome = match answer {
+            CardAnswer::Dismiss => "cancelled",
+            CardAnswer::Decide { .. } => "answered",
+        };
+        let (kind, data) = answer.event(&id);
+        // No lock needed: the settle itself is the compare-and-set.
+        self.settle_drift(&ask, outcome, (kind, data)).await
+    }
+
+    /// Cancel ("Not now", drift `dismissed`) or withdraw (drift `withdrawn`).
+    pub(crate) async fn drift_end(&self, ask: Ask, outcome: &str) -> ApiResult<Value> {
+        if ask.state != AskState::Pending {
+            return Err(decided_already(&ask));
+        }
+        let id = drift_id(&ask)?;
+        let (closed, actor) = if outcome == "cancelled" {
+            ("dismissed", "human")
+        } else {
+            ("withdrawn", "agent")
+        };
+        let data = json!({"drift_id": id, "outcome": closed, "actor": actor});
+        self.settle_drift(&ask, outcome, ("alignment.drift_closed", data))
+            .await
+    }
+
+    /// The pending handle of a card: the `report_drift` result with outcome `pending`.
+    pub(crate) fn drift_pending(&self, ask: &Ask) -> Value {
+        let id = ask.payload["drift_id"].as_str().unwrap_or_default();
+        let d = Drift {
+            drift_id: id.to_string(),
+            reported_at: ask.created_at.clone(),
+            reason: ask.payload["reason"].as_str().unwrap_or_default().into(),
+            description: ask.payload["description"]
+                .as_str()
+                .unwrap_or_default()
+                .into(),
+            required_change: ask.payload["required_change"].as_str().map(str::to_string),
+            options: ask.payload["options"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+            state: "open".into(),
+            ..Drift::default()
+        };
+        let state = AlignmentState::default();
+        let mut r = drift::result(
+            &ask.session_id,
+            &d,
+            &ask.id,
+            &self.ask_url(&ask.id),
+            &state,
+            lang(self),
+        );
+        // An open drift is, by definition, the session's posture.
+        r["posture"] = json!("drift-pending");
+        r
+    }
+
+    /// The `drift` member of `GET /api/asks/{id}` for a card: the payload with its Markdown
+    /// rendered, the session, the current baseline and the decision.
+    pub async fn drift_view(&self, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        let p = &ask.payload;
+        let md = |s: Option<&str>| s.map(crate::render::markdown);
+        let options: Vec<Value> = p["options"]
+            .as_array()
+            .map(|os| {
+                os.iter()
+                    .map(|o| {
+                        json!({
+                            "label": o["label"],
+                            "description": o.get("description").cloned().unwrap_or(Value::Null),
+                            "description_html": md(o["description"].as_str()),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let id = drift_id(ask)?;
+        let state = crate::alignment::state(self.store.as_ref(), &ask.session_id).await?;
+        let d = state.drift(&id);
+        let baseline = state
+            .baseline
+            .as_ref()
+            .filter(|_| state.revision > 0)
+            .map(|b| {
+                json!({
+                    "revision": state.revision,
+                    "goal": b.goal,
+                    "explicit_constraints": b.explicit_constraints,
+                    "must_preserve": b.must_preserve,
+                    "allowed_scope": b.allowed_scope,
+                    "user_decisions": b.user_decisions,
+                    "recorded_at": state.baseline_recorded_at,
+                })
+            });
+        let decision = d.filter(|d| d.state == "decided").map(|d| {
+            json!({
+                "decision": d.decision, "choice": d.choice, "choice_source": d.choice_source,
+                "option_index": d.option_index, "note": d.note, "decided_at": d.decided_at,
+                "decided_by": d.decided_by,
+            })
+        });
+        let mut m = Map::new();
+        m.insert("drift_id".into(), json!(id));
+        m.insert("reason".into(), p["reason"].clone());
+        m.insert("description".into(), p["description"].clone());
+        m.insert(
+            "description_html".into(),
+            json!(md(p["description"].as_str())),
+        );
+        m.insert("required_change".into(), p["required_change"].clone());
+        m.insert(
+            "required_change_html".into(),
+            json!(md(p["required_change"].as_str())),
+        );
+        m.insert("options".into(), Value::Array(options));
+        m.insert(
+            "session".into(),
+            json!({"id": ask.session_id, "client": ask.client}),
+        );
+        m.insert("baseline".into(), json!(baseline));
+        m.insert(
+            "state".into(),
+            json!(d.map_or("open", |d| d.state.as_str())),
+        );
+        m.insert("decision".into(), json!(decision));
+        v["drift"] = Value::Object(m);
+        Ok(())
+    }
+}
+
+/// 409 with the card's existing outcome and decision.
+fn decided_already(ask: &Ask) -> ApiError {
+    let mut e = ApiError::not_pending(&ask.id);
+    e.message = format!(
+        "drift card {} is already settled; the first answer stands",
+        ask.id
+    );
+    let mut details = Map::new();
+    details.insert("outcome".into(), json!(ask.outcome));
+    details.insert("result".into(), ask.result.clone().unwrap_or(Value::Null));
+    e.details = Some(Box::new(details));
+    e
+}
