@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_core::json::{self, Json};
-use askd_store::{AskFilter, AskState, NewSession, RecordFilter, Store};
+use askd_store::{AskFilter, AskState, RecordFilter, Store};
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
@@ -211,18 +211,45 @@ async fn health(State(d): St) -> ApiResult<AxumJson<Value>> {
 async fn open_session(State(d): St, body: JsonBody) -> ApiResult<Response> {
     let b = body.object()?;
     let client = opt_str(&b, "client")?.unwrap_or("http").to_string();
-    let session = d
-        .open_session(NewSession {
-            id: opt_str(&b, "id")?.map(str::to_string),
-            client,
-            workspace: opt_str(&b, "workspace")?.map(str::to_string),
-        })
-        .await?;
-    Ok((
-        StatusCode::OK,
-        AxumJson(json!({"ok": true, "session": session})),
-    )
-        .into_response())
+    let v: Value = serde_json::from_slice(&body.0).unwrap_or(Value::Null);
+    let fork = match v.get("fork") {
+        None | Some(Value::Null) => None,
+        Some(f) => {
+            let Some(parent) = f.get("session").and_then(Value::as_str) else {
+                return Err(field_problem(
+                    "fork.session",
+                    "required",
+                    "fork.session must be the id of the session to fork".into(),
+                ));
+            };
+            let at = match f.get("at") {
+                None | Some(Value::Null) => None,
+                Some(a) => Some(a.as_i64().ok_or_else(|| {
+                    field_problem(
+                        "fork.at",
+                        "wrong_type",
+                        "fork.at must be an event seq (an integer)".into(),
+                    )
+                })?),
+            };
+            Some((parent.to_string(), at))
+        }
+    };
+    let req = crate::alignment::SessionRequest {
+        id: opt_str(&b, "id")?.map(str::to_string),
+        client,
+        workspace: opt_str(&b, "workspace")?.map(str::to_string),
+        transport: opt_str(&b, "transport")?.map(str::to_string),
+        attach: v.get("attach").and_then(Value::as_bool).unwrap_or(false),
+        must_exist: v
+            .get("must_exist")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        fork,
+    };
+    let mut out = crate::alignment::record_session(d.store.as_ref(), req).await?;
+    out["ok"] = json!(true);
+    Ok((StatusCode::OK, AxumJson(out)).into_response())
 }
 
 /// `GET /api/sessions/{id}/alignment`: the session's folded alignment status

@@ -77,6 +77,9 @@ pub struct Settings {
     pub structure_question_cap: usize,
     /// The data directory: builder drafts of sessions without a workspace go below it.
     pub data_dir: std::path::PathBuf,
+    /// `[alignment] mode` and `section`: the MCP sessions at `/mcp` follow them.
+    pub alignment_mode: askd_core::alignment::Mode,
+    pub alignment_section: Option<String>,
 }
 
 /// The daemon's shared state: one per process.
@@ -128,6 +131,9 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
                 askd_mcp::Options {
                     max_wait: daemon.settings.max_wait,
                     language: daemon.settings.language,
+                    alignment_mode: daemon.settings.alignment_mode,
+                    alignment_section: daemon.settings.alignment_section.clone(),
+                    transport: "http",
                     ..Default::default()
                 },
             ),

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_core::json::Json;
-use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, ToolError};
+use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, SessionOpen, ToolError};
 use askd_mcp::{AskdServer, Options};
-use askd_store::{NewSession, RecordFilter};
+use askd_store::RecordFilter;
 use async_trait::async_trait;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -33,20 +33,19 @@ fn tool_error(e: ApiError, ask_id: Option<&str>) -> ToolError {
 
 #[async_trait]
 impl Backend for InProcess {
-    async fn open_session(
-        &self,
-        id: Option<&str>,
-        client: &str,
-        workspace: Option<&str>,
-    ) -> Result<String, ToolError> {
-        self.0
-            .open_session(NewSession {
-                id: id.map(str::to_string),
-                client: client.to_string(),
-                workspace: workspace.map(str::to_string),
-            })
+    async fn open_session(&self, open: &SessionOpen) -> Result<String, ToolError> {
+        let req = crate::alignment::SessionRequest {
+            id: open.id.clone(),
+            client: open.client.clone(),
+            workspace: open.workspace.clone(),
+            transport: Some(open.transport.clone()),
+            attach: open.attach,
+            must_exist: open.must_exist,
+            fork: open.fork.clone(),
+        };
+        crate::alignment::record_session(self.0.store.as_ref(), req)
             .await
-            .map(|s| s.id)
+            .map(|v| v["session"]["id"].as_str().unwrap_or_default().to_string())
             .map_err(|e| tool_error(e, None))
     }
 

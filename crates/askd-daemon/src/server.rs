@@ -43,6 +43,9 @@ pub struct ServeConfig {
     pub structure_question_cap: usize,
     /// Exit after this long with nothing pending and no request; `None` = never.
     pub idle_exit: Option<Duration>,
+    /// `[alignment] mode` and `section`, for the MCP sessions served at `/mcp`.
+    pub alignment_mode: askd_core::alignment::Mode,
+    pub alignment_section: Option<String>,
 }
 
 /// The `daemon.json` of a running daemon.
@@ -199,6 +202,8 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             allow_external_persist: cfg.allow_external_persist,
             structure_question_cap: cfg.structure_question_cap,
             data_dir: cfg.data_dir.clone(),
+            alignment_mode: cfg.alignment_mode,
+            alignment_section: cfg.alignment_section.clone(),
         },
         base_url.clone(),
         token.clone(),

@@ -72,15 +72,28 @@ pub struct DraftLaunch {
     pub draft: String,
 }
 
+/// How a connection opens (records, continues or forks) an askd session
+/// (`alignment.md` §4.1–§4.3).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionOpen {
+    /// Continue this session; a new one is minted when `None`.
+    pub id: Option<String>,
+    /// Fork this session at this inclusive event seq (its last when `None`).
+    pub fork: Option<(String, Option<i64>)>,
+    pub client: String,
+    pub workspace: Option<String>,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// Continuing an existing session appends `session.attached`.
+    pub attach: bool,
+    /// An unknown `id` is `unknown-session` instead of a session created with that id.
+    pub must_exist: bool,
+}
+
 #[async_trait]
 pub trait Backend: Send + Sync + 'static {
-    /// Opens (or continues, with `id`) the session of one agent conversation.
-    async fn open_session(
-        &self,
-        id: Option<&str>,
-        client: &str,
-        workspace: Option<&str>,
-    ) -> Result<String, ToolError>;
+    /// Opens (or continues, or forks) the session of one agent conversation; its id.
+    async fn open_session(&self, open: &SessionOpen) -> Result<String, ToolError>;
     /// Validates and creates an ask of `kind` from the tool arguments, or re-attaches.
     async fn create(
         &self,
@@ -230,13 +243,14 @@ fn encode(s: &str) -> String {
 
 #[async_trait]
 impl Backend for HttpBackend {
-    async fn open_session(
-        &self,
-        id: Option<&str>,
-        client: &str,
-        workspace: Option<&str>,
-    ) -> Result<String, ToolError> {
-        let body = json!({"id": id, "client": client, "workspace": workspace});
+    async fn open_session(&self, open: &SessionOpen) -> Result<String, ToolError> {
+        let mut body = json!({
+            "id": open.id, "client": open.client, "workspace": open.workspace,
+            "transport": open.transport, "attach": open.attach, "must_exist": open.must_exist,
+        });
+        if let Some((parent, at)) = &open.fork {
+            body["fork"] = json!({"session": parent, "at": at});
+        }
         let (status, b) = self
             .call(reqwest::Method::POST, "/api/sessions", Some(&body), None)
             .await?;

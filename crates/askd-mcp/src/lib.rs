@@ -21,7 +21,7 @@ pub mod instructions;
 pub mod server;
 pub mod tools;
 
-pub use backend::{Backend, DraftLaunch, HttpBackend, ToolError};
+pub use backend::{Backend, DraftLaunch, HttpBackend, SessionOpen, ToolError};
 pub use server::{AskdServer, Options};
 
 /// Serves one MCP session over this process's stdin/stdout until the client disconnects.

@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
-use crate::backend::{Backend, CreatedAsk, ToolError};
+use crate::backend::{Backend, CreatedAsk, SessionOpen, ToolError};
 use crate::{instructions, tools};
 use askd_core::alignment::policy::instructions_section;
 use askd_core::alignment::{Lang, Mode, check_instruction, mode_notice, normalize_question};
@@ -51,6 +51,13 @@ pub struct Options {
     pub alignment_mode: askd_core::alignment::Mode,
     /// `[alignment] section`: replaces the built-in policy text in `auto` mode.
     pub alignment_section: Option<String>,
+    /// Fork this session at connection start (`askd mcp --fork <id>[@<seq>]`).
+    pub fork: Option<(String, Option<i64>)>,
+    /// `stdio` or `http`: recorded with the session.
+    pub transport: &'static str,
+    /// The effective mode of the session this connection starts in, when it continues one
+    /// with an override: its instructions and first tool list follow it (§3.4).
+    pub initial_mode: Option<askd_core::alignment::Mode>,
 }
 
 impl Default for Options {
@@ -64,6 +71,9 @@ impl Default for Options {
             on_first_ask: None,
             alignment_mode: askd_core::alignment::Mode::Auto,
             alignment_section: None,
+            fork: None,
+            transport: "stdio",
+            initial_mode: None,
         }
     }
 }
@@ -72,6 +82,10 @@ pub struct AskdServer {
     backend: Arc<dyn Backend>,
     opts: Arc<Options>,
     session: OnceCell<String>,
+    /// The session a `session` selector bound this connection to (continue or fork, §4.2).
+    bound: std::sync::Mutex<Option<String>>,
+    /// Sessions this connection has continued (`session.attached` is appended once each).
+    attached: std::sync::Mutex<std::collections::HashSet<String>>,
     first_ask: AtomicBool,
     /// The alignment mode last announced to this connection (`alignment.md` §3.4): the
     /// configured mode its instructions were built for, then each notice's mode.
@@ -82,11 +96,13 @@ pub struct AskdServer {
 
 impl AskdServer {
     pub fn new(backend: Arc<dyn Backend>, opts: Arc<Options>) -> Self {
-        let configured = opts.alignment_mode;
+        let configured = opts.initial_mode.unwrap_or(opts.alignment_mode);
         AskdServer {
             backend,
             opts,
             session: OnceCell::new(),
+            bound: std::sync::Mutex::new(None),
+            attached: std::sync::Mutex::new(Default::default()),
             first_ask: AtomicBool::new(true),
             announced: std::sync::Mutex::new(configured),
             has_policy: AtomicBool::new(configured == Mode::Auto),
@@ -101,20 +117,68 @@ impl AskdServer {
             .unwrap_or_else(|| "mcp-client".to_string())
     }
 
-    async fn session(&self, ctx: &RequestContext<RoleServer>) -> Result<&str, ToolError> {
+    /// The session a call runs in (§4.2): the request's `_meta["askd/session"]` (this call
+    /// only), else the session a selector bound the connection to, else the connection's
+    /// own session, recorded on first use.
+    async fn session(&self, ctx: &RequestContext<RoleServer>) -> Result<String, ToolError> {
+        if let Some(id) = ctx
+            .meta
+            .get("askd/session")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+        {
+            return Ok(id.to_string());
+        }
+        if let Some(id) = self.bound_session() {
+            return Ok(id);
+        }
         let client = Self::client_name(ctx);
         self.session
             .get_or_try_init(|| async {
                 self.backend
-                    .open_session(
-                        self.opts.session_id.as_deref(),
-                        &client,
-                        self.opts.workspace.as_deref(),
-                    )
+                    .open_session(&SessionOpen {
+                        id: self.opts.session_id.clone(),
+                        fork: self.opts.fork.clone(),
+                        client,
+                        workspace: self.opts.workspace.clone(),
+                        transport: self.opts.transport.to_string(),
+                        attach: true,
+                        must_exist: false,
+                    })
                     .await
             })
             .await
-            .map(String::as_str)
+            .cloned()
+    }
+
+    fn bound_session(&self) -> Option<String> {
+        self.bound.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The session this connection is in without recording one: bound or already opened.
+    fn known_session(&self) -> Option<String> {
+        self.bound_session().or_else(|| self.session.get().cloned())
+    }
+
+    /// The effective alignment mode of this connection's session (§3.2), or the mode its
+    /// instructions were built for while no session is recorded yet.
+    async fn current_mode(&self) -> Mode {
+        let fallback = self.opts.initial_mode.unwrap_or(self.opts.alignment_mode);
+        let Some(id) = self.known_session() else {
+            return fallback;
+        };
+        match self
+            .backend
+            .alignment(&id, "status", &self.configured())
+            .await
+        {
+            Ok(v) => v["mode"]["effective"]
+                .as_str()
+                .and_then(Mode::parse)
+                .unwrap_or(fallback),
+            Err(_) => fallback,
+        }
     }
 
     /// The wait budget of one call: the shortest of the call's `timeout_s`, `maxWait`, and
@@ -359,13 +423,100 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<String, ToolError> {
         match args.get("session") {
-            None | Some(Value::Null) => Ok(self.session(ctx).await?.to_string()),
-            Some(Value::String(id)) if !id.trim().is_empty() && id.len() <= 64 => Ok(id.clone()),
+            None | Some(Value::Null) => self.session(ctx).await,
+            Some(Value::String(id)) if !id.trim().is_empty() && id.len() <= 64 => {
+                self.continue_session(id.trim(), ctx).await
+            }
+            Some(Value::Object(o)) if o.keys().all(|k| k == "fork" || k == "at") => {
+                let Some(parent) = o
+                    .get("fork")
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty() && p.len() <= 64)
+                else {
+                    return Err(invalid_argument(
+                        "session.fork",
+                        "session.fork must be the id of the session to fork",
+                    ));
+                };
+                let at = match o.get("at") {
+                    None | Some(Value::Null) => None,
+                    Some(a) => match a.as_i64() {
+                        Some(n) if n >= 1 => Some(n),
+                        _ => {
+                            return Err(invalid_argument(
+                                "session.at",
+                                "session.at must be an event seq of the parent session (an integer from 1)",
+                            ));
+                        }
+                    },
+                };
+                let id = self
+                    .backend
+                    .open_session(&SessionOpen {
+                        id: None,
+                        fork: Some((parent.to_string(), at)),
+                        client: Self::client_name(ctx),
+                        workspace: self.opts.workspace.clone(),
+                        transport: self.opts.transport.to_string(),
+                        attach: false,
+                        must_exist: true,
+                    })
+                    .await
+                    .map_err(|e| {
+                        let mut e = session_error(e);
+                        if e.code == "invalid_argument" {
+                            e.message = format!("session.at: {}", e.message);
+                            e.errors = Some(json!([{"path": "session.at", "code": "invalid_argument", "message": e.message}]));
+                        }
+                        e
+                    })?;
+                *self.bound.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+                Ok(id)
+            }
             Some(_) => Err(invalid_argument(
                 "session",
-                "session must be an askd session id (a non-empty string of at most 64 characters)",
+                "session must be an askd session id (a non-empty string of at most 64 characters) to continue, or {\"fork\": \"<id>\", \"at\": <seq>?} to fork",
             )),
         }
+    }
+
+    /// Continue `id` (§4.2): an unknown id fails with `unknown_session` and records nothing;
+    /// the first continue of this connection appends `session.attached`; the connection
+    /// stays bound to it.
+    async fn continue_session(
+        &self,
+        id: &str,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<String, ToolError> {
+        if self.known_session().as_deref() == Some(id) {
+            return Ok(id.to_string());
+        }
+        let first = !self
+            .attached
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(id);
+        if first {
+            self.backend
+                .open_session(&SessionOpen {
+                    id: Some(id.to_string()),
+                    fork: None,
+                    client: Self::client_name(ctx),
+                    workspace: self.opts.workspace.clone(),
+                    transport: self.opts.transport.to_string(),
+                    attach: true,
+                    must_exist: true,
+                })
+                .await
+                .map_err(session_error)?;
+            self.attached
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id.to_string());
+        }
+        *self.bound.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.to_string());
+        Ok(id.to_string())
     }
 
     /// Attaches the alignment tail to a question result in `auto` mode (`alignment.md`
@@ -379,7 +530,7 @@ impl AskdServer {
         if result.get("error").is_some() || !result.is_object() {
             return Ok(result);
         }
-        let Ok(session) = self.session(ctx).await.map(str::to_string) else {
+        let Ok(session) = self.session(ctx).await else {
             return Ok(result);
         };
         let Ok(view) = self
@@ -389,7 +540,7 @@ impl AskdServer {
         else {
             return Ok(result);
         };
-        let notice = self.mode_notice(&view);
+        let notice = self.announce(&view, ctx).await;
         if view["mode"]["effective"] != "auto" {
             // manual / off: the member only carries a one-shot notice.
             if let Some(n) = notice {
@@ -419,6 +570,15 @@ impl AskdServer {
     /// T7, once: when the session's effective mode differs from the mode announced to this
     /// connection, the notice (with the policy text when switching to `auto` on a connection
     /// that lacks it), and the announced mode moves on.
+    /// [`Self::mode_notice`], and when the announced mode moved, `tools/list_changed` and
+    /// `prompts/list_changed` to this connection (§3.4).
+    async fn announce(&self, view: &Value, ctx: &RequestContext<RoleServer>) -> Option<String> {
+        let notice = self.mode_notice(view)?;
+        let _ = ctx.peer.notify_tool_list_changed().await;
+        let _ = ctx.peer.notify_prompt_list_changed().await;
+        Some(notice)
+    }
+
     fn mode_notice(&self, view: &Value) -> Option<String> {
         let effective = Mode::parse(view["mode"]["effective"].as_str()?)?;
         let mut announced = self.announced.lock().unwrap_or_else(|e| e.into_inner());
@@ -572,7 +732,7 @@ impl AskdServer {
                 let changed = r["changed"].as_bool().unwrap_or(false);
                 // The switch was made from this connection: the notice (and any policy
                 // text) comes back in this result.
-                let notice = self.mode_notice(&json!({"mode": r["mode"]}));
+                let notice = self.announce(&json!({"mode": r["mode"]}), ctx).await;
                 let policy = notice
                     .as_deref()
                     .and_then(|n| n.split_once("\n\n"))
@@ -807,7 +967,7 @@ impl AskdServer {
     /// §2.6): the built-in text under its heading, or the configured `section` verbatim.
     fn instructions(&self) -> String {
         let base = instructions::text(self.opts.language);
-        if self.opts.alignment_mode == Mode::Auto {
+        if self.opts.initial_mode.unwrap_or(self.opts.alignment_mode) == Mode::Auto {
             let section = instructions_section(self.lang(), self.opts.alignment_section.as_deref());
             format!("{base}\n\n{section}")
         } else {
@@ -821,7 +981,9 @@ impl ServerHandler for AskdServer {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_prompts()
+                .enable_prompts_list_changed()
                 .build(),
         )
         .with_server_info(Implementation::new("askd", env!("CARGO_PKG_VERSION")))
@@ -834,7 +996,7 @@ impl ServerHandler for AskdServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(tools::listed(
-            self.opts.alignment_mode,
+            self.current_mode().await,
         )))
     }
 
@@ -843,7 +1005,7 @@ impl ServerHandler for AskdServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        if self.opts.alignment_mode == Mode::Off {
+        if self.current_mode().await == Mode::Off {
             return Ok(ListPromptsResult::with_all_items(vec![]));
         }
         let mut session = PromptArgument::new("session");

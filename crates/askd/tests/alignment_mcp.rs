@@ -443,15 +443,42 @@ async fn state_survives_a_daemon_restart_and_a_resumed_session_keeps_it() {
     let c = home
         .adapter("align-resume", &[("ASKD_SESSION", session.as_str())])
         .await;
-    let after = status(&c, json!({})).await;
+    let after = status(&c, json!({"detail": "full"})).await;
+    // The continuing connection is recorded (session.attached): the only new event.
+    let connections: Vec<&str> = after["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["how"].as_str().unwrap())
+        .collect();
+    assert_eq!(connections, ["started", "attached"]);
+    assert_eq!(after["connections"][1]["client"], "align-resume");
+    assert_eq!(after["connections"][1]["transport"], "stdio");
     assert_eq!(
-        after, before,
+        after["session"]["last_seq"].as_u64().unwrap(),
+        before["session"]["last_seq"].as_u64().unwrap() + 1
+    );
+    let strip = |mut v: Value| {
+        let s = v["session"].as_object_mut().unwrap();
+        s.remove("last_seq");
+        s.remove("last_activity");
+        for k in ["connections", "baseline_history", "drifts", "refusals"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    };
+    assert_eq!(
+        strip(after.clone()),
+        strip(before.clone()),
         "the folded state is identical after the restart"
     );
     assert_eq!(after["rounds"], 1);
     assert_eq!(after["mode"]["session_override"], "manual");
     // The first adapter reconnects and sees the same state; the selector works too.
-    assert_eq!(status(&a, json!({"session": session})).await, before);
+    assert_eq!(
+        strip(status(&a, json!({"session": session})).await),
+        strip(before)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -156,9 +156,30 @@ pub struct AlignmentState {
     pub fork_at: Option<i64>,
     #[serde(skip)]
     pub started_at: Option<String>,
+    /// The connections that recorded or continued the session (`session.started`,
+    /// `session.attached`), oldest first. Not copied to a fork.
+    #[serde(skip)]
+    pub connections: Vec<Connection>,
+    /// The time of the session's last event.
+    #[serde(skip)]
+    pub last_activity: Option<String>,
+    /// How many events of the session's own stream were folded (its last seq).
+    #[serde(skip)]
+    pub last_seq: u32,
     /// Live asks of this session: id → (kind, tool, questions). Never copied to a fork.
     #[serde(skip)]
     asks: HashMap<String, LiveAsk>,
+}
+
+/// One connection bound to a session (§7 Connections).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connection {
+    /// `started` (it recorded the session) or `attached` (it continued it).
+    pub how: String,
+    pub client: Option<String>,
+    pub transport: Option<String>,
+    pub cwd: Option<String>,
+    pub at: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -264,7 +285,16 @@ impl AlignmentState {
     /// Applies one event. Unknown kinds and malformed data change nothing.
     pub fn apply(&mut self, e: &AlignEvent) {
         let d = &e.data;
+        self.last_seq += 1;
+        self.last_activity = Some(e.at.clone());
         match e.kind.as_str() {
+            "session.attached" => self.connections.push(Connection {
+                how: "attached".into(),
+                client: text(d, "client"),
+                transport: text(d, "transport"),
+                cwd: text(d, "cwd"),
+                at: e.at.clone(),
+            }),
             "session.started" => {
                 if let Some(snap) = d.get("inherited")
                     && let Ok(mut inherited) =
@@ -275,12 +305,21 @@ impl AlignmentState {
                             drift.inherited = true;
                         }
                     }
+                    let (seq, activity) = (self.last_seq, self.last_activity.take());
                     *self = inherited;
+                    (self.last_seq, self.last_activity) = (seq, activity);
                 }
                 self.origin = Some(text(d, "origin").unwrap_or_else(|| "new".into()));
                 self.parent = text(d, "parent");
                 self.fork_at = d.get("fork_at").and_then(Value::as_i64);
                 self.started_at = Some(e.at.clone());
+                self.connections.push(Connection {
+                    how: "started".into(),
+                    client: text(d, "client"),
+                    transport: text(d, "transport"),
+                    cwd: text(d, "cwd"),
+                    at: e.at.clone(),
+                });
             }
             "ask.created" => {
                 let Some(id) = text(d, "ask_id") else { return };

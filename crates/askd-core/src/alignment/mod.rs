@@ -23,7 +23,9 @@ pub mod fold;
 pub mod policy;
 pub mod tail;
 
-pub use fold::{AlignEvent, AlignmentState, Baseline, Drift, Mode, SettledDecision, fold};
+pub use fold::{
+    AlignEvent, AlignmentState, Baseline, Connection, Drift, Mode, SettledDecision, fold,
+};
 pub use policy::{check_instruction, policy_text};
 pub use tail::{Lang, TailContext, mode_notice, normalize_question, repeat_of, tail_lines};
 

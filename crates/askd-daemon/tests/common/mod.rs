@@ -126,6 +126,8 @@ pub fn config(data_dir: &Path, max_body_bytes: usize) -> ServeConfig {
         allow_external_persist: false,
         structure_question_cap: 40,
         idle_exit: None,
+        alignment_mode: askd_core::alignment::Mode::Auto,
+        alignment_section: None,
     }
 }
 

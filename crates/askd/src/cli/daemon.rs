@@ -23,6 +23,9 @@ fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
         allow_external_persist: config.batch_review.allow_external_persist,
         structure_question_cap: config.survey.structure_question_cap as usize,
         idle_exit: config.idle_exit_duration(),
+        alignment_mode: askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
+            .unwrap_or(askd_core::alignment::Mode::Auto),
+        alignment_section: config.alignment.section.clone(),
     }
 }
 

@@ -21,7 +21,33 @@ use super::flags::ConfigFlags;
 /// How long a freshly started daemon gets to write daemon.json and answer.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
-pub fn run(flags: ConfigFlags) -> ExitCode {
+/// `--fork <id>[@<seq>]`.
+fn parse_fork(raw: &str) -> Result<(String, Option<i64>), String> {
+    let (id, at) = match raw.rsplit_once('@') {
+        Some((id, seq)) => {
+            let at = seq.parse::<i64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                format!("--fork {raw:?}: the part after @ must be an event seq (an integer from 1)")
+            })?;
+            (id, Some(at))
+        }
+        None => (raw, None),
+    };
+    if id.trim().is_empty() {
+        return Err(format!(
+            "--fork {raw:?}: give the session id to fork, as <id> or <id>@<seq>"
+        ));
+    }
+    Ok((id.trim().to_string(), at))
+}
+
+pub fn run(flags: ConfigFlags, session: Option<String>, fork: Option<String>) -> ExitCode {
+    let fork = match fork.as_deref().map(parse_fork).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("askd mcp: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let (paths, config) = match config::load_from_process(&flags.0) {
         Ok(pc) => pc,
         Err(e) => {
@@ -40,7 +66,7 @@ pub fn run(flags: ConfigFlags) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(adapter(paths, config, flags)) {
+    match runtime.block_on(adapter(paths, config, flags, session, fork)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd mcp: {e}");
@@ -49,7 +75,13 @@ pub fn run(flags: ConfigFlags) -> ExitCode {
     }
 }
 
-async fn adapter(paths: Paths, config: Config, flags: ConfigFlags) -> Result<(), String> {
+async fn adapter(
+    paths: Paths,
+    config: Config,
+    flags: ConfigFlags,
+    session: Option<String>,
+    fork: Option<(String, Option<i64>)>,
+) -> Result<(), String> {
     let (url, token) = ensure_daemon(&paths, &flags).await?;
     let env = config::process_env();
     let language = config.resolved_language(&env);
@@ -60,8 +92,37 @@ async fn adapter(paths: Paths, config: Config, flags: ConfigFlags) -> Result<(),
         .unwrap_or(Duration::from_secs(15));
     let base = url.clone();
     let browser_token = token.clone();
+    let session_id = session
+        .filter(|s| !s.trim().is_empty())
+        .or_else(|| env.get("ASKD_SESSION").filter(|s| !s.is_empty()).cloned());
+    let alignment_mode = askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
+        .unwrap_or(askd_core::alignment::Mode::Auto);
+    let backend = HttpBackend::new(url.clone(), token.clone());
+    // A continued session's override shapes this connection's instructions and tools.
+    let initial_mode = match &session_id {
+        Some(id) => {
+            use askd_mcp::Backend;
+            backend
+                .alignment(
+                    id,
+                    "status",
+                    &serde_json::json!({"configured": alignment_mode.as_str()}),
+                )
+                .await
+                .ok()
+                .and_then(|v| {
+                    v["mode"]["effective"]
+                        .as_str()
+                        .and_then(askd_core::alignment::Mode::parse)
+                })
+        }
+        None => None,
+    };
     let options = Options {
-        session_id: env.get("ASKD_SESSION").filter(|s| !s.is_empty()).cloned(),
+        session_id,
+        fork,
+        transport: "stdio",
+        initial_mode,
         workspace: std::env::current_dir()
             .ok()
             .map(|d| d.to_string_lossy().into_owned()),
@@ -71,8 +132,7 @@ async fn adapter(paths: Paths, config: Config, flags: ConfigFlags) -> Result<(),
         on_first_ask: Some(Arc::new(move |ask_url: &str| {
             show(&base, ask_url, &browser_token);
         })),
-        alignment_mode: askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
-            .unwrap_or(askd_core::alignment::Mode::Auto),
+        alignment_mode,
         alignment_section: config.alignment.section.clone(),
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.

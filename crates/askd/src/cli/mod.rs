@@ -43,6 +43,14 @@ pub enum Command {
     Mcp {
         #[command(flatten)]
         config: flags::ConfigFlags,
+        /// Continue this askd session (a resumed conversation keeps its alignment memory);
+        /// also `ASKD_SESSION`.
+        #[arg(long, value_name = "ID", conflicts_with = "fork")]
+        session: Option<String>,
+        /// Start in a fork of this session, as of event SEQ (inclusive; its last event when
+        /// omitted).
+        #[arg(long, value_name = "ID[@SEQ]")]
+        fork: Option<String>,
     },
     /// List, show and answer asks through the running daemon.
     #[command(subcommand)]
@@ -64,7 +72,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve { config } => daemon::serve(config),
         Command::Doctor { config } => daemon::doctor(config),
         Command::Asks(cmd) => asks::run(cmd),
-        Command::Mcp { config } => mcp::run(config),
+        Command::Mcp {
+            config,
+            session,
+            fork,
+        } => mcp::run(config, session, fork),
         Command::Try { config } => try_cmd::run(config),
         Command::Review(cmd) => review::run(cmd),
     }
