@@ -1358,3 +1358,302 @@ async fn drift_answers_are_validated_and_the_first_one_wins() {
     let st = api.get(&format!("/api/sessions/{session}/alignment")).await;
     assert_eq!(st["drift"]["last_decision"]["decision"], "reject");
 }
+
+// ---- sessions: continue, fork, connections, mode-following tool lists (§4.1–§4.3, §3.4) ----
+
+async fn session_id(a: &Adapter) -> String {
+    status(a, json!({})).await["session"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagent_continues_the_parents_session() {
+    // Scenario 9: one session, the subagent's connection recorded as attached.
+    let home = Home::new();
+    let a = home.adapter("parent", &[]).await;
+    ask_answered(&home, &a, "Where should it run?", &["Web", "CLI"], "Web").await;
+    baseline(
+        &a,
+        json!({"goal": "A web task app", "must_preserve": ["api.js public API stays stable"]}),
+    )
+    .await;
+    let parent = session_id(&a).await;
+    let s = home.adapter("subagent", &[]).await;
+    // An unknown selector records nothing.
+    let (code, _) = error_code(
+        &s.call("alignment_status", json!({"session": "s-nope"}))
+            .await,
+    );
+    assert_eq!(code, "unknown_session");
+    assert_eq!(
+        home.api().get("/api/sessions").await["sessions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let st = status(&s, json!({"session": parent})).await;
+    assert_eq!(st["rounds"], 1);
+    assert_eq!(st["baseline"]["revision"], 1);
+    assert_eq!(guidance(&st), guidance(&status(&a, json!({})).await));
+    // The connection is now bound: report_drift without a selector runs in the parent's.
+    let (r, _) = drift_answered(
+        &home,
+        &s,
+        json!({"reason": "behaviour-change", "description": "Adding deleteItem extends the public API",
+               "required_change": "Add deleteItem to api.js"}),
+        json!({"action": "approve"}),
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["session"], parent.as_str());
+    let b = baseline(&a, json!({"allowed_scope": ["deleteItem in api.js"]})).await;
+    assert_eq!(b["revision"], 2);
+    assert_eq!(b["applied"], json!(["d1"]));
+    assert_eq!(b["posture"], "aligned");
+    let sessions = home.api().get("/api/sessions").await;
+    assert_eq!(
+        sessions["sessions"].as_array().unwrap().len(),
+        1,
+        "no second session"
+    );
+    let full = status(&a, json!({"detail": "full"})).await;
+    let who: Vec<(&str, &str)> = full["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["how"].as_str().unwrap(), c["client"].as_str().unwrap()))
+        .collect();
+    assert_eq!(who, [("started", "parent"), ("attached", "subagent")]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forks_copy_the_state_at_the_fork_point_and_never_link() {
+    // §8.3 Forks.
+    let home = Home::new();
+    let a = home.adapter("parent", &[]).await;
+    let mut seqs = Vec::new();
+    for (i, goal) in ["Goal one", "Goal two", "Goal three"].iter().enumerate() {
+        let b = baseline(&a, json!({"goal": goal})).await;
+        assert_eq!(b["revision"], i + 1);
+        seqs.push(
+            status(&a, json!({})).await["session"]["last_seq"]
+                .as_i64()
+                .unwrap(),
+        );
+        // An event between revisions, so a fork point can fall between them.
+        a.call("align", json!({})).await;
+    }
+    a.call("set_alignment_mode", json!({"mode": "manual"}))
+        .await;
+    let parent = session_id(&a).await;
+    let revision_of = |st: &Value| st["baseline"]["revision"].as_u64().unwrap();
+
+    // A fork between r1 and r2 gets r1; at r2's seq (inclusive) gets r2; no `at` gets r3.
+    let f1 = home.adapter("fork-1", &[]).await;
+    let st = status(
+        &f1,
+        json!({"session": {"fork": parent, "at": seqs[0] + 1 }}),
+    )
+    .await;
+    assert_eq!(revision_of(&st), 1);
+    assert_eq!(st["session"]["origin"], "fork");
+    assert_eq!(st["session"]["parent"], parent.as_str());
+    assert_eq!(st["session"]["fork_at"], seqs[0] + 1);
+    assert_eq!(
+        st["mode"]["session_override"],
+        Value::Null,
+        "the override came later"
+    );
+    let child1 = st["session"]["id"].as_str().unwrap().to_string();
+    let f2 = home.adapter("fork-2", &[]).await;
+    let st = status(&f2, json!({"session": {"fork": parent, "at": seqs[1]}})).await;
+    assert_eq!(revision_of(&st), 2);
+    // The `--fork` flag, without a seq: the parent's last event, the override inherited.
+    let f3 = home.command(env!("CARGO_BIN_EXE_askd"), &["mcp", "--fork", &parent], &[]);
+    let f3 = Adapter::spawn(f3, "fork-3").await;
+    let instructions = f3
+        .service
+        .peer_info()
+        .unwrap()
+        .instructions
+        .clone()
+        .unwrap();
+    assert!(
+        instructions.contains("Requirements alignment"),
+        "a new session starts from the configuration"
+    );
+    let st = status(&f3, json!({})).await;
+    assert_eq!(revision_of(&st), 3);
+    assert_eq!(st["mode"]["session_override"], "manual");
+    assert_ne!(st["session"]["id"], parent.as_str());
+    // A fork of a fork.
+    let f4 = home.adapter("fork-4", &[]).await;
+    let st = status(&f4, json!({"session": {"fork": child1}})).await;
+    assert_eq!(revision_of(&st), 1);
+    // Copy, not link: the child's revision never shows in the parent, nor the parent's here.
+    let b = baseline(&f1, json!({"goal": "Child goal"})).await;
+    assert_eq!(b["revision"], 2);
+    assert_eq!(
+        status(&a, json!({})).await["baseline"]["goal"],
+        "Goal three"
+    );
+    baseline(&a, json!({"goal": "Goal four"})).await;
+    assert_eq!(
+        status(&f1, json!({})).await["baseline"]["goal"],
+        "Child goal"
+    );
+    // A bad fork point records nothing.
+    let before = home.api().get("/api/sessions").await["sessions"]
+        .as_array()
+        .unwrap()
+        .len();
+    let f5 = home.adapter("fork-5", &[]).await;
+    let r = f5
+        .call(
+            "alignment_status",
+            json!({"session": {"fork": parent, "at": 999}}),
+        )
+        .await;
+    let (code, path) = error_code(&r);
+    assert_eq!(
+        (code.as_str(), path),
+        ("invalid_argument", json!("session.at"))
+    );
+    let (code, _) = error_code(
+        &f5.call("alignment_status", json!({"session": {"fork": "s-nope"}}))
+            .await,
+    );
+    assert_eq!(code, "unknown_session");
+    assert_eq!(
+        home.api().get("/api/sessions").await["sessions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        before
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_taken_with_an_open_drift_inherits_it_as_foreign() {
+    let home = Home::new();
+    let a = home.adapter("parent", &[]).await;
+    baseline(&a, json!({"goal": "Local app"})).await;
+    let mut args = json!({"reason": "scope-expansion", "description": "Add reports"});
+    args["timeout_s"] = json!(0.1);
+    let r = a.call("report_drift", args).await;
+    assert_eq!(r["structuredContent"]["outcome"], "pending");
+    let parent = session_id(&a).await;
+    let c = home.adapter("child", &[]).await;
+    let st = status(&c, json!({"session": {"fork": parent}})).await;
+    assert_eq!(st["posture"], "drift-pending");
+    assert_eq!(st["drift"]["open"]["inherited"], true);
+    assert!(
+        guidance(&st)
+            .iter()
+            .any(|l| l.contains("report it again in this session")),
+        "{st}"
+    );
+    let (code, path) = error_code(&c.call("report_drift", json!({"resume": "d1"})).await);
+    assert_eq!(code, "foreign_drift");
+    assert_eq!(path, Value::Null);
+    // A new report in the child supersedes the inherited drift there only.
+    let mut args = json!({"reason": "scope-expansion", "description": "Add reports and charts"});
+    args["timeout_s"] = json!(0.1);
+    let r = c.call("report_drift", args).await;
+    assert_eq!(r["structuredContent"]["drift_id"], "d2");
+    let child = status(&c, json!({"detail": "full"})).await;
+    assert_eq!(child["drifts"][0]["state"], "superseded");
+    assert_eq!(child["drifts"][1]["state"], "open");
+    let parent_st = status(&a, json!({"detail": "full"})).await;
+    assert_eq!(parent_st["drifts"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        parent_st["drifts"][0]["state"], "open",
+        "the parent's card is untouched"
+    );
+    let card = parent_st["drifts"][0]["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(home.api().ask(&card).await["state"], "pending");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mode_switch_relists_the_tools_of_that_session() {
+    // Scenario 14 (tool lists and instructions).
+    let home = Home::new();
+    let a = home.adapter("agent-a", &[]).await;
+    baseline(&a, json!({"goal": "Local app"})).await;
+    let session = session_id(&a).await;
+    let r = a.call("set_alignment_mode", json!({"mode": "off"})).await;
+    assert!(
+        r["structuredContent"]["notice"]
+            .as_str()
+            .unwrap()
+            .contains("Off")
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while a.tools_changed.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no tools/list_changed after the switch"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let names: Vec<String> = a
+        .service
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "align" || n == "report_drift" || n == "alignment_status")
+    );
+    assert_eq!(names.last().unwrap(), "set_alignment_mode");
+    assert!(a.service.list_all_prompts().await.unwrap().is_empty());
+    // The human sets the session to manual on the page; a new connection continuing the
+    // session gets no policy and the manual tool list.
+    home.api()
+        .post(
+            &format!("/api/sessions/{session}/alignment/mode"),
+            json!({"mode": "manual", "actor": "human"}),
+        )
+        .await;
+    let a2 = home
+        .adapter("agent-a2", &[("ASKD_SESSION", session.as_str())])
+        .await;
+    let instructions = a2
+        .service
+        .peer_info()
+        .unwrap()
+        .instructions
+        .clone()
+        .unwrap();
+    assert!(
+        !instructions.contains("## Requirements alignment"),
+        "manual: no policy"
+    );
+    let names: Vec<String> = a2
+        .service
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(names.iter().any(|n| n == "report_drift"));
+    // A's list follows the session too.
+    assert!(
+        a.service
+            .list_all_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "align")
+    );
+}

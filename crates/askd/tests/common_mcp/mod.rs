@@ -283,6 +283,8 @@ impl Api {
 pub struct TestClient {
     pub name: String,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// `notifications/tools/list_changed` received.
+    pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl ClientHandler for TestClient {
@@ -292,6 +294,11 @@ impl ClientHandler for TestClient {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -308,6 +315,7 @@ pub struct Adapter {
     pub pid: u32,
     pub stderr: Arc<Mutex<String>>,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Adapter {
@@ -333,9 +341,11 @@ impl Adapter {
             });
         }
         let progress = Arc::new(Mutex::new(Vec::new()));
+        let tools_changed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let handler = TestClient {
             name: client.to_string(),
             progress: progress.clone(),
+            tools_changed: tools_changed.clone(),
         };
         let service =
             match tokio::time::timeout(Duration::from_secs(30), handler.serve(transport)).await {
@@ -354,6 +364,7 @@ impl Adapter {
             pid,
             stderr: log,
             progress,
+            tools_changed,
         }
     }
 
