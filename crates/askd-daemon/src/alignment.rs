@@ -3,7 +3,7 @@
 //! its status view (`GET /api/sessions/{id}/alignment`).
 //!
 //! The store's log is global; a session's stream is the events whose payload names the
-//! session. `ask.created` events are enriched with the ask's questions (id and text) from the
+//! session, read through the store's per-session index. `ask.created` events are enriched with the ask's questions (id and text) from the
 //! stored payload, which is what the fold needs for settled decisions.
 
 use askd_core::alignment::fold::{AlignmentState, Mode};
@@ -13,23 +13,15 @@ use serde_json::{Value, json};
 
 use crate::error::{ApiError, ApiResult};
 
-const PAGE: u32 = 1000;
-
 /// The session's events as the fold reads them, oldest first.
 pub async fn session_events(store: &dyn Store, session: &str) -> ApiResult<Vec<AlignEvent>> {
     let mut out = Vec::new();
-    let mut after = 0;
-    loop {
-        let page = store
-            .events_after(after, PAGE)
-            .await
-            .map_err(|e| ApiError::store(e, "-"))?;
-        let Some(last) = page.last() else { break };
-        after = last.seq;
-        for e in page {
-            if e.payload.get("session").and_then(Value::as_str) != Some(session) {
-                continue;
-            }
+    let events = store
+        .session_events(session)
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    {
+        for e in events {
             let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
                 || e.kind.starts_with("alignment.")
                 || e.kind.starts_with("session.");

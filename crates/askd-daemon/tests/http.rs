@@ -2304,11 +2304,17 @@ async fn a_pending_ask_survives_a_restart_with_its_banked_answers_and_autosave()
     assert_eq!(rec["path"], json!(["scope", "api", "ship"]));
     // Events replay across the restart.
     let mut ev = s.events(s.req(Method::GET, "/api/events?since=0")).await;
-    let frames = ev.take(4, 10 * SEC).await;
+    let frames = ev.take(5, 10 * SEC).await;
     let kinds: Vec<&str> = frames.iter().map(|f| f.event.as_deref().unwrap()).collect();
     assert_eq!(
         kinds,
-        ["ask.created", "ask.banked", "ask.autosaved", "ask.settled"]
+        [
+            "session.started",
+            "ask.created",
+            "ask.banked",
+            "ask.autosaved",
+            "ask.settled"
+        ]
     );
     drop(ev);
     s.stop().await;

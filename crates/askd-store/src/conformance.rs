@@ -44,6 +44,7 @@ macro_rules! conformance_tests {
             launch_draft_failure_changes_nothing,
             follow_events_commit_with_create_and_settle,
             follow_events_are_not_written_when_the_settle_fails,
+            session_events_are_the_sessions_own_in_order,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -969,4 +970,43 @@ pub async fn follow_events_are_not_written_when_the_settle_fails(store: Arc<dyn 
         .unwrap_err();
     assert_eq!(err, StoreError::NotPending);
     assert_eq!(store.last_event().await.unwrap(), before);
+}
+
+pub async fn session_events_are_the_sessions_own_in_order(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("one")).await.unwrap();
+    let s2 = store.open_session(session("two")).await.unwrap();
+    store
+        .create_ask(new_ask("a1", &s1.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store
+        .append_session_event(&s2.id, "alignment.checked", json!({"via": "tool"}))
+        .await
+        .unwrap();
+    store
+        .append_session_event(&s1.id, "alignment.checked", json!({"via": "prompt"}))
+        .await
+        .unwrap();
+    // An autosave names no session: not part of any session's stream.
+    store.autosave("a1", &json!({"answers": {}})).await.unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let kinds =
+        |events: Vec<Event>| -> Vec<String> { events.into_iter().map(|e| e.kind).collect() };
+    assert_eq!(
+        kinds(store.session_events(&s1.id).await.unwrap()),
+        ["ask.created", "alignment.checked", "ask.settled"]
+    );
+    assert_eq!(
+        kinds(store.session_events(&s2.id).await.unwrap()),
+        ["alignment.checked"]
+    );
+    assert!(store.session_events("nope").await.unwrap().is_empty());
+    let seqs: Vec<i64> = store
+        .session_events(&s1.id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]));
 }

@@ -128,6 +128,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<Event>;
     /// Events with a sequence number above `after`, oldest first, at most `limit`.
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
+    /// One session's events — those whose payload names it in `session` — oldest first.
+    async fn session_events(&self, session_id: &str) -> StoreResult<Vec<Event>>;
     /// The highest event sequence number (0 when there is none).
     async fn last_event(&self) -> StoreResult<i64>;
     /// Settled records, newest first.

@@ -31,6 +31,7 @@ use crate::{Store, StoreError, StoreResult, now};
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0001_init.sql"),
     include_str!("../migrations/sqlite/0002_drafts.sql"),
+    include_str!("../migrations/sqlite/0003_event_sessions.sql"),
 ];
 
 /// Most writes one group commit takes.
@@ -267,12 +268,13 @@ async fn append_event(
     at: &str,
 ) -> StoreResult<Event> {
     let seq: i64 = sqlx::query_scalar(
-        "INSERT INTO events (kind, ask_id, payload, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING seq",
+        "INSERT INTO events (kind, ask_id, payload, created_at, session_id) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING seq",
     )
     .bind(kind)
     .bind(ask_id)
     .bind(to_text(&payload))
     .bind(at)
+    .bind(payload.get("session").and_then(Value::as_str))
     .fetch_one(&mut *tx)
     .await
     .map_err(backend)?;
@@ -1025,6 +1027,27 @@ impl Store for SqliteStore {
             })
         })
         .await
+    }
+
+    async fn session_events(&self, session_id: &str) -> StoreResult<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, kind, payload, created_at FROM events WHERE session_id = ?1 ORDER BY seq",
+        )
+        .bind(session_id)
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let payload: String = r.try_get("payload").map_err(backend)?;
+                Ok(Event {
+                    seq: r.try_get("seq").map_err(backend)?,
+                    kind: r.try_get("kind").map_err(backend)?,
+                    payload: parse_json(&payload)?,
+                    created_at: r.try_get("created_at").map_err(backend)?,
+                })
+            })
+            .collect()
     }
 
     async fn last_event(&self) -> StoreResult<i64> {

@@ -26,7 +26,7 @@ async fn pragmas_are_wal_full_sync_and_foreign_keys() {
     assert_eq!(p.journal_mode, "wal");
     assert_eq!(p.synchronous, 2, "FULL");
     assert!(p.foreign_keys);
-    assert_eq!(p.user_version, 2, "migrations ran");
+    assert_eq!(p.user_version, 3, "migrations ran");
 }
 
 #[tokio::test]
@@ -82,9 +82,59 @@ async fn everything_survives_closing_and_reopening_the_file() {
     assert_eq!(a.autosave_revision, 1);
     assert_eq!(
         store.pragmas().await.unwrap().user_version,
-        2,
+        3,
         "no re-migration"
     );
     store.checkpoint().await.unwrap();
+    store.close().await;
+}
+
+/// A database written before migration 3 gets its events indexed by session: the session's
+/// stream reads the same after the upgrade.
+#[tokio::test]
+async fn migration_3_backfills_the_session_of_existing_events() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("askd.db");
+    {
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        for sql in [
+            include_str!("../migrations/sqlite/0001_init.sql"),
+            include_str!("../migrations/sqlite/0002_drafts.sql"),
+        ] {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        sqlx::raw_sql(
+            "PRAGMA user_version = 2;
+             INSERT INTO sessions (id, client, workspace, created_at) VALUES ('s1', 'c', NULL, '2026-11-01T00:00:00Z');
+             INSERT INTO events (kind, ask_id, payload, created_at) VALUES
+               ('alignment.checked', NULL, '{\"session\":\"s1\",\"via\":\"tool\"}', '2026-11-01T00:00:01Z'),
+               ('ask.autosaved', 'a1', '{\"ask_id\":\"a1\"}', '2026-11-01T00:00:02Z'),
+               ('alignment.checked', NULL, '{\"session\":\"s2\"}', '2026-11-01T00:00:03Z');",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    }
+    let store = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(store.pragmas().await.unwrap().user_version, 3);
+    let events = store.session_events("s1").await.unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].payload["via"], "tool");
+    assert_eq!(store.session_events("s2").await.unwrap().len(), 1);
+    store
+        .append_session_event(
+            "s1",
+            "alignment.checked",
+            serde_json::json!({"via": "prompt"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.session_events("s1").await.unwrap().len(), 2);
     store.close().await;
 }
