@@ -140,7 +140,13 @@ impl HttpBackend {
     pub fn new(base: impl Into<String>, token: impl Into<String>) -> Self {
         HttpBackend {
             target: RwLock::new((base.into(), token.into())),
-            http: reqwest::Client::new(),
+            // No idle keep-alive connections: after the daemon dies, a pooled connection
+            // fails mid-request (not a refused connect), which could not be retried safely.
+            // A fresh loopback connection per request is refused cleanly instead.
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .unwrap_or_default(),
             reconnect: None,
         }
     }

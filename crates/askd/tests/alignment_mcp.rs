@@ -1178,6 +1178,27 @@ async fn an_interrupted_drift_is_decided_later_and_resumed_from_a_new_connection
     assert_eq!(left, right);
     let (code, _) = error_code(&c.call("report_drift", json!({"resume": "d9"})).await);
     assert_eq!(code, "unknown_drift");
+    // C's connection is recorded as attached.
+    let full = status(&c, json!({"detail": "full"})).await;
+    let how: Vec<&str> = full["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["how"].as_str().unwrap())
+        .collect();
+    assert_eq!(how, ["started", "attached"]);
+    // Restart durability (§8.3): kill the daemon again; the full status is identical.
+    let pid = home.daemon().unwrap().pid;
+    std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the daemon did not die");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status(&c, json!({"detail": "full"})).await, full);
     let b = baseline(
         &c,
         json!({"user_decisions": ["Data moves by export files"]}),
