@@ -1065,3 +1065,78 @@ async fn an_adapter_outlives_an_idle_exit_of_its_daemon() {
         "the first ask's record survived"
     );
 }
+
+/// `/mcp` serves the configured `[alignment]` mode (`alignment.md` §3.3), and a request's
+/// `_meta["askd/session"]` picks the session for that call (§4.2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_over_http_follows_the_alignment_config_and_the_meta_session() {
+    let home = Home::new();
+    // The adapter starts the daemon, which inherits its environment.
+    let starter = home
+        .adapter("starter", &[("ASKD_ALIGNMENT_MODE", "manual")])
+        .await;
+    let known =
+        starter.call("alignment_status", json!({})).await["structuredContent"]["session"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let api = home.api();
+    let (url, token) = (api.daemon.url.clone(), api.daemon.token.clone());
+    let http = reqwest::Client::new();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "http-agent", "version": "1.0"}}});
+    let (status, session, message) = mcp_post(&http, &url, Some(&token), None, init).await;
+    assert_eq!(status, 200, "{message}");
+    let instructions = message["result"]["instructions"].as_str().unwrap();
+    assert!(
+        !instructions.contains("## Requirements alignment"),
+        "manual mode: no policy in the instructions"
+    );
+    let session = session.unwrap();
+    mcp_post(
+        &http,
+        &url,
+        Some(&token),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    let (_, _, message) = mcp_post(
+        &http,
+        &url,
+        Some(&token),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "alignment_status", "arguments": {},
+            "_meta": {"askd/session": known}}}),
+    )
+    .await;
+    let sc = &message["result"]["structuredContent"];
+    assert_eq!(sc["session"]["id"], known.as_str(), "{message}");
+    assert_eq!(sc["mode"]["configured"], "manual");
+    assert_eq!(sc["mode"]["effective"], "manual");
+    let (_, _, message) = mcp_post(
+        &http,
+        &url,
+        Some(&token),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "alignment_status", "arguments": {}}}),
+    )
+    .await;
+    let own = message["result"]["structuredContent"]["session"]["id"].clone();
+    assert!(own.is_string(), "{message}");
+    assert_ne!(
+        own,
+        known.as_str(),
+        "without _meta the HTTP session has its own"
+    );
+    let sessions = api
+        .get(&format!(
+            "/api/sessions/{}/alignment",
+            own.as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(sessions["session"]["id"], own);
+}
