@@ -45,6 +45,7 @@ macro_rules! conformance_tests {
             follow_events_commit_with_create_and_settle,
             follow_events_are_not_written_when_the_settle_fails,
             session_events_are_the_sessions_own_in_order,
+            settings_save_replace_and_remove,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -1009,4 +1010,33 @@ pub async fn session_events_are_the_sessions_own_in_order(store: Arc<dyn Store>)
         .map(|e| e.seq)
         .collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// Saved settings: only the saved keys come back; a save replaces, a removal forgets, both
+/// with one `settings.updated` event in the log.
+pub async fn settings_save_replace_and_remove(store: Arc<dyn Store>) {
+    assert!(store.settings().await.unwrap().is_empty());
+    let mut set = serde_json::Map::new();
+    set.insert("batch_review.maxItems".into(), json!(20));
+    set.insert("maxBodyBytes".into(), json!(4096));
+    let e = store.save_settings(&set, &[]).await.unwrap();
+    assert_eq!(e.kind, "settings.updated");
+    assert_eq!(
+        e.payload["set"],
+        json!(["batch_review.maxItems", "maxBodyBytes"])
+    );
+    assert_eq!(store.settings().await.unwrap(), set);
+    let mut again = serde_json::Map::new();
+    again.insert("batch_review.maxItems".into(), json!(30));
+    store
+        .save_settings(&again, &["maxBodyBytes".to_string(), "absent".to_string()])
+        .await
+        .unwrap();
+    let now = store.settings().await.unwrap();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now["batch_review.maxItems"], json!(30));
+    let log = store.events_after(0, 100).await.unwrap();
+    let kinds: Vec<&str> = log.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["settings.updated", "settings.updated"]);
+    assert_eq!(log[1].payload["removed"], json!(["maxBodyBytes", "absent"]));
 }

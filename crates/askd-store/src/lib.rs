@@ -126,6 +126,15 @@ pub trait Store: Send + Sync + 'static {
         kind: &str,
         payload: Value,
     ) -> StoreResult<Event>;
+    /// The saved settings (`review.md` §7.3): key → JSON value, only the keys a user saved.
+    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>>;
+    /// Saves `set` (insert or replace) and removes `remove` in one transaction, with one
+    /// `settings.updated` event `{set: [keys], removed: [keys]}`; returns the event.
+    async fn save_settings(
+        &self,
+        set: &serde_json::Map<String, Value>,
+        remove: &[String],
+    ) -> StoreResult<Event>;
     /// Events with a sequence number above `after`, oldest first, at most `limit`.
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
     /// One session's events — those whose payload names it in `session` — oldest first.

@@ -32,6 +32,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0001_init.sql"),
     include_str!("../migrations/sqlite/0002_drafts.sql"),
     include_str!("../migrations/sqlite/0003_event_sessions.sql"),
+    include_str!("../migrations/sqlite/0004_settings.sql"),
 ];
 
 /// Most writes one group commit takes.
@@ -1048,6 +1049,58 @@ impl Store for SqliteStore {
                 })
             })
             .collect()
+    }
+
+    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {
+        let rows = sqlx::query("SELECT key, value FROM settings ORDER BY key")
+            .fetch_all(&self.read)
+            .await
+            .map_err(backend)?;
+        let mut out = serde_json::Map::new();
+        for r in &rows {
+            let key: String = r.try_get("key").map_err(backend)?;
+            let value: String = r.try_get("value").map_err(backend)?;
+            out.insert(key, parse_json(&value)?);
+        }
+        Ok(out)
+    }
+
+    async fn save_settings(
+        &self,
+        set: &serde_json::Map<String, Value>,
+        remove: &[String],
+    ) -> StoreResult<Event> {
+        let (set, remove) = (set.clone(), remove.to_vec());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let at = now();
+                for (key, value) in &set {
+                    sqlx::query(
+                        "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3)
+                         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                    )
+                    .bind(key)
+                    .bind(to_text(value))
+                    .bind(&at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                }
+                for key in &remove {
+                    sqlx::query("DELETE FROM settings WHERE key = ?1")
+                        .bind(key)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                }
+                let payload = serde_json::json!({
+                    "set": set.keys().collect::<Vec<_>>(),
+                    "removed": remove,
+                });
+                append_event(tx, "settings.updated", None, payload, &at).await
+            })
+        })
+        .await
     }
 
     async fn last_event(&self) -> StoreResult<i64> {

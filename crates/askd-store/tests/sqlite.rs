@@ -26,7 +26,7 @@ async fn pragmas_are_wal_full_sync_and_foreign_keys() {
     assert_eq!(p.journal_mode, "wal");
     assert_eq!(p.synchronous, 2, "FULL");
     assert!(p.foreign_keys);
-    assert_eq!(p.user_version, 3, "migrations ran");
+    assert_eq!(p.user_version, 4, "migrations ran");
 }
 
 #[tokio::test]
@@ -82,7 +82,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
     assert_eq!(a.autosave_revision, 1);
     assert_eq!(
         store.pragmas().await.unwrap().user_version,
-        3,
+        4,
         "no re-migration"
     );
     store.checkpoint().await.unwrap();
@@ -122,7 +122,7 @@ async fn migration_3_backfills_the_session_of_existing_events() {
         conn.close().await.unwrap();
     }
     let store = SqliteStore::open(&path).await.unwrap();
-    assert_eq!(store.pragmas().await.unwrap().user_version, 3);
+    assert_eq!(store.pragmas().await.unwrap().user_version, 4);
     let events = store.session_events("s1").await.unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].payload["via"], "tool");
