@@ -51,6 +51,7 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/api/records", get(records))
         .route("/api/events", get(events))
         .merge(crate::drafts::routes())
+        .merge(crate::settings::routes())
         .method_not_allowed_fallback(method_not_allowed)
 }
 
@@ -83,7 +84,7 @@ impl FromRequest<Arc<Daemon>> for JsonBody {
                 "send the body as JSON with Content-Type: application/json",
             ));
         }
-        let limit = d.settings.max_body_bytes;
+        let limit = d.max_body_bytes();
         let too_large = || {
             ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,

@@ -5,7 +5,7 @@
 //! Resolution is a pure function ([`load`]) over an explicit env map, flag list and file
 //! text; [`load_from_process`] is the thin wrapper that reads the real ones.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::ops::RangeInclusive;
@@ -349,6 +349,32 @@ pub fn resolve_language(config_language: Language, env: &Env) -> &'static str {
 }
 
 // ---------------------------------------------------------------------------------------
+// Origins
+// ---------------------------------------------------------------------------------------
+
+/// Where a key's effective value came from: the built-in default, the config file, an env
+/// variable or a flag (the lower layers of `review.md` §7.3, which saved settings override).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// `file`, `env` or `flag` (a key missing from [`Origins`] is at its default).
+    pub layer: &'static str,
+    /// The file path, the env variable's name or the flag (`--max-wait`).
+    pub source: String,
+}
+
+/// Origins of the keys not at their default, by qualified name (`maxWait`,
+/// `batch_review.maxItems`).
+pub type Origins = BTreeMap<String, Origin>;
+
+/// The qualified name of a key: `name` at the top level, `table.name` in a table.
+fn qualified(def: &KeyDef) -> String {
+    match def.table {
+        Some(t) => format!("{t}.{}", def.name),
+        None => def.name.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Key table
 // ---------------------------------------------------------------------------------------
 
@@ -592,6 +618,23 @@ enum Src<'a> {
 }
 
 impl Src<'_> {
+    fn origin(self, def: &KeyDef) -> Origin {
+        match self {
+            Src::File(path) => Origin {
+                layer: "file",
+                source: path.display().to_string(),
+            },
+            Src::Env => Origin {
+                layer: "env",
+                source: def.env.to_string(),
+            },
+            Src::Flag => Origin {
+                layer: "flag",
+                source: format!("--{}", def.flag),
+            },
+        }
+    }
+
     /// Short name of the setting in this source: `askd.toml: [t] key`, `ASKD_X`, `--x`.
     fn name(self, def: &KeyDef) -> String {
         match self {
@@ -847,6 +890,8 @@ fn set(cfg: &mut Config, key: Key, val: Val) {
 /// State carried through the layers for the cross-key check.
 struct Loader {
     cfg: Config,
+    /// Which source set each key last (flags beat env beat the file).
+    origins: Origins,
     /// Which source set `listen` (for the non-loopback message).
     listen_from: String,
 }
@@ -857,6 +902,7 @@ impl Loader {
         if def.key == Key::Listen {
             self.listen_from = src.name(def);
         }
+        self.origins.insert(qualified(def), src.origin(def));
         set(&mut self.cfg, def.key, val);
         Ok(())
     }
@@ -977,6 +1023,9 @@ impl Loader {
             }
         }
         if let Some(hosts) = hosts {
+            if let Some(def) = KEYS.iter().find(|d| d.key == Key::AllowedHosts) {
+                self.origins.insert(qualified(def), Src::Flag.origin(def));
+            }
             self.cfg.allowed_hosts = hosts;
         }
         Ok(())
@@ -1030,8 +1079,19 @@ pub fn load(
     env: &Env,
     flags: &[(String, String)],
 ) -> Result<Config, ConfigError> {
+    load_with_origins(paths, file_text, env, flags).map(|(cfg, _)| cfg)
+}
+
+/// [`load`], also telling where each key not at its default came from.
+pub fn load_with_origins(
+    paths: &Paths,
+    file_text: Option<&str>,
+    env: &Env,
+    flags: &[(String, String)],
+) -> Result<(Config, Origins), ConfigError> {
     let mut loader = Loader {
         cfg: Config::default(),
+        origins: Origins::new(),
         listen_from: "default".to_string(),
     };
     if let Some(text) = file_text {
@@ -1040,7 +1100,7 @@ pub fn load(
     loader.apply_env(env)?;
     loader.apply_flags(flags)?;
     loader.check()?;
-    Ok(loader.cfg)
+    Ok((loader.cfg, loader.origins))
 }
 
 /// The process environment (entries that are not valid UTF-8 are skipped).
@@ -1052,6 +1112,13 @@ pub fn process_env() -> Env {
 
 /// Reads the real environment and config file and resolves the configuration.
 pub fn load_from_process(flags: &[(String, String)]) -> Result<(Paths, Config), ConfigError> {
+    load_from_process_with_origins(flags).map(|(paths, cfg, _)| (paths, cfg))
+}
+
+/// [`load_from_process`] with the [`Origins`] of the keys.
+pub fn load_from_process_with_origins(
+    flags: &[(String, String)],
+) -> Result<(Paths, Config, Origins), ConfigError> {
     let env = process_env();
     let paths = Paths::from_process()?;
     let text = match std::fs::read(&paths.config_file) {
@@ -1069,8 +1136,8 @@ pub fn load_from_process(flags: &[(String, String)]) -> Result<(Paths, Config), 
             )));
         }
     };
-    let config = load(&paths, text.as_deref(), &env, flags)?;
-    Ok((paths, config))
+    let (config, origins) = load_with_origins(&paths, text.as_deref(), &env, flags)?;
+    Ok((paths, config, origins))
 }
 
 #[cfg(test)]
@@ -1377,6 +1444,41 @@ mod tests {
             "99999999999999999999999999999999999999999",
         )]));
         contains_all(&m, &["out of range", "1024..=134217728"]);
+    }
+
+    #[test]
+    fn origins_name_the_winning_source() {
+        let (cfg, origins) = load_with_origins(
+            &paths(),
+            Some("maxBodyBytes = 4096\n[batch_review]\nmaxItems = 7\nvirtualThreshold = 60\n"),
+            &env(&[("ASKD_BATCH_REVIEW_MAX_ITEMS", "8")]),
+            &flags(&[("batch-review-virtual-threshold", "70")]),
+        )
+        .unwrap();
+        assert_eq!(cfg.batch_review.max_items, 8);
+        assert_eq!(cfg.batch_review.virtual_threshold, 70);
+        let at = |k: &str| {
+            let o = &origins[k];
+            (o.layer, o.source.as_str())
+        };
+        assert_eq!(at("maxBodyBytes"), ("file", "/h/askd.toml"));
+        assert_eq!(
+            at("batch_review.maxItems"),
+            ("env", "ASKD_BATCH_REVIEW_MAX_ITEMS")
+        );
+        assert_eq!(
+            at("batch_review.virtualThreshold"),
+            ("flag", "--batch-review-virtual-threshold")
+        );
+        assert!(!origins.contains_key("maxWait"), "defaults have no origin");
+        let (_, origins) = load_with_origins(
+            &paths(),
+            None,
+            &Env::new(),
+            &flags(&[("allowed-hosts", "a.b")]),
+        )
+        .unwrap();
+        assert_eq!(origins["allowedHosts"].layer, "flag");
     }
 
     #[test]

@@ -565,11 +565,7 @@ impl Daemon {
     /// `survey_draft_set` (§10.4) for `session_id`.
     pub async fn draft_set(&self, session_id: &str, args: &Value) -> ApiResult<Value> {
         let session = self.draft_session(session_id).await?;
-        let args = with_file(
-            args,
-            session.workspace.as_deref(),
-            self.settings.max_body_bytes,
-        )?;
+        let args = with_file(args, session.workspace.as_deref(), self.max_body_bytes())?;
         let op = draft::parse_op(&args).map_err(draft_error)?;
         let grounding = draft::parse_grounding(&args).map_err(draft_error)?;
         let explicit = draft::parse_slug(&args).map_err(draft_error)?;

@@ -15,6 +15,8 @@
 //!   import.
 //! - [`drafts`] — the question builder: draft files, the manifest, `survey_draft_set`,
 //!   `survey_draft_get`, `survey_draft_launch` and the settle transitions.
+//! - [`settings`] — saved settings (the Settings page): `maxItems`, `virtualThreshold` and
+//!   `maxBodyBytes` in effect, changed without a restart.
 //! - [`ui`] — the web UI's files (`ui/`), embedded in release builds.
 //! - [`diagram`] — Mermaid to sanitised SVG, rendered on the server and cached.
 //! - [`error`] — the one JSON error shape.
@@ -39,6 +41,7 @@ pub mod render;
 pub mod review;
 pub mod server;
 pub mod service;
+pub mod settings;
 pub mod ui;
 
 use std::sync::Arc;
@@ -80,13 +83,18 @@ pub struct Settings {
     /// `[alignment] mode` and `section`: the MCP sessions at `/mcp` follow them.
     pub alignment_mode: askd_core::alignment::Mode,
     pub alignment_section: Option<String>,
+    /// Where the configuration's keys came from (file, env, flag), for the Settings page.
+    pub origins: config::Origins,
 }
 
 /// The daemon's shared state: one per process.
 pub struct Daemon {
     pub store: Arc<dyn Store>,
     pub hub: Hub,
+    /// The configuration at start. `max_items`, `virtual_threshold` and `max_body_bytes`
+    /// may have changed since: read them through [`settings`] (`Daemon::max_items()`, …).
     pub settings: Settings,
+    live: settings::Live,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
     pub token: String,
@@ -100,6 +108,7 @@ impl Daemon {
         Daemon {
             store,
             hub: Hub::default(),
+            live: settings::Live::new(&settings),
             settings,
             base_url,
             token,
@@ -140,6 +149,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         )
         .route("/", get(ui::page))
         .route("/a/{id}", get(ui::page))
+        .route("/settings", get(ui::page))
         .route("/assets/{*path}", get(ui::asset))
         .route("/api/diagrams/{file}", get(diagram::diagram))
         .fallback(not_found)

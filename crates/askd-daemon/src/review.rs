@@ -138,8 +138,8 @@ impl Daemon {
             .map_err(|e| ApiError::store(e, "-"))?
             .and_then(|s| s.workspace);
         let limits = Limits {
-            max_items: self.settings.max_items,
-            max_body_bytes: self.settings.max_body_bytes,
+            max_items: self.max_items(),
+            max_body_bytes: self.max_body_bytes(),
         };
         let allow = self.settings.allow_external_persist;
         let spec = validate_with(args, &limits, &mut |p| {
@@ -370,13 +370,7 @@ impl Daemon {
                 (
                     "text/html; charset=utf-8",
                     format!("{ask_id}.html"),
-                    export::html(
-                        &spec,
-                        &ask.id,
-                        &details,
-                        self.settings.virtual_threshold,
-                        rec,
-                    ),
+                    export::html(&spec, &ask.id, &details, self.virtual_threshold(), rec),
                 )
             }
             other => {
@@ -428,8 +422,8 @@ impl Daemon {
             "lang": spec.lang.as_str(),
             "offline": spec.offline,
             "surface": spec.default_surface().as_str(),
-            "virtualThreshold": self.settings.virtual_threshold,
-            "maxItems": self.settings.max_items,
+            "virtualThreshold": self.virtual_threshold(),
+            "maxItems": self.max_items(),
             "csvHint": spec.items.len() >= 50,
             "exports": exports,
         });

@@ -46,6 +46,8 @@ pub struct ServeConfig {
     /// `[alignment] mode` and `section`, for the MCP sessions served at `/mcp`.
     pub alignment_mode: askd_core::alignment::Mode,
     pub alignment_section: Option<String>,
+    /// Where the configuration's keys came from (shown by the Settings page).
+    pub origins: crate::config::Origins,
 }
 
 /// The `daemon.json` of a running daemon.
@@ -204,10 +206,12 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             data_dir: cfg.data_dir.clone(),
             alignment_mode: cfg.alignment_mode,
             alignment_section: cfg.alignment_section.clone(),
+            origins: cfg.origins.clone(),
         },
         base_url.clone(),
         token.clone(),
     ));
+    daemon.load_saved_settings().await;
     let info = DaemonInfo {
         url: base_url.clone(),
         pid: std::process::id(),

@@ -128,6 +128,7 @@ pub fn config(data_dir: &Path, max_body_bytes: usize) -> ServeConfig {
         idle_exit: None,
         alignment_mode: askd_core::alignment::Mode::Auto,
         alignment_section: None,
+        origins: Default::default(),
     }
 }
 
@@ -151,9 +152,13 @@ impl TestServer {
 
     /// A daemon on an existing data directory (a restart).
     pub async fn start_in(dir: TempDir) -> TestServer {
-        let running = start(config(dir.path(), MAX_BODY))
-            .await
-            .expect("start the daemon");
+        let cfg = config(dir.path(), MAX_BODY);
+        TestServer::start_with(dir, cfg).await
+    }
+
+    /// A daemon on `dir` with its own configuration.
+    pub async fn start_with(dir: TempDir, cfg: ServeConfig) -> TestServer {
+        let running = start(cfg).await.expect("start the daemon");
         let port = running
             .url
             .rsplit(':')

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::flags::ConfigFlags;
 use super::{EXIT_INVALID, EXIT_USAGE, print_json};
 
-fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
+fn serve_config(paths: &Paths, config: &Config, origins: &config::Origins) -> ServeConfig {
     ServeConfig {
         listen: config.listen,
         data_dir: paths.data_dir.clone(),
@@ -26,11 +26,12 @@ fn serve_config(paths: &Paths, config: &Config) -> ServeConfig {
         alignment_mode: askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
             .unwrap_or(askd_core::alignment::Mode::Auto),
         alignment_section: config.alignment.section.clone(),
+        origins: origins.clone(),
     }
 }
 
 pub fn serve(flags: ConfigFlags) -> ExitCode {
-    let (paths, config) = match config::load_from_process(&flags.0) {
+    let (paths, config, origins) = match config::load_from_process_with_origins(&flags.0) {
         Ok(pc) => pc,
         Err(e) => {
             eprintln!("askd: {e}");
@@ -44,7 +45,7 @@ pub fn serve(flags: ConfigFlags) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(server::serve(serve_config(&paths, &config))) {
+    match runtime.block_on(server::serve(serve_config(&paths, &config, &origins))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd: {e}");

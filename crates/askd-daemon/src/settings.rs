@@ -1,0 +1,328 @@
+//! Saved settings (`review.md` §7.3): the web UI's Settings page, section "Batch review".
+//!
+//! Three keys — `maxItems`, `virtualThreshold` (`[batch_review]`) and `maxBodyBytes` (top
+//! level) — take their effective value from three layers, lowest first: the built-in
+//! default; the configuration (`askd.toml`, env, flags, resolved at start by
+//! [`crate::config`]); the values saved from the Settings page, kept in the store. The config
+//! file is never written. A save stores only the keys the page sends (the ones the user
+//! changed); a `null` removes the saved value (Reset) so the lower layers apply again.
+//! Saved values take effect at once, without a restart: they live in [`Live`], which every
+//! reader of these three values goes through.
+//!
+//! # Routes
+//! - `GET /api/settings` — every key with its effective value, default, hard range, the
+//!   layer it comes from, the configuration's value and the saved value.
+//! - `PUT /api/settings` `{maxItems?: int|null, virtualThreshold?: int|null,
+//!   maxBodyBytes?: int|null}` — validates every member (422 with `{path, code, message}`
+//!   naming the key and its range; nothing is saved when one is wrong), saves, applies, and
+//!   answers like `GET`.
+
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use askd_core::Problem;
+use askd_core::json::Json;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json as AxumJson, Router};
+use serde_json::{Map, Value, json};
+
+use crate::api::JsonBody;
+use crate::config::{
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, DEFAULT_VIRTUAL_THRESHOLD, MAX_BODY_BYTES_RANGE,
+    MAX_ITEMS_RANGE, VIRTUAL_THRESHOLD_RANGE,
+};
+use crate::error::{ApiError, ApiResult};
+use crate::{Daemon, Settings};
+
+/// One key the Settings page offers.
+struct Def {
+    /// The name in the API and the page (camelCase, as in `askd.toml`).
+    name: &'static str,
+    /// Its table in `askd.toml` (`None`: top level).
+    table: Option<&'static str>,
+    default: u64,
+    range: RangeInclusive<u64>,
+    /// Shown after the value (`bytes`), or none.
+    unit: Option<&'static str>,
+}
+
+impl Def {
+    /// The qualified name: the key of the saved value and of [`crate::config::Origins`].
+    fn qualified(&self) -> String {
+        match self.table {
+            Some(t) => format!("{t}.{}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
+const KEYS: [Def; 3] = [
+    Def {
+        name: "maxItems",
+        table: Some("batch_review"),
+        default: DEFAULT_MAX_ITEMS as u64,
+        range: MAX_ITEMS_RANGE,
+        unit: None,
+    },
+    Def {
+        name: "virtualThreshold",
+        table: Some("batch_review"),
+        default: DEFAULT_VIRTUAL_THRESHOLD as u64,
+        range: VIRTUAL_THRESHOLD_RANGE,
+        unit: None,
+    },
+    Def {
+        name: "maxBodyBytes",
+        table: None,
+        default: DEFAULT_MAX_BODY_BYTES,
+        range: MAX_BODY_BYTES_RANGE,
+        unit: Some("bytes"),
+    },
+];
+
+/// Keys of `askd.toml` that exist but are not on the Settings page, with why.
+fn not_offered(name: &str) -> Option<&'static str> {
+    match name {
+        "allowExternalPersist" => Some(
+            "allowExternalPersist can be set only in askd.toml ([batch_review]): widening where agents may write files is a decision for the config file",
+        ),
+        "listen"
+        | "maxWait"
+        | "language"
+        | "allowedHosts"
+        | "idleExit"
+        | "structureQuestionCap"
+        | "workspaceRecords"
+        | "mode"
+        | "section" => {
+            Some("is not on the Settings page; set it in askd.toml, an ASKD_* variable or a flag")
+        }
+        _ => None,
+    }
+}
+
+/// The effective values of the three live keys. Readers call [`Daemon::max_items`],
+/// [`Daemon::virtual_threshold`] and [`Daemon::max_body_bytes`].
+#[derive(Debug)]
+pub struct Live {
+    values: [AtomicUsize; 3],
+    /// The configuration's values (the layers below the saved settings).
+    base: [u64; 3],
+}
+
+impl Live {
+    pub fn new(s: &Settings) -> Self {
+        let base = [
+            s.max_items as u64,
+            s.virtual_threshold as u64,
+            s.max_body_bytes as u64,
+        ];
+        Live {
+            values: base.map(|v| AtomicUsize::new(to_usize(v))),
+            base,
+        }
+    }
+
+    fn get(&self, i: usize) -> usize {
+        self.values[i].load(Ordering::Relaxed)
+    }
+
+    /// Sets each key to its saved value, else the configuration's.
+    fn apply(&self, saved: &Map<String, Value>) {
+        for (i, def) in KEYS.iter().enumerate() {
+            let v = saved_value(def, saved).unwrap_or(self.base[i]);
+            self.values[i].store(to_usize(v), Ordering::Relaxed);
+        }
+    }
+}
+
+static SAVING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// A saved value that is still valid (a stored value outside today's range is ignored).
+fn saved_value(def: &Def, saved: &Map<String, Value>) -> Option<u64> {
+    saved
+        .get(&def.qualified())
+        .and_then(Value::as_u64)
+        .filter(|v| def.range.contains(v))
+}
+
+impl Daemon {
+    /// `[batch_review] maxItems` in effect.
+    pub fn max_items(&self) -> usize {
+        self.live.get(0)
+    }
+
+    /// `[batch_review] virtualThreshold` in effect.
+    pub fn virtual_threshold(&self) -> usize {
+        self.live.get(1)
+    }
+
+    /// `maxBodyBytes` in effect.
+    pub fn max_body_bytes(&self) -> usize {
+        self.live.get(2)
+    }
+
+    /// Applies the saved settings from the store (at start). A store failure keeps the
+    /// configuration's values and is logged.
+    pub async fn load_saved_settings(&self) {
+        match self.store.settings().await {
+            Ok(saved) => {
+                for def in &KEYS {
+                    if saved.contains_key(&def.qualified()) && saved_value(def, &saved).is_none() {
+                        tracing::warn!(
+                            key = def.name,
+                            "ignoring a saved setting outside its range {}..={}",
+                            def.range.start(),
+                            def.range.end()
+                        );
+                    }
+                }
+                self.live.apply(&saved);
+            }
+            Err(e) => tracing::error!(error = %e, "cannot read the saved settings"),
+        }
+    }
+
+    /// The body of `GET /api/settings`.
+    async fn settings_view(&self) -> ApiResult<Value> {
+        let saved = self
+            .store
+            .settings()
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        let mut out = Vec::new();
+        for (i, def) in KEYS.iter().enumerate() {
+            let q = def.qualified();
+            let saved_v = saved_value(def, &saved);
+            let origin = self.settings.origins.get(&q);
+            let (layer, source) = match (saved_v, origin) {
+                (Some(_), _) => ("saved", None),
+                (None, Some(o)) => ("config", Some(o)),
+                (None, None) => ("default", None),
+            };
+            out.push(json!({
+                "key": def.name,
+                "table": def.table,
+                "value": self.live.get(i),
+                "default": def.default,
+                "min": def.range.start(),
+                "max": def.range.end(),
+                "unit": def.unit,
+                "layer": layer,
+                "source": source.map(|o| json!({"layer": o.layer, "source": o.source})),
+                "config": self.live.base[i],
+                "saved": saved_v,
+            }));
+        }
+        Ok(json!({ "settings": out }))
+    }
+
+    /// `PUT /api/settings`: validates every member, then saves and applies them all.
+    async fn save_settings(&self, body: &Json<'_>) -> ApiResult<Value> {
+        let obj = body.as_object().expect("checked by JsonBody::object");
+        let mut problems = Vec::new();
+        let mut set = Map::new();
+        let mut remove = Vec::new();
+        for (name, value) in obj.iter() {
+            let Some(def) = KEYS.iter().find(|d| d.name == name) else {
+                let message = match not_offered(name) {
+                    Some(why) if why.starts_with(name) => why.to_string(),
+                    Some(why) => format!("{name} {why}"),
+                    None => {
+                        let near = KEYS
+                            .iter()
+                            .find(|d| d.name.eq_ignore_ascii_case(&name.replace(['_', '-'], "")))
+                            .map(|d| format!(" (did you mean \"{}\"?)", d.name))
+                            .unwrap_or_default();
+                        format!(
+                            "{name} is not a setting{near}; the Settings page offers maxItems, virtualThreshold and maxBodyBytes"
+                        )
+                    }
+                };
+                problems.push(Problem::new(name, "unknown_field", message));
+                continue;
+            };
+            let (lo, hi) = (*def.range.start(), *def.range.end());
+            let range = || match def.unit {
+                Some(u) => format!("{lo} and {hi} {u}"),
+                None => format!("{lo} and {hi}"),
+            };
+            match value {
+                Json::Null => remove.push(def.qualified()),
+                Json::Number(n) => match n.as_u64() {
+                    Some(v) if def.range.contains(&v) => {
+                        set.insert(def.qualified(), json!(v));
+                    }
+                    Some(_) => problems.push(Problem::new(
+                        name,
+                        "out_of_range",
+                        format!("{name} must be between {} (got {n})", range()),
+                    )),
+                    None if n.as_i64().is_some() || !n.to_string().contains(['.', 'e', 'E']) => {
+                        problems.push(Problem::new(
+                            name,
+                            "out_of_range",
+                            format!("{name} must be between {} (got {n})", range()),
+                        ))
+                    }
+                    None => problems.push(Problem::new(
+                        name,
+                        "not_integer",
+                        format!(
+                            "{name} must be a whole number between {} (got {n})",
+                            range()
+                        ),
+                    )),
+                },
+                other => problems.push(Problem::new(
+                    name,
+                    "wrong_type",
+                    format!(
+                        "{name} must be a whole number between {}, or null to reset it (got {})",
+                        range(),
+                        other.kind()
+                    ),
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(ApiError::invalid("invalid-settings", None, problems));
+        }
+        if !set.is_empty() || !remove.is_empty() {
+            // One save at a time, so the values applied last are the ones saved last.
+            let _one = SAVING.lock().await;
+            let event = self
+                .store
+                .save_settings(&set, &remove)
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?;
+            let saved = self
+                .store
+                .settings()
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?;
+            self.live.apply(&saved);
+            self.hub.publish([event]);
+        }
+        self.settings_view().await
+    }
+}
+
+pub fn routes() -> Router<Arc<Daemon>> {
+    Router::new().route("/api/settings", get(show).put(save))
+}
+
+async fn show(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {
+    Ok(AxumJson(d.settings_view().await?))
+}
+
+async fn save(State(d): State<Arc<Daemon>>, body: JsonBody) -> ApiResult<AxumJson<Value>> {
+    let parsed = body.object()?;
+    Ok(AxumJson(d.save_settings(&parsed).await?))
+}
