@@ -48,6 +48,12 @@ async function route() {
   const m = /^\/a\/([^/]+)\/?$/.exec(location.pathname);
   const ctx = { live, navigate, onCrash: (e) => crash(e, route) };
   try {
+    if (/^\/settings\/?$/.test(location.pathname)) {
+      setLang(userLanguage());
+      view = new (await import('./settings.js')).SettingsPage(app, ctx);
+      await view.mount();
+      return;
+    }
     if (!m) {
       setLang(userLanguage());
       document.title = 'askd';

@@ -2,7 +2,7 @@
 // with Last-Event-ID (the daemon replays what was missed). While it is unhealthy (or the
 // browser has no EventSource) the page polls every 20 s instead (survey.md §12.16).
 
-const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled'];
+const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'settings.updated'];
 const POLL_MS = 20000;
 
 export class Live {

@@ -1,8 +1,11 @@
 // The batch review (review.md §5): one item → the one-question card, two or more → the
-// one-screen panel (sections, bulk buttons, per-item verdicts and notes, one submit). Drafts
-// autosave as {answers: {id: {verdict, note}}}; a choice verdict is its values joined with
-// ",". Agent text goes in as text only; `rendered.items.{id}.detail` through html.js.
-import { ask as askApi } from './api.js';
+// one-screen panel (sections, bulk buttons, per-item verdicts and notes, one submit, the file
+// menu with export and Import answers); an offline review → the offline view (counts, export,
+// import, cancel; never the items). Drafts autosave as {answers: {id: {verdict, note}}}; a
+// choice verdict is its values joined with ","; another tab's autosave shows here live. A
+// settled review shows the read-only result (verdicts, notes, counts). Agent text goes in as
+// text only; `rendered.items.{id}.detail` through html.js.
+import { api, ask as askApi } from './api.js';
 import { h, icon, nextId } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
@@ -11,6 +14,17 @@ import { hideTooltip } from './tooltip.js';
 
 const SAVE_DELAY_MS = 500;
 const LIST_MAX = 20;
+const SYNC_DELAY_MS = 80;
+const TYPES = ['confirm', 'bool', 'choice', 'scale', 'text'];
+
+/** Where an import problem points, for people: "Row 3 · verdict", "Item 2 · note". */
+function problemPlace(path) {
+  let m = /^rows\[(\d+)\](?:\.(\w+))?/.exec(path || '');
+  if (m) return m[2] ? t('review.importRow', { row: m[1], field: m[2] }) : t('review.importRowOnly', { row: m[1] });
+  m = /^items\[(\d+)\](?:\.(\w+))?/.exec(path || '');
+  if (m) return m[2] ? t('review.importItem', { n: Number(m[1]) + 1, field: m[2] }) : t('review.importItemOnly', { n: Number(m[1]) + 1 });
+  return path || '';
+}
 
 /** The verdicts a type offers as segmented buttons: [[value, label key]]. */
 function choicesOf(item) {
@@ -82,6 +96,7 @@ export class ReviewPanel {
     this.busy = false;
     this.settled = false;
     this.undo = null;
+    this.ownRevisions = new Set();
     this.onKey = (e) => this.key(e);
     this.onHide = () => {
       if (document.visibilityState === 'hidden') this.save(true);
@@ -90,21 +105,29 @@ export class ReviewPanel {
 
   mount() {
     if (this.view.state !== 'pending') {
-      this.showSettled(this.view.outcome, false);
+      this.settled = true;
+      this.renderSettled(this.view.outcome, false, this.view);
       return;
     }
-    this.build();
-    document.addEventListener('keydown', this.onKey);
-    document.addEventListener('visibilitychange', this.onHide);
-    window.addEventListener('pagehide', this.onHide);
+    if (this.meta.offline) {
+      this.buildOffline();
+    } else {
+      this.build();
+      document.addEventListener('keydown', this.onKey);
+      document.addEventListener('visibilitychange', this.onHide);
+      window.addEventListener('pagehide', this.onHide);
+    }
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
       if (kind === 'poll') this.poll();
-      else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
+      else if (!data || data.ask_id !== this.id) return;
+      else if (kind === 'ask.settled' && !this.busy) this.showSettled(data.outcome, false);
+      else if (kind === 'ask.autosaved' && !this.ownRevisions.has(data.revision)) this.syncSoon();
     });
   }
 
   unmount() {
     this.save(true);
+    clearTimeout(this.syncTimer);
     document.removeEventListener('keydown', this.onKey);
     document.removeEventListener('visibilitychange', this.onHide);
     window.removeEventListener('pagehide', this.onHide);
@@ -114,9 +137,55 @@ export class ReviewPanel {
   async poll() {
     try {
       const v = await askApi.view(this.id);
-      if (v.state !== 'pending') this.showSettled(v.outcome, false);
+      if (v.state !== 'pending') this.showSettled(v.outcome, false, v);
+      else this.applyRemote(v);
     } catch {
       // The next poll or event tries again.
+    }
+  }
+
+  /** Another view of this review autosaved: fetch its draft shortly (events come in bursts). */
+  syncSoon() {
+    clearTimeout(this.syncTimer);
+    this.syncTimer = setTimeout(() => this.poll(), SYNC_DELAY_MS);
+  }
+
+  /**
+   * Shows another view's autosaved draft. Local edits not yet saved win (this view's next
+   * save is the newer one); the note being typed in is left alone.
+   */
+  applyRemote(v) {
+    if (this.settled || this.busy || this.meta.offline || !this.panel) return;
+    if (this.changes !== this.savedChanges) return;
+    const saved = (v.autosave && v.autosave.answers) || {};
+    let any = false;
+    for (const it of this.items) {
+      const a = saved[it.id] || {};
+      const cur = this.answers[it.id];
+      const verdict = typeof a.verdict === 'string' ? a.verdict : '';
+      const row = this.rows.get(it.id);
+      const typing = row && document.activeElement === row.noteBox;
+      const note = typing ? cur.note : (typeof a.note === 'string' ? a.note : '');
+      if (verdict === cur.verdict && note === cur.note) continue;
+      cur.verdict = verdict;
+      cur.note = note;
+      any = true;
+      if (row) {
+        if (row.noteBox.value !== note) {
+          row.noteBox.value = note;
+          this.grow(row.noteBox);
+        }
+        if (note && it.type !== 'text') {
+          row.noteWrap.hidden = false;
+          if (row.noteBtn) row.noteBtn.hidden = true;
+        }
+      }
+      this.paint(it);
+    }
+    if (any) {
+      this.undo = null;
+      this.hideNotice();
+      this.refreshCounts();
     }
   }
 
@@ -155,7 +224,8 @@ export class ReviewPanel {
       h('label', { class: 'rv-filter' }, filter, h('span', null, t('review.unfilledOnly'))),
       h('span', { class: 'rv-spacer' }),
       exportLinks.length ? h('span', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
-        h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null);
+        h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null,
+      this.importControl());
     const hint = !this.single && this.meta.csvHint ? h('p', { class: 'rv-hint' }, t('review.csvHint'), ' ',
       exportLinks.length ? h('a', { href: exportsList.find((u) => /csv/.test(u)) || exportsList[0], download: '', class: 'rv-hint-link' }, t('review.export', { format: 'CSV' })) : null) : null;
 
@@ -187,7 +257,7 @@ export class ReviewPanel {
     this.panel = h('form', {
       class: `card rv ${this.single ? 'rv-card' : 'rv-panel'}${this.items.length > (this.meta.virtualThreshold ?? 500) ? ' rv-virtual' : ''}`,
       'aria-labelledby': titleId, novalidate: true, onsubmit: (e) => e.preventDefault(),
-    }, h('div', { class: 'rv-sticky' }, head, bar), hint, body, this.notice, this.alert, foot);
+    }, h('div', { class: 'rv-sticky' }, head, bar), hint, this.importBox, body, this.notice, this.alert, foot);
     this.root.replaceChildren(this.panel, h('p', { class: 'kbd-hint' }, t('review.keysShort')));
     this.refreshCounts();
     const first = this.rows.get(this.items[0] && this.items[0].id);
@@ -410,7 +480,10 @@ export class ReviewPanel {
     if (this.settled || this.changes === this.savedChanges) return Promise.resolve();
     const upTo = this.changes;
     return askApi.autosave(this.id, { answers: this.answers }, keepalive).then(
-      () => { this.savedChanges = Math.max(this.savedChanges, upTo); },
+      (r) => {
+        if (r && r.revision !== undefined) this.ownRevisions.add(r.revision);
+        this.savedChanges = Math.max(this.savedChanges, upTo);
+      },
       () => {},
     );
   }
@@ -459,7 +532,7 @@ export class ReviewPanel {
 
   async send(call, outcome) {
     this.busy = true;
-    this.submitBtn.disabled = true;
+    if (this.submitBtn) this.submitBtn.disabled = true;
     try {
       await this.save(false);
       await call();
@@ -473,20 +546,212 @@ export class ReviewPanel {
     }
   }
 
-  showSettled(outcome, mine) {
+  showSettled(outcome, mine, view) {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.saveTimer);
+    clearTimeout(this.syncTimer);
     hideTooltip();
+    this.renderSettled(outcome, mine, view);
+    if (!view) {
+      askApi.view(this.id).then((v) => {
+        if (this.root.querySelector('.rv-result-pending')) this.renderSettled(v.outcome || outcome, mine, v);
+      }, () => {});
+    }
+  }
+
+  /**
+   * The read-only settled view: the outcome, where and when it settled, the counts and every
+   * item's verdict and note (review.md §6.3), with the exports as a record. `view` is the
+   * ask as the daemon shows it (its `result`); without it, the outcome alone until it comes.
+   */
+  renderSettled(outcome, mine, view) {
+    const result = view && view.result;
+    const key = outcome || 'answered';
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
-      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
-    this.root.replaceChildren(h('section', { class: `card settled outcome-${outcome || 'answered'}` },
-      h('div', { class: 'settled-body' },
-        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
-        heading,
-        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
-        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
+      mine && key === 'answered' ? t('sent') : t(`outcome.${key}`));
+    const head = h('div', { class: 'settled-body' },
+      h('div', { class: 'settled-icon' }, icon(key === 'answered' || mine ? 'sent' : 'close')),
+      heading,
+      h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
+      h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')));
+    const card = h('section', { class: `card settled rv-settled outcome-${key}${result ? '' : ' rv-result-pending'}` }, head);
+    if (result) card.appendChild(this.resultView(result, view));
+    this.root.replaceChildren(card);
     heading.focus();
+  }
+
+  resultView(result, view) {
+    const items = Array.isArray(result.items) ? result.items : [];
+    const s = result.summary || {};
+    const meta = [];
+    if (result.surface) meta.push(t('review.settledOn', { surface: t(`review.surface.${result.surface}`) }));
+    if (view && view.settledAt) meta.push(new Date(view.settledAt).toLocaleString(document.documentElement.lang || undefined));
+    const exportsList = (view && view.review && Array.isArray(view.review.exports)) ? view.review.exports : [];
+    const exportLinks = exportsList.map((url) => {
+      const fmt = (/format=(\w+)/.exec(url) || [])[1] || 'file';
+      return h('a', { class: 'btn small rv-export', href: url, download: '', 'data-format': fmt,
+        'aria-label': t('review.export', { format: fmt.toUpperCase() }) }, fmt.toUpperCase());
+    });
+    const out = h('div', { class: 'rv-result' },
+      meta.length ? h('p', { class: 'muted rv-result-meta' }, meta.join(' · ')) : null);
+    if (result.cancelled) {
+      out.appendChild(h('p', { class: 'rv-result-none' }, t('review.noVerdicts', { total: s.total ?? this.items.length })));
+    } else {
+      let counts = t('review.progress', { filled: s.filled ?? 0, total: s.total ?? items.length });
+      if (items.some((it) => it.type === 'confirm')) counts += ` · ${t('review.counts', { pass: s.pass ?? 0, fail: s.fail ?? 0, pending: s.pending ?? 0 })}`;
+      if (items.some((it) => it.type === 'bool')) counts += ` · ${t('review.yesNo', { yes: s.yes ?? 0, no: s.no ?? 0 })}`;
+      out.appendChild(h('p', { class: 'rv-result-counts' }, counts));
+      out.appendChild(h('ol', { class: 'rv-result-list', 'aria-label': t('review.resultList') }, items.map((it) => {
+        const verdict = it.filled && it.type !== 'text'
+          ? h('span', { class: `rv-res-verdict v-${it.verdict}` }, MARK[it.verdict] ? icon(MARK[it.verdict]) : null, it.verdict_label || it.verdict)
+          : (it.filled ? null : h('span', { class: 'rv-res-verdict blank' }, t('review.blankItem')));
+        return h('li', { class: `rv-res-row${it.filled ? ' filled' : ''}`, 'data-id': it.id, 'data-verdict': it.verdict || '' },
+          h('div', { class: 'rv-row-head' },
+            h('span', { class: 'rv-id' }, it.id),
+            h('span', { class: 'rv-title' }, it.title || ''),
+            verdict),
+          it.note ? h('p', { class: 'rv-res-note' },
+            h('span', { class: 'rv-cap' }, it.type === 'text' ? t('review.answer') : t('review.note')), ' ',
+            h('span', { class: 'rv-text' }, it.note)) : null);
+      })));
+    }
+    if (exportLinks.length) {
+      out.appendChild(h('p', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
+        h('span', { class: 'rv-exports-label' }, t('review.exportRecord')), exportLinks));
+    }
+    return out;
+  }
+
+  // ---- import (§8.3) and the offline view (§5.5) ------------------------------------------
+
+  /** The Import answers button of the file menu, with its hidden file input. */
+  importControl() {
+    if (!this.importBox) this.importBox = h('div', { class: 'rv-import-problems', role: 'alert', hidden: true });
+    const input = h('input', { type: 'file', class: 'rv-import-file', accept: '.csv,.json,text/csv,application/json', hidden: true, tabindex: '-1' });
+    input.addEventListener('change', () => {
+      const file = input.files && input.files[0];
+      input.value = '';
+      if (file) this.importFile(file);
+    });
+    const btn = h('button', { type: 'button', class: 'btn small rv-import', onclick: () => input.click() }, t('review.import'));
+    return h('span', { class: 'rv-import-wrap' }, btn, input);
+  }
+
+  showImportProblems(name, errors) {
+    const box = this.importBox;
+    if (!box) return;
+    if (!errors || !errors.length) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    box.replaceChildren(
+      h('p', { class: 'rv-import-title' }, t('review.importProblems', { n: errors.length, name })),
+      h('ul', { class: 'rv-import-list' }, errors.map((p) => h('li', { class: 'rv-import-problem', 'data-path': p.path || '' },
+        h('span', { class: 'rv-imp-where' }, problemPlace(p.path)),
+        h('span', { class: 'rv-imp-msg' }, p.message || p.code || '')))),
+      h('p', { class: 'muted' }, t('review.importFix')));
+    box.hidden = false;
+    box.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** Validates the file (a dry run), confirms with its counts, then imports and settles. */
+  async importFile(file) {
+    if (this.busy || this.settled) return;
+    let content;
+    try {
+      content = await file.text();
+    } catch {
+      this.showImportProblems(file.name, [{ path: '', message: t('review.importUnreadable') }]);
+      return;
+    }
+    const format = /\.json$/i.test(file.name) || (!/\.csv$/i.test(file.name) && /^\s*\{/.test(content)) ? 'json' : 'csv';
+    const path = `/api/asks/${encodeURIComponent(this.id)}/import`;
+    this.showImportProblems(file.name, []);
+    this.alert.textContent = '';
+    let preview;
+    try {
+      preview = await api('POST', path, { format, content, dry_run: true });
+    } catch (e) {
+      this.importFailed(file.name, e);
+      return;
+    }
+    const unfilled = Array.isArray(preview.unfilled) ? preview.unfilled : [];
+    const body = h('div', { class: 'rv-import-preview' },
+      h('p', { class: 'rv-import-counts' }, preview.counts || ''),
+      unfilled.length ? h('p', { class: 'muted' }, t('review.importBlank', { k: unfilled.length, ids: unfilled.slice(0, LIST_MAX).join(', ') + (unfilled.length > LIST_MAX ? ' …' : '') })) : null);
+    const choice = await choiceDialog(t('review.importConfirm', { name: file.name }), body, [
+      ['keep', t('review.bulkCancel')],
+      ['import', t('review.importGo'), true],
+    ]);
+    if (choice !== 'import' || this.settled) return;
+    this.busy = true;
+    try {
+      await api('POST', path, { format, content });
+      this.busy = false;
+      this.showSettled('answered', true);
+    } catch (e) {
+      this.busy = false;
+      this.importFailed(file.name, e);
+    }
+  }
+
+  importFailed(name, e) {
+    if (e.status === 409) {
+      this.poll();
+      return;
+    }
+    const errors = e.body && Array.isArray(e.body.errors) ? e.body.errors : null;
+    if (errors && errors.length) this.showImportProblems(name, errors);
+    else this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+  }
+
+  /** The offline view (§5.5): title, counts by type and section, export, import, cancel. */
+  buildOffline() {
+    const titleId = nextId('title');
+    const byType = TYPES.map((ty) => [ty, this.items.filter((it) => it.type === ty).length]).filter(([, n]) => n > 0);
+    const sections = [];
+    let last;
+    for (const it of this.items) {
+      const key = it.group || it.header || '';
+      if (!sections.length || key !== last) sections.push({ key, n: 0 });
+      sections[sections.length - 1].n += 1;
+      last = key;
+    }
+    const exportsList = Array.isArray(this.meta.exports) ? this.meta.exports : [];
+    const exportLinks = exportsList.map((url) => {
+      const fmt = (/format=(\w+)/.exec(url) || [])[1] || 'file';
+      return h('a', { class: 'btn rv-export', href: url, download: '', 'data-format': fmt,
+        'aria-label': t('review.export', { format: fmt.toUpperCase() }) }, fmt.toUpperCase());
+    });
+    this.alert = h('div', { class: 'alert', role: 'alert' });
+    const importer = this.importControl();
+    const cancel = h('button', { type: 'button', class: 'btn rv-cancel', onclick: () => this.cancel() }, t('review.cancel'));
+    this.panel = h('section', { class: 'card rv rv-offline', 'aria-labelledby': titleId },
+      h('header', { class: 'card-head rv-head' },
+        h('div', { class: 'head-main' },
+          h('div', { class: 'eyebrow' }, [this.view.client, this.view.workspace].filter(Boolean).join(' · ') || t('kind.review')),
+          h('div', { class: 'card-title', id: titleId }, this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review')))),
+      h('div', { class: 'rv-offline-body' },
+        h('p', { class: 'rv-offline-intro' }, t('review.offlineIntro')),
+        h('p', { class: 'rv-offline-total' }, t('review.offlineTotal', { n: this.items.length })),
+        h('ul', { class: 'rv-offline-types', 'aria-label': t('review.byType') },
+          byType.map(([ty, n]) => h('li', { 'data-type': ty }, h('span', { class: 'rv-offline-n' }, String(n)), ' ', t(`review.type.${ty}`)))),
+        h('h2', { class: 'rv-offline-h' }, t('review.bySection')),
+        h('ul', { class: 'rv-offline-sections' },
+          sections.map((sec) => h('li', null, sec.key || t('review.untitled'), ' ', h('span', { class: 'muted' }, `(${sec.n})`)))),
+        h('div', { class: 'rv-offline-step' },
+          h('h2', { class: 'rv-offline-h' }, t('review.offlineStep1')),
+          h('div', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') }, exportLinks)),
+        h('div', { class: 'rv-offline-step' },
+          h('h2', { class: 'rv-offline-h' }, t('review.offlineStep2')),
+          h('p', { class: 'muted' }, t('review.offlineImportHint')),
+          importer),
+        this.importBox),
+      this.alert,
+      h('div', { class: 'rv-foot' }, h('span', { class: 'rv-spacer' }), cancel));
+    this.root.replaceChildren(this.panel);
   }
 
   showKeys() {

@@ -65,6 +65,7 @@ const ASSETS: &[Asset] = assets![
     "js/questions.js" => JS,
     "js/review.js" => JS,
     "js/rows.js" => JS,
+    "js/settings.js" => JS,
     "js/tooltip.js" => JS,
     "js/wizard.js" => JS,
     "i18n/en.js" => JS,

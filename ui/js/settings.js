@@ -1,0 +1,187 @@
+// The Settings page (`/settings`, review.md §7.3, platform.md §7): the page language (kept in
+// this browser) and the "Batch review" keys maxItems, virtualThreshold and maxBodyBytes (kept
+// in askd's store; the config file is never written). Each key shows its effective value, the
+// layer it comes from and its hard range; Save sends only the keys changed here, Reset removes
+// a saved value so the configuration applies again. Values take effect without a restart.
+import { api } from './api.js';
+import { h, icon, nextId } from './dom.js';
+import { t, lang, setLang, saveUserLanguage } from './i18n.js';
+
+const LANGS = [['en', 'English'], ['zh-CN', '简体中文']];
+
+function mib(n) {
+  const v = n / (1024 * 1024);
+  return Number.isInteger(v) ? String(v) : v.toFixed(2).replace(/\.?0+$/, '');
+}
+
+export class SettingsPage {
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.keys = [];
+    this.fields = new Map();
+  }
+
+  async mount() {
+    document.title = `${t('settings.title')} · askd`;
+    this.status = h('p', { class: 'st-status', role: 'status', 'aria-live': 'polite' });
+    this.alert = h('div', { class: 'alert', role: 'alert' });
+    this.unsubscribe = this.ctx.live.subscribe(({ kind }) => {
+      if ((kind === 'settings.updated' || kind === 'poll') && !this.dirty()) this.load();
+    });
+    await this.load();
+  }
+
+  unmount() {
+    if (this.unsubscribe) this.unsubscribe();
+  }
+
+  async load() {
+    try {
+      const v = await api('GET', '/api/settings');
+      this.keys = v.settings || [];
+      this.render();
+    } catch (e) {
+      this.render();
+      this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+    }
+  }
+
+  /** Whether any input differs from the value in effect. */
+  dirty() {
+    return this.keys.some((k) => {
+      const f = this.fields.get(k.key);
+      return f && f.input.value.trim() !== String(k.value);
+    });
+  }
+
+  render() {
+    this.fields = new Map();
+    const langId = nextId('st');
+    const select = h('select', { id: langId, class: 'st-lang' },
+      LANGS.map(([v, label]) => {
+        const o = h('option', { value: v }, label);
+        if (v === lang()) o.selected = true;
+        return o;
+      }));
+    select.addEventListener('change', () => {
+      saveUserLanguage(select.value);
+      setLang(select.value);
+      document.title = `${t('settings.title')} · askd`;
+      this.render();
+    });
+    const rows = this.keys.map((k) => this.row(k));
+    this.saveBtn = h('button', { type: 'submit', class: 'btn primary st-save' }, t('settings.save'));
+    const form = h('form', { class: 'st-form', novalidate: true },
+      h('h2', { class: 'st-section' }, t('settings.review')),
+      h('p', { class: 'muted st-intro' }, t('settings.reviewIntro')),
+      rows,
+      h('div', { class: 'st-actions' }, this.status, h('span', { class: 'rv-spacer' }), this.saveBtn));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.save();
+    });
+    this.root.replaceChildren(h('section', { class: 'card st', 'aria-labelledby': 'st-title' },
+      h('header', { class: 'card-head' },
+        h('div', { class: 'head-main' },
+          h('div', { class: 'eyebrow' }, 'askd'),
+          h('h1', { class: 'card-title', id: 'st-title' }, t('settings.title'))),
+        h('div', { class: 'head-tools' },
+          h('a', { href: '/', class: 'btn ghost', 'data-nav': '' }, icon('back'), t('back.inbox')))),
+      h('div', { class: 'st-body' },
+        h('h2', { class: 'st-section' }, t('settings.language')),
+        h('div', { class: 'st-row' },
+          h('label', { for: langId, class: 'st-label' }, t('settings.language')),
+          select,
+          h('p', { class: 'muted st-hint' }, t('settings.languageHint'))),
+        form),
+      this.alert));
+  }
+
+  row(k) {
+    const id = nextId('st');
+    const errId = nextId('st');
+    const input = h('input', {
+      id, type: 'number', inputmode: 'numeric', class: 'st-input', name: k.key, 'data-key': k.key,
+      min: String(k.min), max: String(k.max), step: '1', value: String(k.value), 'aria-describedby': errId,
+    });
+    const error = h('p', { class: 'st-error', id: errId, role: 'alert' });
+    const human = h('span', { class: 'muted st-human' });
+    const refreshHuman = () => {
+      const n = Number(input.value);
+      human.textContent = k.unit === 'bytes' && Number.isFinite(n) && n > 0 ? `= ${t('settings.mib', { n: mib(n) })}` : '';
+    };
+    input.addEventListener('input', () => {
+      error.textContent = '';
+      input.removeAttribute('aria-invalid');
+      refreshHuman();
+    });
+    refreshHuman();
+    let layer;
+    if (k.layer === 'saved') layer = t('settings.layer.saved', { config: k.config });
+    else if (k.layer === 'config') layer = t('settings.layer.config', { source: (k.source && k.source.source) || 'askd.toml' });
+    else layer = t('settings.layer.default');
+    const reset = k.layer === 'saved'
+      ? h('button', { type: 'button', class: 'btn small st-reset', onclick: () => this.send({ [k.key]: null }) }, t('settings.reset'))
+      : null;
+    this.fields.set(k.key, { input, error, def: k });
+    return h('div', { class: 'st-row', 'data-key': k.key },
+      h('label', { for: id, class: 'st-label' }, t(`settings.${k.key}`), ' ', h('code', null, k.key)),
+      h('div', { class: 'st-control' }, input, human, reset),
+      h('p', { class: 'muted st-hint' }, t(`settings.${k.key}.hint`)),
+      h('p', { class: 'muted st-meta' },
+        h('span', { class: 'st-range' }, t('settings.range', { default: k.default, min: k.min, max: k.max })),
+        ' · ',
+        h('span', { class: `st-layer layer-${k.layer}` }, layer)),
+      error);
+  }
+
+  async save() {
+    const body = {};
+    let bad = false;
+    for (const k of this.keys) {
+      const f = this.fields.get(k.key);
+      const raw = f.input.value.trim();
+      if (raw === String(k.value)) continue;
+      const n = Number(raw);
+      if (raw === '' || !Number.isInteger(n) || n < k.min || n > k.max) {
+        f.error.textContent = t('settings.invalid', { key: k.key, min: k.min, max: k.max });
+        f.input.setAttribute('aria-invalid', 'true');
+        if (!bad) f.input.focus();
+        bad = true;
+        continue;
+      }
+      body[k.key] = n;
+    }
+    if (bad) return;
+    if (Object.keys(body).length === 0) {
+      this.status.textContent = t('settings.unchanged');
+      return;
+    }
+    await this.send(body);
+  }
+
+  async send(body) {
+    this.alert.textContent = '';
+    this.saveBtn.disabled = true;
+    try {
+      const v = await api('PUT', '/api/settings', body);
+      this.keys = v.settings || [];
+      this.render();
+      this.status.textContent = t('settings.saved');
+    } catch (e) {
+      this.saveBtn.disabled = false;
+      const errors = (e.body && e.body.errors) || [];
+      let shown = false;
+      for (const p of errors) {
+        const f = this.fields.get(p.path);
+        if (f) {
+          f.error.textContent = p.message;
+          f.input.setAttribute('aria-invalid', 'true');
+          shown = true;
+        }
+      }
+      if (!shown) this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+    }
+  }
+}
