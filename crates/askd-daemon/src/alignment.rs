@@ -8,65 +8,104 @@
 
 use askd_core::alignment::fold::{AlignmentState, Mode};
 use askd_core::alignment::{AlignEvent, Lang, TailContext, fold, tail_lines};
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
 use askd_store::Store;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ApiResult};
 
+/// What the fold needs of an ask (`tool`, `questions: [{id, question}]`), cached by ask id:
+/// an ask's payload never changes, so it is read from the store once per process.
+type AskInfo = Arc<(String, Option<Value>)>;
+static ASK_INFO: LazyLock<Mutex<HashMap<String, AskInfo>>> = LazyLock::new(Default::default);
+const ASK_INFO_MAX: usize = 100_000;
+
+/// The questions of an ask payload as `[{id, question}]`: a flat list (`ask_user_question`)
+/// or a survey's map of questions keyed by id (their prompts).
+fn payload_questions(payload: &Value) -> Option<Value> {
+    let text = |q: &Value| q.get("question").or_else(|| q.get("prompt")).cloned();
+    match payload.get("questions")? {
+        Value::Array(qs) => Some(Value::Array(
+            qs.iter()
+                .map(|q| json!({"id": q.get("id"), "question": text(q)}))
+                .collect(),
+        )),
+        Value::Object(map) => Some(Value::Array(
+            map.iter()
+                .map(|(id, q)| json!({"id": id, "question": text(q)}))
+                .collect(),
+        )),
+        _ => None,
+    }
+}
+
+async fn ask_info(store: &dyn Store, id: &str) -> Option<AskInfo> {
+    if let Some(hit) = ASK_INFO
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(id)
+        .cloned()
+    {
+        return Some(hit);
+    }
+    let ask = store.ask(id).await.ok()??;
+    let tool = match ask.kind.as_str() {
+        "questions" => "ask_user_question",
+        "survey" => "ask_survey",
+        "review" => "batch_review",
+        other => other,
+    };
+    let info = Arc::new((tool.to_string(), payload_questions(&ask.payload)));
+    let mut cache = ASK_INFO.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= ASK_INFO_MAX {
+        cache.clear();
+    }
+    cache.insert(id.to_string(), info.clone());
+    Some(info)
+}
+
 /// The session's events as the fold reads them, oldest first.
 pub async fn session_events(store: &dyn Store, session: &str) -> ApiResult<Vec<AlignEvent>> {
-    let mut out = Vec::new();
     let events = store
         .session_events(session)
         .await
         .map_err(|e| ApiError::store(e, "-"))?;
-    {
-        for e in events {
-            let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
-                || e.kind.starts_with("alignment.")
-                || e.kind.starts_with("session.");
-            if !relevant {
-                continue;
-            }
-            let mut data = e.payload.clone();
-            if e.kind == "ask.created"
-                && let Some(id) = data.get("ask_id").and_then(Value::as_str)
-                && let Ok(Some(ask)) = store.ask(id).await
-            {
-                data["tool"] = json!(match ask.kind.as_str() {
-                    "questions" => "ask_user_question",
-                    "survey" => "ask_survey",
-                    "review" => "batch_review",
-                    other => other,
-                });
-                if let Some(qs) = ask.payload.get("questions").and_then(Value::as_array) {
-                    let questions: Vec<Value> = qs
-                        .iter()
-                        .map(|q| {
-                            let text = q.get("question").or_else(|| q.get("prompt")).cloned();
-                            json!({"id": q.get("id"), "question": text})
-                        })
-                        .collect();
-                    data["questions"] = Value::Array(questions);
-                }
-            }
-            let actor = data
-                .get("actor")
-                .and_then(Value::as_str)
-                .unwrap_or(match e.kind.as_str() {
-                    "ask.created" => "agent",
-                    "ask.settled" => "human",
-                    _ => "askd",
-                })
-                .to_string();
-            out.push(AlignEvent {
-                seq: e.seq,
-                at: e.created_at.clone(),
-                kind: e.kind.clone(),
-                actor,
-                data,
-            });
+    let mut out = Vec::with_capacity(events.len());
+    for e in events {
+        let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
+            || e.kind.starts_with("alignment.")
+            || e.kind.starts_with("session.");
+        if !relevant {
+            continue;
         }
+        let mut data = e.payload;
+        if e.kind == "ask.created"
+            && let Some(id) = data.get("ask_id").and_then(Value::as_str)
+            && let Some(info) = ask_info(store, id).await
+        {
+            data["tool"] = json!(info.0);
+            if let Some(qs) = &info.1 {
+                data["questions"] = qs.clone();
+            }
+        }
+        let actor = data
+            .get("actor")
+            .and_then(Value::as_str)
+            .unwrap_or(match e.kind.as_str() {
+                "ask.created" => "agent",
+                "ask.settled" => "human",
+                _ => "askd",
+            })
+            .to_string();
+        out.push(AlignEvent {
+            seq: e.seq,
+            at: e.created_at,
+            kind: e.kind,
+            actor,
+            data,
+        });
     }
     Ok(out)
 }
@@ -573,6 +612,23 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn question_texts_come_from_flat_lists_and_survey_maps() {
+        let flat = json!({"questions": [{"id": "q", "question": "Where?"}]});
+        assert_eq!(
+            payload_questions(&flat),
+            Some(json!([{"id": "q", "question": "Where?"}]))
+        );
+        let survey = json!({"questions": {"scope": {"prompt": "Which scope?"}, "ship": {"prompt": "When?"}}});
+        assert_eq!(
+            payload_questions(&survey),
+            Some(
+                json!([{"id": "scope", "question": "Which scope?"}, {"id": "ship", "question": "When?"}])
+            )
+        );
+        assert_eq!(payload_questions(&json!({"items": []})), None);
+    }
     use askd_store::{NewAsk, NewSession, Settlement, SqliteStore};
 
     async fn ask(store: &SqliteStore, session: &str, id: &str, question: &str) {

@@ -4,6 +4,8 @@
 //! Reports, as one JSON document:
 //! - create → submit → result round-trip latency (p50, p99) with one client;
 //! - throughput of create + submit with 32 concurrent clients (settled asks per second);
+//! - the alignment status latency of a session with 50 answered asks (and of one holding
+//!   every ask above);
 //! - the daemon's resident memory with 10,000 pending asks.
 //!
 //! The daemon is the real binary, run as a child process on a fresh data directory, so
@@ -20,6 +22,7 @@ const ROUND_TRIPS: usize = 1000;
 const CLIENTS: usize = 32;
 const THROUGHPUT_ASKS: usize = 4000;
 const PENDING_ASKS: usize = 10_000;
+const STATUS_ASKS: usize = 50;
 
 struct Daemon {
     child: Child,
@@ -194,7 +197,48 @@ async fn main() {
     }
     let throughput_secs = t.elapsed().as_secs_f64();
 
-    // 3. RSS with 10,000 pending asks.
+    // 3. The alignment status (what every question result in auto mode reads) of a session
+    // with 50 answered asks, and of the default session holding every ask above.
+    let session = client
+        .post("/api/sessions", &json!({"client": "bench"}))
+        .await["session"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for i in 0..STATUS_ASKS {
+        let created = client
+            .post(
+                "/api/asks",
+                &json!({"kind": "survey", "session": session, "args": survey(5_000_000 + i)}),
+            )
+            .await;
+        let id = created["ask_id"].as_str().unwrap();
+        client
+            .post(
+                &format!("/api/asks/{id}/submit"),
+                &json!({"answers": [{"id": "q1", "selected": ["b"]}, {"id": "q2", "selected": [], "custom": "no"}]}),
+            )
+            .await;
+    }
+    let mut status_times = Vec::new();
+    for _ in 0..100 {
+        let t = Instant::now();
+        let st = client
+            .get(&format!("/api/sessions/{session}/alignment"))
+            .await;
+        status_times.push(t.elapsed());
+        assert_eq!(st["rounds"], STATUS_ASKS);
+    }
+    status_times.sort();
+    let mut big_times = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        client.get("/api/sessions/http/alignment").await;
+        big_times.push(t.elapsed());
+    }
+    big_times.sort();
+
+    // 4. RSS with 10,000 pending asks.
     let rss_before = rss_kib(daemon.child.id(), "VmRSS:");
     let mut tasks = Vec::new();
     for c in 0..CLIENTS {
@@ -236,6 +280,13 @@ async fn main() {
             "asks": THROUGHPUT_ASKS,
             "seconds": throughput_secs,
             "settled_per_s": THROUGHPUT_ASKS as f64 / throughput_secs,
+        },
+        "alignment_status_ms": {
+            "session_asks": STATUS_ASKS,
+            "p50": percentile(&status_times, 0.50),
+            "p99": percentile(&status_times, 0.99),
+            "default_session_asks": ROUND_TRIPS + 50 + THROUGHPUT_ASKS,
+            "default_session_p50": percentile(&big_times, 0.50),
         },
         "memory": {
             "pending": PENDING_ASKS,
