@@ -67,23 +67,34 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
     let token_mode = token_mode(&paths);
     let info = server::read_daemon_info(&paths.data_dir);
     let runtime = tokio::runtime::Runtime::new().ok();
-    let health = match (&info, runtime) {
+    // The running daemon's health, and its settings in effect (saved from the Settings page
+    // over the configuration, review.md §7.3).
+    let (health, settings) = match (&info, runtime) {
         (Some(_), Some(rt)) => rt.block_on(async {
-            let client = super::client::Client::connect(&paths).ok()?;
-            let reply = client
-                .call(reqwest::Method::GET, "/api/health", None)
-                .await
-                .ok()?;
-            Some(reply.body)
+            let Ok(client) = super::client::Client::connect(&paths) else {
+                return (None, None);
+            };
+            let get = |path: &'static str| {
+                let client = &client;
+                async move {
+                    client
+                        .call(reqwest::Method::GET, path, None)
+                        .await
+                        .ok()
+                        .filter(|r| r.status == 200)
+                        .map(|r| r.body)
+                }
+            };
+            (get("/api/health").await, get("/api/settings").await)
         }),
-        _ => None,
+        _ => (None, None),
     };
     let daemon = match (&info, &health) {
         (None, _) => {
             json!({"running": false, "note": "no daemon.json: no daemon has been started, or it stopped cleanly"})
         }
         (Some(i), Some(h)) => {
-            json!({"running": true, "url": i.url, "pid": i.pid, "version": i.version, "startedAt": i.started_at, "health": h})
+            json!({"running": true, "url": i.url, "pid": i.pid, "version": i.version, "startedAt": i.started_at, "health": h, "settings": settings})
         }
         (Some(i), None) => {
             json!({"running": false, "url": i.url, "pid": i.pid, "note": "daemon.json exists but the daemon does not answer: it was killed or is starting"})
