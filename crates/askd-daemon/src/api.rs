@@ -33,8 +33,14 @@ pub fn routes() -> Router<Arc<Daemon>> {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/sessions", post(open_session).get(list_sessions))
-        .route("/api/sessions/{id}/alignment", get(alignment_status))
-        .route("/api/sessions/{id}/alignment/{op}", post(alignment_op))
+        .route(
+            "/api/sessions/{id}/alignment",
+            get(crate::session_page::get_alignment),
+        )
+        .route(
+            "/api/sessions/{id}/alignment/{op}",
+            post(alignment_op).put(crate::session_page::put_alignment),
+        )
         .route("/api/asks", post(create_ask).get(list_asks))
         .route("/api/asks/{id}", get(show_ask))
         .route("/api/asks/{id}/bank", post(bank))
@@ -253,15 +259,6 @@ async fn open_session(State(d): St, body: JsonBody) -> ApiResult<Response> {
     Ok((StatusCode::OK, AxumJson(out)).into_response())
 }
 
-/// `GET /api/sessions/{id}/alignment`: the session's folded alignment status
-/// (`alignment.md` §5.3, summary detail).
-async fn alignment_status(State(d): St, Path(id): Path<String>) -> ApiResult<AxumJson<Value>> {
-    let req = crate::alignment::OpRequest::default();
-    Ok(AxumJson(
-        crate::alignment::run(d.store.as_ref(), &id, "status", req).await?,
-    ))
-}
-
 /// `POST /api/sessions/{id}/alignment/{op}` with `{configured?, mode?, actor?, via?, note?,
 /// args?}`: `status`, `mode` (set the session override), `check` (record an `align` check) or
 /// `baseline` (`establish_baseline` with `args`).
@@ -281,9 +278,10 @@ async fn alignment_op(
         return Ok(AxumJson(d.report_drift(&id, &args).await?));
     }
     let req = crate::alignment::OpRequest::from_value(&v);
-    Ok(AxumJson(
-        crate::alignment::run(d.store.as_ref(), &id, &op, req).await?,
-    ))
+    let before = d.store.last_event().await.unwrap_or(0);
+    let out = crate::alignment::run(d.store.as_ref(), &id, &op, req).await?;
+    crate::session_page::publish_since(&d, &id, before).await;
+    Ok(AxumJson(out))
 }
 
 async fn list_sessions(State(d): St) -> ApiResult<AxumJson<Value>> {

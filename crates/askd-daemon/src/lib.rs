@@ -15,6 +15,7 @@
 //!   import.
 //! - [`drafts`] — the question builder: draft files, the manifest, `survey_draft_set`,
 //!   `survey_draft_get`, `survey_draft_launch` and the settle transitions.
+//! - [`session_page`] — the session page's alignment routes (full status, the mode switch).
 //! - [`settings`] — saved settings (the Settings page): `maxItems`, `virtualThreshold` and
 //!   `maxBodyBytes` in effect, changed without a restart.
 //! - [`ui`] — the web UI's files (`ui/`), embedded in release builds.
@@ -41,6 +42,7 @@ pub mod render;
 pub mod review;
 pub mod server;
 pub mod service;
+pub mod session_page;
 pub mod settings;
 pub mod ui;
 
@@ -150,6 +152,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .route("/", get(ui::page))
         .route("/a/{id}", get(ui::page))
         .route("/settings", get(ui::page))
+        .route("/sessions/{id}", get(ui::page))
         .route("/assets/{*path}", get(ui::asset))
         .route("/api/diagrams/{file}", get(diagram::diagram))
         .fallback(not_found)

@@ -1,0 +1,285 @@
+//! The session page's routes (`alignment.md` §7):
+//!
+//! - `GET /api/sessions/{id}/alignment`: the `alignment_status` *full* detail (§5.3) for the
+//!   web page, with what the page shows besides the fold: the session's client, workspace,
+//!   transport and last activity, the drifts' card ids, each check's origin, the revisions'
+//!   dropped items and authorising decisions, and the connections.
+//! - `PUT /api/sessions/{id}/alignment/mode` `{"mode": "auto"|"manual"|"off"|"default"}`:
+//!   the human's mode switch (actor `human`; `default` clears the override).
+//!
+//! Both answer 404 for an unknown session. The fence gives every JSON response
+//! `Cache-Control: no-store`; these routes add nothing to it. Alignment events appended here
+//! (and by the `POST …/alignment/{op}` route, through [`publish_since`]) go to the hub, so the
+//! page's event stream sees them at once.
+
+use std::sync::Arc;
+
+use askd_core::alignment::fold::{AlignmentState, Mode};
+use askd_core::alignment::{AlignEvent, Lang};
+use askd_core::json::Json;
+use axum::Json as AxumJson;
+use axum::extract::{Path, State};
+use serde_json::{Value, json};
+
+use crate::Daemon;
+use crate::api::JsonBody;
+use crate::error::{ApiError, ApiResult};
+
+const MODES: &str = "\"auto\", \"manual\", \"off\" or \"default\"";
+
+/// The session row, or 404.
+async fn session_row(d: &Daemon, id: &str) -> ApiResult<askd_store::Session> {
+    d.store
+        .session(id)
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?
+        .ok_or_else(|| ApiError::not_found(&format!("session {id:?}")))
+}
+
+/// `GET /api/sessions/{id}/alignment`.
+pub async fn get_alignment(
+    State(d): State<Arc<Daemon>>,
+    Path(id): Path<String>,
+) -> ApiResult<AxumJson<Value>> {
+    let row = session_row(&d, &id).await?;
+    let events = crate::alignment::session_events(d.store.as_ref(), &id).await?;
+    let state = askd_core::alignment::fold(&events);
+    Ok(AxumJson(full_view(
+        &row,
+        &events,
+        &state,
+        d.settings.alignment_mode,
+    )))
+}
+
+/// The §5.3 full detail plus the page's extras (see the module documentation).
+pub fn full_view(
+    row: &askd_store::Session,
+    events: &[AlignEvent],
+    s: &AlignmentState,
+    configured: Mode,
+) -> Value {
+    let id = row.id.as_str();
+    let mut v = crate::alignment::status_view(id, s, Some(configured), Lang::En);
+    let last_activity = events.last().map(|e| e.at.clone());
+    // Card ids of the drifts, and each revision's dropped items and authorising decisions,
+    // from the events that recorded them.
+    let mut ask_of = std::collections::HashMap::new();
+    let mut drops = std::collections::HashMap::new();
+    let mut checks = Vec::new();
+    let mut connections: Vec<Value> = Vec::new();
+    for e in events {
+        let d = &e.data;
+        match e.kind.as_str() {
+            "alignment.drift_reported" => {
+                if let (Some(drift), Some(ask)) = (
+                    d.get("drift_id").and_then(Value::as_str),
+                    d.get("ask_id").and_then(Value::as_str),
+                ) {
+                    ask_of.insert(drift.to_string(), ask.to_string());
+                }
+            }
+            "alignment.baseline_recorded" => {
+                if let Some(r) = d.get("revision").and_then(Value::as_u64) {
+                    drops.insert(
+                        r,
+                        (
+                            d.get("dropped").cloned().unwrap_or(json!([])),
+                            d.get("authorised_by").cloned().unwrap_or(json!([])),
+                        ),
+                    );
+                }
+            }
+            "alignment.checked" => checks.push(json!({
+                "at": e.at,
+                "via": d.get("via").and_then(Value::as_str).unwrap_or("tool"),
+                "actor": e.actor,
+                "note": d.get("note"),
+            })),
+            "session.started" | "session.attached" => connections.push(json!({
+                "client": d.get("client").and_then(Value::as_str).unwrap_or(&row.client),
+                "transport": d.get("transport"),
+                "cwd": d.get("cwd"),
+                "first_seen": e.at,
+                "last_seen": e.at,
+                "via": if e.kind == "session.started" { "started" } else { "attached" },
+            })),
+            _ => {}
+        }
+    }
+    // A connection is seen until the next one binds (or, for the last, until now).
+    let n = connections.len();
+    for i in 0..n {
+        let until = if i + 1 < n {
+            connections[i + 1]["first_seen"].clone()
+        } else {
+            json!(last_activity)
+        };
+        connections[i]["last_seen"] = until;
+    }
+    if connections.is_empty() {
+        // The store records the opening connection only in the session row.
+        connections.push(json!({
+            "client": row.client,
+            "transport": null,
+            "cwd": row.workspace,
+            "first_seen": row.created_at,
+            "last_seen": last_activity.clone().unwrap_or_else(|| row.created_at.clone()),
+            "via": "started",
+        }));
+    }
+    let with_ask = |drift: &Value| {
+        let mut drift = drift.clone();
+        if let Some(id) = drift.get("drift_id").and_then(Value::as_str)
+            && drift.is_object()
+        {
+            drift["ask_id"] = json!(ask_of.get(id));
+        }
+        drift
+    };
+    let drifts: Vec<Value> = s.drifts.iter().map(|d| with_ask(&json!(d))).collect();
+    if let Some(open) = v["drift"].get("open").filter(|o| !o.is_null()).cloned() {
+        v["drift"]["open"] = with_ask(&open);
+    }
+    if let Some(list) = v["drift"]["pending_updates"].as_array().cloned() {
+        v["drift"]["pending_updates"] = list.iter().map(with_ask).collect();
+    }
+    let history: Vec<Value> = s
+        .history
+        .iter()
+        .map(|r| {
+            let mut e = json!(r);
+            let (dropped, by) = drops
+                .get(&u64::from(r.revision))
+                .cloned()
+                .unwrap_or((json!([]), json!([])));
+            e["dropped"] = dropped;
+            e["authorised_by"] = by;
+            e
+        })
+        .collect();
+    let transport = connections[0]["transport"].clone();
+    v["session"]["client"] = json!(row.client);
+    v["session"]["workspace"] = json!(row.workspace);
+    v["session"]["transport"] = transport;
+    v["session"]["created_at"] = json!(row.created_at);
+    if v["session"]["started_at"].is_null() {
+        v["session"]["started_at"] = json!(row.created_at);
+    }
+    v["session"]["last_activity_at"] = json!(last_activity.unwrap_or_else(|| row.created_at.clone()));
+    v["baseline_history"] = json!(history);
+    v["drifts"] = json!(drifts);
+    v["refusals"] = json!(s.refusals);
+    v["checks"] = json!(checks);
+    v["connections"] = json!(connections);
+    v
+}
+
+/// `PUT /api/sessions/{id}/alignment/{op}`: only `mode` exists.
+pub async fn put_alignment(
+    State(d): State<Arc<Daemon>>,
+    Path((id, op)): Path<(String, String)>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    if op != "mode" {
+        return Err(ApiError::not_found(&format!("alignment setting {op:?}")));
+    }
+    set_mode(&d, &id, &body).await.map(AxumJson)
+}
+
+fn problem(path: &str, code: &'static str, message: String) -> ApiError {
+    ApiError::invalid(
+        "invalid-request",
+        None,
+        vec![askd_core::Problem::new(path, code, message)],
+    )
+}
+
+/// The mode switch of the session page: validate (nothing is written on failure), append
+/// `alignment.mode_set` with actor `human` when the override changes, publish it.
+async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value> {
+    let b = body.object()?;
+    session_row(d, id).await?;
+    let Some(obj) = b.as_object() else {
+        return Err(problem("", "type", "the body must be a JSON object".into()));
+    };
+    let mut problems = Vec::new();
+    for (k, _) in obj.iter() {
+        if k != "mode" {
+            problems.push(askd_core::Problem::new(
+                k,
+                "unknown_field",
+                format!("{k:?} is not a field of this request; the only field is \"mode\""),
+            ));
+        }
+    }
+    let wanted = match obj.get_present("mode") {
+        None => {
+            problems.push(askd_core::Problem::new(
+                "mode",
+                "required",
+                format!("mode is required: one of {MODES}"),
+            ));
+            None
+        }
+        Some(Json::String(m)) if m == "default" => Some(None),
+        Some(Json::String(m)) => match Mode::parse(m) {
+            Some(mode) => Some(Some(mode)),
+            None => {
+                problems.push(askd_core::Problem::new(
+                    "mode",
+                    "invalid_mode",
+                    format!("mode must be one of {MODES}, got {m:?}"),
+                ));
+                None
+            }
+        },
+        Some(other) => {
+            problems.push(askd_core::Problem::new(
+                "mode",
+                "type",
+                format!("mode must be a string, one of {MODES}; got {}", other.kind()),
+            ));
+            None
+        }
+    };
+    if !problems.is_empty() {
+        return Err(ApiError::invalid("invalid-request", None, problems));
+    }
+    let Some(wanted) = wanted else {
+        return Err(problem("mode", "required", format!("mode is required: one of {MODES}")));
+    };
+    let before = crate::alignment::state(d.store.as_ref(), id).await?;
+    let changed = before.mode_override != wanted;
+    if changed {
+        let event = d
+            .store
+            .append_session_event(
+                id,
+                "alignment.mode_set",
+                json!({"mode": wanted.map(Mode::as_str), "actor": "human"}),
+            )
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        d.hub.publish([event]);
+    }
+    let s = crate::alignment::state(d.store.as_ref(), id).await?;
+    let view =
+        crate::alignment::status_view(id, &s, Some(d.settings.alignment_mode), Lang::En);
+    Ok(json!({"session": id, "changed": changed, "mode": view["mode"]}))
+}
+
+/// Publishes the events of `session` committed after `after` (the log's last seq before a
+/// write): alignment operations append through the store alone, and the page's event stream
+/// should see them at once. A listener ignores what it has already seen, so publishing an
+/// event twice is harmless.
+pub async fn publish_since(d: &Daemon, session: &str, after: i64) {
+    let Ok(events) = d.store.events_after(after, 1000).await else {
+        return;
+    };
+    d.hub.publish(
+        events
+            .into_iter()
+            .filter(|e| e.payload.get("session").and_then(Value::as_str) == Some(session)),
+    );
+}
