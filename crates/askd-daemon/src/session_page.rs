@@ -166,7 +166,8 @@ pub fn full_view(
     if v["session"]["started_at"].is_null() {
         v["session"]["started_at"] = json!(row.created_at);
     }
-    v["session"]["last_activity_at"] = json!(last_activity.unwrap_or_else(|| row.created_at.clone()));
+    v["session"]["last_activity_at"] =
+        json!(last_activity.unwrap_or_else(|| row.created_at.clone()));
     v["baseline_history"] = json!(history);
     v["drifts"] = json!(drifts);
     v["refusals"] = json!(s.refusals);
@@ -238,7 +239,10 @@ async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value
             problems.push(askd_core::Problem::new(
                 "mode",
                 "type",
-                format!("mode must be a string, one of {MODES}; got {}", other.kind()),
+                format!(
+                    "mode must be a string, one of {MODES}; got {}",
+                    other.kind()
+                ),
             ));
             None
         }
@@ -247,7 +251,11 @@ async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value
         return Err(ApiError::invalid("invalid-request", None, problems));
     }
     let Some(wanted) = wanted else {
-        return Err(problem("mode", "required", format!("mode is required: one of {MODES}")));
+        return Err(problem(
+            "mode",
+            "required",
+            format!("mode is required: one of {MODES}"),
+        ));
     };
     let before = crate::alignment::state(d.store.as_ref(), id).await?;
     let changed = before.mode_override != wanted;
@@ -264,8 +272,7 @@ async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value
         d.hub.publish([event]);
     }
     let s = crate::alignment::state(d.store.as_ref(), id).await?;
-    let view =
-        crate::alignment::status_view(id, &s, Some(d.settings.alignment_mode), Lang::En);
+    let view = crate::alignment::status_view(id, &s, Some(d.settings.alignment_mode), Lang::En);
     Ok(json!({"session": id, "changed": changed, "mode": view["mode"]}))
 }
 

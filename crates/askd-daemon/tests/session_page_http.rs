@@ -1,0 +1,349 @@
+//! The session page's alignment routes over a real loopback daemon (`alignment.md` §7):
+//! `GET /api/sessions/{id}/alignment` (full detail, 404 for an unknown session) and
+//! `PUT /api/sessions/{id}/alignment/mode` (the human's switch), behind the fence, with
+//! `Cache-Control: no-store`, and their events on the live stream.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use reqwest::Method;
+use reqwest::header::{CONTENT_TYPE, HOST, ORIGIN};
+use serde_json::{Value, json};
+
+fn alignment(id: &str) -> String {
+    format!("/api/sessions/{id}/alignment")
+}
+
+fn mode_path(id: &str) -> String {
+    format!("/api/sessions/{id}/alignment/mode")
+}
+
+/// One answered `ask_user_question` round in `session`.
+async fn answered_round(s: &TestServer, session: &str, question: &str, label: &str) -> String {
+    let args = json!({"questions": [{"id": "q", "question": question,
+        "options": [{"label": label}, {"label": "Something else"}]}]});
+    let id = s
+        .create("questions", Some(session), &args)
+        .await
+        .expect(201)["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.action(
+        &id,
+        "submit",
+        &json!({"answers": [{"id": "q", "selected": [label]}]}),
+    )
+    .await
+    .expect(200);
+    id
+}
+
+async fn op(s: &TestServer, session: &str, op: &str, body: Value) -> Value {
+    s.post(&format!("{}/{op}", alignment(session)), &body)
+        .await
+        .expect(200)
+        .clone()
+}
+
+#[tokio::test]
+async fn the_full_detail_carries_history_refusals_checks_and_connections() {
+    let s = TestServer::start().await;
+    let id = s.session("claude-code", Some("/home/me/shop")).await;
+    let ask = answered_round(
+        &s,
+        &id,
+        "Where should the first version run?",
+        "Local web app",
+    )
+    .await;
+    op(
+        &s,
+        &id,
+        "check",
+        json!({"via": "prompt", "note": "focus on scope"}),
+    )
+    .await;
+    let r1 = op(
+        &s,
+        &id,
+        "baseline",
+        json!({"args": {"goal": "A task manager", "explicit_constraints": ["No accounts"],
+            "allowed_scope": ["Web"]}}),
+    )
+    .await;
+    assert_eq!(r1["revision"], 1);
+    // A revision that drops a protected item is refused and kept as an audit entry.
+    let refused = op(
+        &s,
+        &id,
+        "baseline",
+        json!({"args": {"explicit_constraints": []}}),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], "protected_constraint");
+    let r2 = op(
+        &s,
+        &id,
+        "baseline",
+        json!({"args": {"goal": "A task manager for teams", "allowed_scope": ["Web", "Mobile"]}}),
+    )
+    .await;
+    assert_eq!(r2["revision"], 2);
+
+    let r = s.get(&alignment(&id)).await;
+    let v = r.expect(200);
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    assert_eq!(v["session"]["id"], id.as_str());
+    assert_eq!(v["session"]["client"], "claude-code");
+    assert_eq!(v["session"]["workspace"], "/home/me/shop");
+    assert_eq!(v["session"]["origin"], "new");
+    assert!(v["session"]["started_at"].is_string());
+    assert!(v["session"]["last_activity_at"].as_str() >= v["session"]["started_at"].as_str());
+    assert_eq!(
+        v["mode"],
+        json!({"effective": "auto", "source": "config", "session_override": null,
+               "configured": "auto", "set_by": null})
+    );
+    assert_eq!(v["rounds"], 1);
+    assert_eq!(v["settled_decisions"][0]["ask_id"], ask.as_str());
+    assert_eq!(
+        v["settled_decisions"][0]["chosen"],
+        json!(["Local web app"])
+    );
+    assert_eq!(v["manual_checks"]["count"], 1);
+    assert_eq!(v["checks"][0]["via"], "prompt");
+    assert_eq!(v["checks"][0]["note"], "focus on scope");
+    assert_eq!(v["baseline"]["revision"], 2);
+    assert_eq!(
+        v["baseline"]["explicit_constraints"],
+        json!(["No accounts"])
+    );
+    let history = v["baseline_history"].as_array().unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[1]["revision"], 2);
+    assert_eq!(
+        history[1]["changes"]["goal"],
+        json!({"from": "A task manager", "to": "A task manager for teams"})
+    );
+    assert_eq!(
+        history[1]["warnings"],
+        json!(["unratified-goal-change", "unratified-scope-expansion"])
+    );
+    assert_eq!(history[1]["dropped"], json!([]));
+    assert_eq!(v["refusals"][0]["dropped"], json!(["No accounts"]));
+    assert_eq!(v["drifts"], json!([]));
+    assert_eq!(v["posture"], "aligned");
+    let conns = v["connections"].as_array().unwrap();
+    assert_eq!(conns.len(), 1);
+    assert_eq!(conns[0]["client"], "claude-code");
+    assert!(v["guidance"][0].as_str().unwrap().contains(&id));
+
+    // An unknown session is 404, on both routes, and nothing is created.
+    let r = s.get(&alignment("no-such-session")).await;
+    assert_eq!(r.expect(404)["code"], "not-found");
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    let r = s
+        .put(&mode_path("no-such-session"), &json!({"mode": "off"}))
+        .await;
+    r.expect(404);
+    s.get(&alignment("no-such-session")).await.expect(404);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_mode_switch_records_the_human_and_refuses_bad_values() {
+    let s = TestServer::start().await;
+    let id = s.session("codex", None).await;
+    let r = s.put(&mode_path(&id), &json!({"mode": "manual"})).await;
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    let v = r.expect(200);
+    assert_eq!(v["changed"], true);
+    assert_eq!(
+        v["mode"],
+        json!({"effective": "manual", "source": "session", "session_override": "manual",
+               "configured": "auto", "set_by": "human"})
+    );
+    // The same value again appends nothing.
+    let v = s.put(&mode_path(&id), &json!({"mode": "manual"})).await;
+    assert_eq!(v.expect(200)["changed"], false);
+
+    // Bad values: 422 listing the legal values, and nothing is written.
+    for (body, path) in [
+        (json!({"mode": "Auto"}), "mode"),
+        (json!({"mode": "banana"}), "mode"),
+        (json!({"mode": 3}), "mode"),
+        (json!({"mode": null}), "mode"),
+        (json!({}), "mode"),
+        (json!({"mode": "off", "extra": true}), "extra"),
+    ] {
+        let r = s.put(&mode_path(&id), &body).await;
+        let b = r.expect(422);
+        let problem = b["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == path)
+            .unwrap_or_else(|| panic!("a problem at {path}: {b}"));
+        if path == "mode" {
+            let m = problem["message"].as_str().unwrap();
+            for legal in ["\"auto\"", "\"manual\"", "\"off\"", "\"default\""] {
+                assert!(m.contains(legal), "{m}");
+            }
+        }
+    }
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(v["mode"]["session_override"], "manual");
+
+    // "default" clears the override (mode_set with null).
+    let v = s.put(&mode_path(&id), &json!({"mode": "default"})).await;
+    let v = v.expect(200);
+    assert_eq!(v["changed"], true);
+    assert_eq!(v["mode"]["session_override"], Value::Null);
+    assert_eq!(v["mode"]["source"], "config");
+    assert_eq!(v["mode"]["effective"], "auto");
+
+    // Only `mode` can be PUT; the agent's POST op route still works beside it.
+    s.put(&format!("{}/status", alignment(&id)), &json!({}))
+        .await
+        .expect(404);
+    let v = op(&s, &id, "mode", json!({"mode": "off", "actor": "agent"})).await;
+    assert_eq!(v["mode"]["set_by"], "agent");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn mode_changes_reach_the_event_stream_with_the_session() {
+    let s = TestServer::start().await;
+    let id = s.session("codex", None).await;
+    let mut stream = s.events(s.req(Method::GET, "/api/events")).await;
+    s.put(&mode_path(&id), &json!({"mode": "off"}))
+        .await
+        .expect(200);
+    let f = stream.next(Duration::from_secs(10)).await.expect("a frame");
+    assert_eq!(f.event.as_deref(), Some("alignment.mode_set"));
+    assert_eq!(f.data["session"], id.as_str());
+    assert_eq!(f.data["mode"], "off");
+    assert_eq!(f.data["actor"], "human");
+    // An agent's operation through the POST route is pushed as well.
+    op(&s, &id, "check", json!({"via": "tool"})).await;
+    let f = stream.next(Duration::from_secs(10)).await.expect("a frame");
+    assert_eq!(f.event.as_deref(), Some("alignment.checked"));
+    assert_eq!(f.data["session"], id.as_str());
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_session_page_route_serves_the_ui() {
+    let s = TestServer::start().await;
+    let id = s.session("codex", None).await;
+    let r = s.get(&format!("/sessions/{id}")).await;
+    r.expect(200);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+    assert!(r.text.contains("/assets/js/app.js"));
+    // The page is behind the fence like every route.
+    let r = s
+        .send(s.bare(Method::GET, &format!("/sessions/{id}")))
+        .await;
+    r.expect(401);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_alignment_routes_are_fenced() {
+    let s = TestServer::start().await;
+    let id = s.session("codex", None).await;
+    let evil = format!("evil.example:{}", s.port);
+    for (method, path) in [(Method::GET, alignment(&id)), (Method::PUT, mode_path(&id))] {
+        // Host outside the allow-list: 403, GET included (DNS rebinding).
+        let r = s
+            .send(
+                s.req(method.clone(), &path)
+                    .header(HOST, evil.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(r#"{"mode":"off"}"#),
+            )
+            .await;
+        r.expect(403);
+        // A foreign Origin: 403.
+        let r = s
+            .send(
+                s.req(method.clone(), &path)
+                    .header(ORIGIN, "https://evil.example")
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(r#"{"mode":"off"}"#),
+            )
+            .await;
+        r.expect(403);
+        // No token: 401.
+        let r = s
+            .send(
+                s.bare(method.clone(), &path)
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(r#"{"mode":"off"}"#),
+            )
+            .await;
+        r.expect(401);
+        assert!(r.header("access-control-allow-origin").is_none());
+    }
+    // Our own Origin is fine.
+    let r = s
+        .send(
+            s.req(Method::GET, &alignment(&id))
+                .header(ORIGIN, s.url.clone()),
+        )
+        .await;
+    r.expect(200);
+    assert!(r.header("access-control-allow-origin").is_none());
+    // Not JSON: 415; too large: 413; not parseable: 400.
+    let path = mode_path(&id);
+    let r = s
+        .send(
+            s.req(Method::PUT, &path)
+                .header(CONTENT_TYPE, "text/plain")
+                .body(r#"{"mode":"off"}"#),
+        )
+        .await;
+    r.expect(415);
+    let big = format!(r#"{{"mode":"{}"}}"#, "x".repeat(MAX_BODY + 10));
+    let r = s
+        .send(
+            s.req(Method::PUT, &path)
+                .header(CONTENT_TYPE, "application/json")
+                .body(big),
+        )
+        .await;
+    r.expect(413);
+    let r = s
+        .send(
+            s.req(Method::PUT, &path)
+                .header(CONTENT_TYPE, "application/json")
+                .body(r#"{"mode": "#),
+        )
+        .await;
+    r.expect(400);
+    let r = s
+        .send(
+            s.req(Method::PUT, &path)
+                .header(CONTENT_TYPE, "application/json")
+                .body("[1]"),
+        )
+        .await;
+    r.expect(422);
+    // A preflight is not answered as CORS.
+    let r = s
+        .send(
+            s.req(Method::OPTIONS, &path)
+                .header(ORIGIN, s.url.clone())
+                .header("access-control-request-method", "PUT"),
+        )
+        .await;
+    assert!(r.header("access-control-allow-origin").is_none());
+    assert!(r.header("access-control-allow-methods").is_none());
+    // None of the refused requests wrote anything.
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(v["mode"]["session_override"], Value::Null);
+    s.stop().await;
+}
