@@ -19,6 +19,12 @@ live.onHealth = (ok) => {
   banner.hidden = ok;
 };
 let view = null;
+// The ask page's link to its session page (alignment.md §7), outside the view's root so a
+// view that re-renders never removes it.
+const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
+app.after(sessionLink);
+// Navigation counter: a route that awaited while the human moved on does not mount.
+let routes = 0;
 
 function crash(error, retry) {
   if (view && view.unmount) {
@@ -45,12 +51,23 @@ async function route() {
   hideTooltip();
   if (view && view.unmount) view.unmount();
   view = null;
+  const gen = ++routes;
+  sessionLink.hidden = true;
   const m = /^\/a\/([^/]+)\/?$/.exec(location.pathname);
+  const sm = /^\/sessions\/([^/]+)\/?$/.exec(location.pathname);
   const ctx = { live, navigate, onCrash: (e) => crash(e, route) };
   try {
     if (/^\/settings\/?$/.test(location.pathname)) {
       setLang(userLanguage());
       view = new (await import('./settings.js')).SettingsPage(app, ctx);
+      await view.mount();
+      return;
+    }
+    if (sm) {
+      setLang(userLanguage());
+      const { SessionPage } = await import('./session.js');
+      if (gen !== routes) return;
+      view = new SessionPage(app, decodeURIComponent(sm[1]), ctx);
       await view.mount();
       return;
     }
@@ -66,17 +83,27 @@ async function route() {
     try {
       data = await askApi.view(id);
     } catch (e) {
+      if (gen !== routes) return;
       setLang(userLanguage());
       app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
         h('h1', { class: 'prompt' }, e.status === 404 ? t('error.notFound') : t('error.network')),
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
       return;
     }
+    if (gen !== routes) return;
     setLang(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data));
+    if (data.session) {
+      sessionLink.replaceChildren(h('a', {
+        href: `/sessions/${encodeURIComponent(data.session)}`, 'data-nav': '', class: 'btn ghost small',
+        'data-tip': t('session.link.hint'),
+      }, t('session.link')));
+      sessionLink.hidden = false;
+    }
     document.title = `${data.title || t(`kind.${data.kind}`)} · askd`;
     if (data.kind === 'survey') view = new Wizard(app, data, ctx);
     else if (data.kind === 'questions') view = new QuestionsCard(app, data, ctx);
     else if (data.kind === 'review') view = new (await import('./review.js')).ReviewPanel(app, data, ctx);
+    else if (data.kind === 'drift') view = new (await import('./drift.js')).DriftCard(app, data, ctx);
     else {
       app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
         h('h1', { class: 'prompt' }, t('error.unsupported')),

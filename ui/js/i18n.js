@@ -32,6 +32,7 @@ export function hasCjk(s) {
 
 /** The ask's language: zh-CN when its title, or at least half its prompts, contain CJK. */
 export function askLanguage(view) {
+  if (view.kind === 'drift' && view.drift) return hasCjk(view.drift.description) ? 'zh-CN' : 'en';
   const spec = view.spec || {};
   const title = view.title ?? spec.title;
   if (hasCjk(title)) return 'zh-CN';

@@ -1,7 +1,7 @@
 //! The web UI's files (`ui/` at the repository root): the inbox and the wizard, plain ES
 //! modules, HTML and CSS with no build step (`platform.md` §7, `survey.md` §12).
 //!
-//! - `/` and `/a/{id}` serve `ui/index.html`, one page for both views (the page reads its
+//! - `/`, `/a/{id}` and `/sessions/{id}` serve `ui/index.html`, one page for both views (the page reads its
 //!   own location); everything else the page loads is under `/assets/…`, which maps to
 //!   `ui/…`.
 //! - **Release builds embed every file** (`include_bytes!`), so the binary is the whole
@@ -58,6 +58,7 @@ const ASSETS: &[Asset] = assets![
     "js/diagram.js" => JS,
     "js/dialog.js" => JS,
     "js/dom.js" => JS,
+    "js/drift.js" => JS,
     "js/events.js" => JS,
     "js/html.js" => JS,
     "js/i18n.js" => JS,
@@ -65,6 +66,7 @@ const ASSETS: &[Asset] = assets![
     "js/questions.js" => JS,
     "js/review.js" => JS,
     "js/rows.js" => JS,
+    "js/session.js" => JS,
     "js/settings.js" => JS,
     "js/tooltip.js" => JS,
     "js/wizard.js" => JS,
@@ -133,7 +135,7 @@ fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
     response
 }
 
-/// `/` and `/a/{id}`: the one page of the UI.
+/// `/`, `/a/{id}` and `/sessions/{id}`: the one page of the UI.
 pub async fn page(headers: HeaderMap) -> Response {
     serve(find("index.html").expect("listed"), &headers)
 }
