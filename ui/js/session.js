@@ -20,7 +20,6 @@ const ALIGNMENT_KINDS = [
   'alignment.baseline_refused', 'alignment.drift_reported', 'alignment.drift_decided',
   'alignment.drift_closed', 'session.started', 'session.attached',
 ];
-const RELOAD_DELAY_MS = 120;
 
 /** A timestamp in the chrome's language, or an em dash. */
 export function when(at) {
@@ -113,7 +112,6 @@ export class SessionPage {
 
   unmount() {
     this.gone = true;
-    clearTimeout(this.reloadTimer);
     if (this.unsubscribe) this.unsubscribe();
     if (this.source) {
       for (const k of ALIGNMENT_KINDS) this.source.removeEventListener(k, this.onFrame);
@@ -140,11 +138,6 @@ export class SessionPage {
     this.render();
   }
 
-  reloadSoon() {
-    clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => this.load(), RELOAD_DELAY_MS);
-  }
-
   /** Ask events of this session, and polls while the stream is down. */
   event({ kind, data }) {
     if (this.gone) return;
@@ -152,7 +145,7 @@ export class SessionPage {
       this.load();
       return;
     }
-    if (data && data.session === this.id && (kind === 'ask.created' || kind === 'ask.settled')) this.reloadSoon();
+    if (data && data.session === this.id && (kind === 'ask.created' || kind === 'ask.settled')) this.load();
   }
 
   /** Alignment events straight off the EventSource, filtered to this session. */
@@ -164,7 +157,7 @@ export class SessionPage {
     } catch {
       return;
     }
-    if (data && data.session === this.id) this.reloadSoon();
+    if (data && data.session === this.id) this.load();
   }
 
   build() {
