@@ -131,7 +131,7 @@ pub fn full_view(
     let with_ask = |drift: &Value| {
         let mut drift = drift.clone();
         if let Some(id) = drift.get("drift_id").and_then(Value::as_str)
-            && drift.is_object()
+            && drift.get("ask_id").is_none_or(Value::is_null)
         {
             drift["ask_id"] = json!(ask_of.get(id));
         }
