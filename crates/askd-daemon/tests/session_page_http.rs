@@ -347,3 +347,44 @@ async fn the_alignment_routes_are_fenced() {
     assert_eq!(v["mode"]["session_override"], Value::Null);
     s.stop().await;
 }
+
+#[tokio::test]
+async fn the_drift_log_names_each_card_and_follows_its_decision() {
+    let s = TestServer::start().await;
+    let id = s.session("claude-code", None).await;
+    let reported = op(
+        &s,
+        &id,
+        "report_drift",
+        json!({"args": {"reason": "scope-expansion", "description": "Add a mobile app",
+            "options": [{"label": "Web only"}, {"label": "PWA"}]}}),
+    )
+    .await;
+    let ask = reported["ask_id"].as_str().expect("ask_id").to_string();
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(v["posture"], "drift-pending");
+    assert_eq!(v["drift"]["open"]["ask_id"], ask.as_str());
+    assert_eq!(v["drifts"][0]["ask_id"], ask.as_str());
+    assert_eq!(v["drifts"][0]["state"], "open");
+    s.action(
+        &ask,
+        "submit",
+        &json!({"action": "option", "option": 1, "note": "cheap"}),
+    )
+    .await
+    .expect(200);
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(v["posture"], "baseline-update-pending");
+    let d = &v["drifts"][0];
+    assert_eq!(
+        (&d["state"], &d["decision"], &d["choice"], &d["note"]),
+        (
+            &json!("decided"),
+            &json!("revise"),
+            &json!("PWA"),
+            &json!("cheap")
+        )
+    );
+    assert_eq!(v["drift"]["pending_updates"][0]["ask_id"], ask.as_str());
+    s.stop().await;
+}
