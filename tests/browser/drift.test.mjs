@@ -148,6 +148,7 @@ test('approve with a note: the decision reaches the API and the card turns read-
   assert.equal(await page.textContent('.drift-verdict'), 'Approved the change');
   assert.equal(await page.textContent('.drift-outcome .drift-note'), 'Note: CSV is enough for now');
   assert.equal(await page.locator('.drift-action').count(), 0);
+  assert.equal(await page.evaluate(() => [...document.getElementById('app').childNodes].every((n) => n.nodeType === Node.ELEMENT_NODE)), true);
   const v = await view(d.ask_id);
   assert.equal(v.outcome, 'answered');
   assert.equal(v.drift.state, 'decided');

@@ -6,8 +6,31 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDaemon, launchBrowser, openContext, screenshotPath } from './helpers.mjs';
 
+import en from '../../ui/i18n/en.js';
+import zh from '../../ui/i18n/zh-CN.js';
+import alignEn from '../../ui/i18n/align-en.js';
+import alignZh from '../../ui/i18n/align-zh-CN.js';
+
 let daemon;
 let browser;
+
+test('the session page\'s and drift card\'s strings: the same keys in English and Chinese, none shadowed', () => {
+  assert.deepEqual(Object.keys(alignZh).sort(), Object.keys(alignEn).sort());
+  for (const [k, v] of [...Object.entries(alignEn), ...Object.entries(alignZh)]) {
+    assert.equal(typeof v, 'string', k);
+    assert.notEqual(v.trim(), '', k);
+  }
+  const vars = (s) => (s.match(/\{\w+\}/g) || []).sort();
+  for (const k of Object.keys(alignEn)) assert.deepEqual(vars(alignZh[k]), vars(alignEn[k]), k);
+  // A key of the main tables would win over these, silently.
+  for (const k of Object.keys(alignEn)) assert.equal(k in en || k in zh, false, k);
+  // The fixed action labels of alignment.md §6 (and their Chinese counterparts of §5.6).
+  assert.deepEqual(['approve', 'reject', 'option', 'other', 'dismiss'].map((a) => alignEn[`drift.${a}`]),
+    ['Approve this change', 'Keep the current baseline', 'Use this direction', 'Another direction…', 'Not now']);
+  assert.deepEqual(['approve', 'reject', 'option', 'other', 'dismiss'].map((a) => alignZh[`drift.${a}`]),
+    ['批准此变更', '保持当前基线', '采用此方向', '其他方向…', '暂不']);
+  assert.equal(en['drift.badge'], 'Requirement drift');
+});
 
 before(async () => {
   daemon = await startDaemon();

@@ -13,7 +13,7 @@ import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { confirmDialog } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
-import { baselineFields, reasonLabel, when } from './session.js';
+import { alignStyles, baselineFields, reasonLabel, when } from './session.js';
 
 const TEXT_MAX = 2000;
 const ACTIONS = ['approve', 'reject', 'option', 'other'];
@@ -56,7 +56,9 @@ export class DriftCard {
     return this.view.state === 'pending' && (this.drift.state || 'open') === 'open';
   }
 
-  mount() {
+  async mount() {
+    await alignStyles();
+    if (this.gone) return;
     this.render();
     document.addEventListener('keydown', this.onKey);
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
@@ -127,7 +129,7 @@ export class DriftCard {
     const body = h('div', { class: 'drift-body' }, sections);
     this.card = h('section', { class: `card drift-card${this.open ? '' : ' settled-drift'}`, 'aria-labelledby': titleId, 'data-state': d.state || 'open' },
       head, body, this.open ? this.controls() : this.outcome());
-    this.root.replaceChildren(this.card, this.open ? h('p', { class: 'kbd-hint' }, t('drift.keys')) : null);
+    this.root.replaceChildren(...[this.card, this.open ? h('p', { class: 'kbd-hint' }, t('drift.keys')) : null].filter(Boolean));
     if (this.open) this.refresh();
   }
 

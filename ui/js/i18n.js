@@ -18,6 +18,12 @@ export function lang() {
   return current;
 }
 
+/** Adds a page module's own strings (loaded only with that module) to both tables. */
+export function addStrings(enMore, zhMore) {
+  for (const [k, v] of Object.entries(enMore)) if (!(k in en)) en[k] = v;
+  for (const [k, v] of Object.entries(zhMore)) if (!(k in zh)) zh[k] = v;
+}
+
 export function t(key, vars) {
   let s = TABLES[current][key] ?? en[key] ?? key;
   if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v));

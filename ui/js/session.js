@@ -9,7 +9,25 @@
 // that view and names the same session.
 import { api } from './api.js';
 import { h, icon } from './dom.js';
-import { t, lang } from './i18n.js';
+import { t, lang, addStrings } from './i18n.js';
+import enStrings from '../i18n/align-en.js';
+import zhStrings from '../i18n/align-zh-CN.js';
+
+addStrings(enStrings, zhStrings);
+
+let styles = null;
+/** Loads css/align.css once (the inbox does not need it); resolves when it applies. */
+export function alignStyles() {
+  if (!styles) {
+    styles = new Promise((resolve) => {
+      const link = h('link', { rel: 'stylesheet', href: '/assets/css/align.css' });
+      link.addEventListener('load', () => resolve());
+      link.addEventListener('error', () => resolve());
+      document.head.appendChild(link);
+    });
+  }
+  return styles;
+}
 
 const MODES = ['auto', 'manual', 'off'];
 const FIELDS = ['goal', 'explicit_constraints', 'must_preserve', 'allowed_scope', 'user_decisions'];
@@ -99,6 +117,8 @@ export class SessionPage {
 
   async mount() {
     document.title = `${t('session.title')} ${this.id} · askd`;
+    await alignStyles();
+    if (this.gone) return;
     this.build();
     this.unsubscribe = this.ctx.live.subscribe((e) => this.event(e));
     this.source = this.ctx.live.source || null;

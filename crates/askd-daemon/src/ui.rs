@@ -52,6 +52,7 @@ const ASSETS: &[Asset] = assets![
     "index.html" => HTML,
     "icon.svg" => SVG,
     "css/app.css" => CSS,
+    "css/align.css" => CSS,
     "js/app.js" => JS,
     "js/api.js" => JS,
     "js/builder.js" => JS,
@@ -71,6 +72,8 @@ const ASSETS: &[Asset] = assets![
     "js/tooltip.js" => JS,
     "js/wizard.js" => JS,
     "i18n/en.js" => JS,
+    "i18n/align-en.js" => JS,
+    "i18n/align-zh-CN.js" => JS,
     "i18n/zh-CN.js" => JS,
 ];
 
