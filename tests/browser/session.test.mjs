@@ -309,6 +309,26 @@ test('navigating A → B → C never shows A\'s or B\'s late data on C\'s page; 
   await context.close();
 });
 
+test('lineage of a fork links to its parent; every bound connection is listed', async () => {
+  const parent = await session('parent-client');
+  await daemon.api('POST', '/api/sessions', { id: parent, client: 'subagent', transport: 'stdio', attach: true });
+  const child = (await daemon.api('POST', '/api/sessions', { client: 'fork-client', fork: { session: parent, at: 1 } })).body.session.id;
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/sessions/${parent}`);
+  await page.waitForSelector('.mode-pill.mode-auto');
+  assert.match(await page.textContent('.session-meta'), /Transport\s*http/);
+  assert.deepEqual(await page.locator('[data-section="connections"] tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].slice(0, 2).map((c) => c.textContent))),
+    [['parent-client', 'http'], ['subagent', 'stdio']]);
+  await page.goto(`${daemon.url}/sessions/${child}`);
+  await page.waitForSelector('.mode-pill.mode-auto');
+  assert.match(await page.textContent('.session-meta'), new RegExp(`Lineage\\s*forked from ${parent} at event 1`));
+  await page.click(`.session-meta a[href="/sessions/${parent}"]`);
+  await page.waitForSelector(`.session-id:text("${parent}")`);
+  await page.waitForSelector('[data-section="connections"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the inbox links each session group to its session page', async () => {
   const sid = await session('inbox-client', '/tmp/inbox-ws');
   const id = await daemon.createQuestions([{ id: 'q', question: 'Pending one?', options: [{ label: 'Yes' }, { label: 'No' }] }], sid);

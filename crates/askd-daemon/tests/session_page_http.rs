@@ -388,3 +388,47 @@ async fn the_drift_log_names_each_card_and_follows_its_decision() {
     assert_eq!(v["drift"]["pending_updates"][0]["ask_id"], ask.as_str());
     s.stop().await;
 }
+
+#[tokio::test]
+async fn connections_and_lineage_come_from_the_session_events() {
+    let s = TestServer::start().await;
+    let id = s.session("claude-code", Some("/w")).await;
+    s.post(
+        "/api/sessions",
+        &json!({"id": id, "client": "subagent", "transport": "stdio", "attach": true}),
+    )
+    .await
+    .expect(200);
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(v["session"]["transport"], "http");
+    let conns = v["connections"].as_array().unwrap();
+    assert_eq!(conns.len(), 2);
+    assert_eq!(
+        (&conns[0]["client"], &conns[0]["via"]),
+        (&json!("claude-code"), &json!("started"))
+    );
+    assert_eq!(
+        (
+            &conns[1]["client"],
+            &conns[1]["transport"],
+            &conns[1]["via"]
+        ),
+        (&json!("subagent"), &json!("stdio"), &json!("attached"))
+    );
+    assert_eq!(conns[0]["last_seen"], conns[1]["first_seen"]);
+    let child = s
+        .post(
+            "/api/sessions",
+            &json!({"client": "fork-client", "fork": {"session": id, "at": 1}}),
+        )
+        .await
+        .expect(200)["session"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v = s.get(&alignment(&child)).await.expect(200).clone();
+    assert_eq!(v["session"]["origin"], "fork");
+    assert_eq!(v["session"]["parent"], id.as_str());
+    assert_eq!(v["session"]["fork_at"], 1);
+    s.stop().await;
+}
