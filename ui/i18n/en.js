@@ -97,7 +97,6 @@ export default {
   'kind.drift': 'Drift',
   'drift.badge': 'Requirement drift',
   'session.link': 'Session page',
-  'session.link.hint': 'Mode, settled decisions, baseline and drift log of this session.',
   'time.now': 'just now',
   'time.min': '{n} min',
   'time.hour': '{n} h',

@@ -96,7 +96,6 @@ export default {
   'kind.drift': '偏移',
   'drift.badge': '需求偏移',
   'session.link': '会话页',
-  'session.link.hint': '本会话的模式、已定决策、基线与偏移记录。',
   'time.now': '刚刚',
   'time.min': '{n} 分钟',
   'time.hour': '{n} 小时',

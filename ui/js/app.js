@@ -19,12 +19,10 @@ live.onHealth = (ok) => {
   banner.hidden = ok;
 };
 let view = null;
-// The ask page's link to its session page (alignment.md §7), outside the view's root so a
-// view that re-renders never removes it.
+// An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
 app.after(sessionLink);
-// Navigation counter: a route that awaited while the human moved on does not mount.
-let routes = 0;
+let routes = 0; // a route that awaited while the human moved on does not mount
 
 function crash(error, retry) {
   if (view && view.unmount) {
@@ -93,10 +91,7 @@ async function route() {
     if (gen !== routes) return;
     setLang(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data));
     if (data.session) {
-      sessionLink.replaceChildren(h('a', {
-        href: `/sessions/${encodeURIComponent(data.session)}`, 'data-nav': '', class: 'btn ghost small',
-        'data-tip': t('session.link.hint'),
-      }, t('session.link')));
+      sessionLink.replaceChildren(h('a', { href: `/sessions/${encodeURIComponent(data.session)}`, 'data-nav': '', class: 'btn ghost small' }, t('session.link')));
       sessionLink.hidden = false;
     }
     document.title = `${data.title || t(`kind.${data.kind}`)} · askd`;

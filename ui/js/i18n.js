@@ -18,10 +18,10 @@ export function lang() {
   return current;
 }
 
-/** Adds a page module's own strings (loaded only with that module) to both tables. */
-export function addStrings(enMore, zhMore) {
-  for (const [k, v] of Object.entries(enMore)) if (!(k in en)) en[k] = v;
-  for (const [k, v] of Object.entries(zhMore)) if (!(k in zh)) zh[k] = v;
+/** A page module's own strings, added to both tables. */
+export function addStrings(e, z) {
+  Object.assign(en, e, { ...en });
+  Object.assign(zh, z, { ...zh });
 }
 
 export function t(key, vars) {

@@ -183,10 +183,7 @@ export class Inbox {
           h('span', { class: 'session-client' }, client),
           h('span', { class: 'session-ws' }, workspace || t('inbox.noWorkspace')),
           asks.length ? h('span', { class: 'session-wait' }, waiting(now - oldest)) : null,
-          h('a', {
-            class: 'session-page-link', href: `/sessions/${encodeURIComponent(session)}`, 'data-nav': '',
-            'data-tip': t('session.link.hint'),
-          }, t('session.link'))),
+          h('a', { class: 'session-page-link', href: `/sessions/${encodeURIComponent(session)}`, 'data-nav': '' }, t('session.link'))),
         this.builder.cards(session),
         asks.length ? h('ul', { class: 'ask-list' }, asks.map((a) => this.pendingRow(a, now))) : null));
     }
@@ -206,8 +203,7 @@ export class Inbox {
     }
   }
 
-  /** A questions ask has no title: its first question stands in (read once, then kept); a
-   * drift card's description stands in for its title. */
+  /** A questions ask has no title: its first question (a drift: its description) stands in. */
   titleOf(a) {
     if (a.title) return a.title;
     if (a.kind !== 'questions' && a.kind !== 'drift') return t(`kind.${a.kind}`);
@@ -216,13 +212,7 @@ export class Inbox {
     if (this.titles.has(a.id)) return this.titles.get(a.id) || fallback;
     this.titles.set(a.id, null);
     askApi.view(a.id).then((v) => {
-      if (v.drift && v.drift.description) {
-        const d = v.drift.description;
-        this.titles.set(a.id, d.length > 140 ? `${d.slice(0, 140)}…` : d);
-        this.render();
-        return;
-      }
-      const q = v.spec && v.spec.questions && v.spec.questions[0];
+      const q = v.drift ? { question: v.drift.description } : v.spec && v.spec.questions && v.spec.questions[0];
       if (q && q.question) {
         this.titles.set(a.id, q.question.length > 140 ? `${q.question.slice(0, 140)}…` : q.question);
         this.render();
@@ -238,9 +228,7 @@ export class Inbox {
         h('span', { class: 'ask-main' },
           h('span', { class: 'ask-title' }, this.titleOf(a)),
           h('span', { class: 'ask-meta' },
-            a.kind === 'drift'
-              ? h('span', { class: 'chip kind-chip drift-badge' }, t('drift.badge'))
-              : h('span', { class: 'chip kind-chip' }, t(`kind.${a.kind}`)),
+            h('span', { class: `chip kind-chip${a.kind === 'drift' ? ' drift-badge' : ''}` }, a.kind === 'drift' ? t('drift.badge') : t(`kind.${a.kind}`)),
             a.banked ? h('span', { class: 'chip' }, t('inbox.bankedCount', { n: a.banked })) : null,
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
             h('span', { class: 'muted' }, waited))),
