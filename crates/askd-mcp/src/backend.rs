@@ -194,22 +194,36 @@ impl HttpBackend {
         timeout: Option<Duration>,
     ) -> Result<(u16, Value), ToolError> {
         let mut sent = self.send(&method, path, body, timeout).await;
-        // Only a refused connection is retried: the request never reached a daemon, so
-        // sending it again cannot do anything twice.
+        let mut retried = false;
+        // A connection that is refused or dropped before any response (the daemon exited or
+        // was killed) is retried once against the daemon found or started again. A timeout
+        // is never retried. Repeating a request is safe by design: a create re-attaches to
+        // its identical pending ask, a settle or withdraw that already happened returns the
+        // same outcome, and status reads change nothing.
         if let (Err((_, e)), Some(reconnect)) = (&sent, &self.reconnect)
-            && e.is_connect()
+            && (e.is_connect() || (e.is_request() && !e.is_timeout()))
         {
             match reconnect().await {
                 Ok(found) => {
                     *self.target.write().unwrap_or_else(|e| e.into_inner()) = found;
                     sent = self.send(&method, path, body, timeout).await;
+                    retried = true;
                 }
                 Err(why) => tracing::warn!("cannot reach or restart the askd daemon: {why}"),
             }
         }
         let resp = sent.map_err(|(base, e)| {
+            // reqwest's message hides the cause ("connection refused", "reset by peer").
+            let mut why = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                why.push_str(": ");
+                why.push_str(&s.to_string());
+                source = s.source();
+            }
+            let after = if retried { ", after reconnecting" } else { "" };
             ToolError::unavailable(format!(
-                "the askd daemon at {base} did not answer ({e}); nothing was lost — retry, or run `askd doctor`"
+                "the askd daemon at {base} did not answer ({why}{after}); nothing was lost — retry, or run `askd doctor`"
             ))
         })?;
         let status = resp.status().as_u16();
