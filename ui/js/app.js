@@ -7,8 +7,6 @@ import { t, setLang, askLanguage, userLanguage } from './i18n.js';
 import { Live } from './events.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
 import { Inbox } from './inbox.js';
-import { Wizard } from './wizard.js';
-import { QuestionsCard } from './questions.js';
 
 const app = document.getElementById('app');
 const live = new Live();
@@ -95,11 +93,18 @@ async function route() {
       sessionLink.hidden = false;
     }
     document.title = `${data.title || t(`kind.${data.kind}`)} · askd`;
-    if (data.kind === 'survey') view = new Wizard(app, data, ctx);
-    else if (data.kind === 'questions') view = new QuestionsCard(app, data, ctx);
-    else if (data.kind === 'review') view = new (await import('./review.js')).ReviewPanel(app, data, ctx);
-    else if (data.kind === 'drift') view = new (await import('./drift.js')).DriftCard(app, data, ctx);
-    else {
+    // Each kind's module loads only on its own page, so the inbox stays light.
+    const kinds = {
+      survey: async () => (await import('./wizard.js')).Wizard,
+      questions: async () => (await import('./questions.js')).QuestionsCard,
+      review: async () => (await import('./review.js')).ReviewPanel,
+      drift: async () => (await import('./drift.js')).DriftCard,
+    };
+    if (Object.hasOwn(kinds, data.kind)) {
+      const View = await kinds[data.kind]();
+      if (gen !== routes) return;
+      view = new View(app, data, ctx);
+    } else {
       app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
         h('h1', { class: 'prompt' }, t('error.unsupported')),
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
