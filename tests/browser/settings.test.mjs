@@ -164,3 +164,40 @@ test('the page shows the server\'s refusal next to its field, and switches langu
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the theme follows the system until Settings pins Light or Dark, in every tab', async () => {
+  const { context, page, problems } = await openContext(browser, daemon, { colorScheme: 'light' });
+  const background = (p) => p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const LIGHT = 'rgb(246, 247, 249)';
+  const DARK = 'rgb(15, 17, 21)';
+  await page.goto(`${daemon.url}/settings`);
+  await page.waitForSelector('.st-theme');
+  assert.equal(await page.inputValue('.st-theme'), 'system');
+  assert.equal(await background(page), LIGHT);
+  const inbox = await context.newPage();
+  await inbox.goto(`${daemon.url}/`);
+  await inbox.waitForSelector('.inbox-title');
+  await page.selectOption('.st-theme', 'dark');
+  assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+  assert.equal(await background(page), DARK);
+  // The other tab follows at once, and a reload keeps the choice.
+  await inbox.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  assert.equal(await background(inbox), DARK);
+  await page.reload();
+  await page.waitForSelector('.st-theme');
+  assert.equal(await page.inputValue('.st-theme'), 'dark');
+  assert.equal(await background(page), DARK);
+  await page.screenshot({ path: screenshotPath('dark-settings-pinned'), fullPage: true });
+  // Light pinned on a dark system.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.selectOption('.st-theme', 'light');
+  assert.equal(await background(page), LIGHT);
+  // System again: the device's setting decides.
+  await page.selectOption('.st-theme', 'system');
+  assert.equal(await page.getAttribute('html', 'data-theme'), null);
+  assert.equal(await background(page), DARK);
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.equal(await background(page), LIGHT);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

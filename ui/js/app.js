@@ -5,6 +5,7 @@ import { ask as askApi } from './api.js';
 import { h, icon } from './dom.js';
 import { t, setLang, askLanguage, userLanguage } from './i18n.js';
 import { Live } from './events.js';
+import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
 import { Inbox } from './inbox.js';
 

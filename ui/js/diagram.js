@@ -3,11 +3,10 @@
 // ask (where the server finds the source). A failure shows the source as text.
 import { h } from './dom.js';
 import { t } from './i18n.js';
-
-const dark = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+import { isDark, onThemeChange } from './theme.js';
 
 export function theme() {
-  return dark && dark.matches ? 'dark' : 'light';
+  return isDark() ? 'dark' : 'light';
 }
 
 async function sha256(text) {
@@ -43,11 +42,8 @@ export async function showDiagram(container, source, askId) {
     img.src = `/api/diagrams/${hash}.svg?theme=${theme()}&ask=${encodeURIComponent(askId)}`;
   };
   load();
-  if (dark) {
-    const again = () => {
-      if (container.isConnected) load();
-      else dark.removeEventListener('change', again);
-    };
-    dark.addEventListener('change', again);
-  }
+  const stop = onThemeChange(() => {
+    if (container.isConnected) load();
+    else stop();
+  });
 }

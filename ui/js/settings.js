@@ -6,6 +6,7 @@
 import { api } from './api.js';
 import { h, icon, nextId } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
+import { THEMES, savedTheme, saveTheme } from './theme.js';
 
 const LANGS = [['en', 'English'], ['zh-CN', '简体中文']];
 
@@ -70,6 +71,14 @@ export class SettingsPage {
       document.title = `${t('settings.title')} · askd`;
       this.render();
     });
+    const themeId = nextId('st');
+    const themeSelect = h('select', { id: themeId, class: 'st-theme' },
+      THEMES.map((v) => {
+        const o = h('option', { value: v }, t(`settings.theme.${v}`));
+        if (v === savedTheme()) o.selected = true;
+        return o;
+      }));
+    themeSelect.addEventListener('change', () => saveTheme(themeSelect.value));
     const rows = this.keys.map((k) => this.row(k));
     this.saveBtn = h('button', { type: 'submit', class: 'btn primary st-save' }, t('settings.save'));
     const form = h('form', { class: 'st-form', novalidate: true },
@@ -93,6 +102,10 @@ export class SettingsPage {
           h('label', { for: langId, class: 'st-label' }, t('settings.language')),
           select,
           h('p', { class: 'muted st-hint' }, t('settings.languageHint'))),
+        h('div', { class: 'st-row' },
+          h('label', { for: themeId, class: 'st-label' }, t('settings.theme')),
+          themeSelect,
+          h('p', { class: 'muted st-hint' }, t('settings.themeHint'))),
         form),
       this.alert));
   }

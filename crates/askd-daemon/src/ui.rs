@@ -69,6 +69,7 @@ const ASSETS: &[Asset] = assets![
     "js/rows.js" => JS,
     "js/session.js" => JS,
     "js/settings.js" => JS,
+    "js/theme.js" => JS,
     "js/tooltip.js" => JS,
     "js/wizard.js" => JS,
     "i18n/en.js" => JS,
