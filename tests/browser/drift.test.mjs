@@ -411,7 +411,9 @@ test('the session page: drift log, the pending banners, the decision and the rev
   assert.deepEqual(await entry.locator('.drift-options .opt-label').allTextContents(), OPTIONS.map((o) => o.label));
   // The open drift links to its live card, which can be decided from there.
   await entry.locator(`a[href="/a/${d.ask_id}"]`).click();
-  await page.waitForSelector('.drift-card');
+  // (The session page shows the card too; wait for the card's own page.)
+  await page.waitForURL(`**/a/${d.ask_id}`);
+  await page.waitForSelector('.drift-card:not(.drift-host .drift-card)');
   await page.keyboard.press('1');
   await page.fill('.drift-note textarea', 'exports are enough');
   await page.click('.drift-send');
@@ -430,6 +432,36 @@ test('the session page: drift log, the pending banners, the decision and the rev
   assert.match(await rev2.textContent(), new RegExp(`Applied: ${d.drift_id}`));
   assert.match(await rev2.textContent(), new RegExp(`Dropped: No server component — authorised by ${d.drift_id}`));
   assert.equal(await page.textContent('.strip-counts'), '0 rounds · 0 checks · 1 drifts');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the session page: the open drift is decided right there; a live reload keeps a note in progress', async () => {
+  const sid = await withBaseline('c-inline');
+  const d = await drift(sid);
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/sessions/${sid}`);
+  const entry = page.locator(`.drift-entry[data-drift-id="${d.drift_id}"]`);
+  // The log renders the description's markdown (sanitised), not its source.
+  await entry.locator('.drift-desc strong').waitFor();
+  assert.equal(await entry.locator('.drift-desc strong').textContent(), 'sync server');
+  assert.doesNotMatch(await entry.locator('.drift-desc').textContent(), /\*\*/);
+  await entry.locator('.drift-host .drift-card').waitFor();
+  await entry.locator('.drift-host .drift-note textarea').fill('not in this version');
+  // An event for this session reloads the page's state; the card and its note stay.
+  const r = await daemon.api('POST', `/api/sessions/${sid}/alignment/check`, { via: 'tool' });
+  assert.equal(r.status, 200);
+  await page.waitForSelector('.strip-counts:has-text("1 checks")');
+  assert.equal(await entry.locator('.drift-host .drift-note textarea').inputValue(), 'not in this version');
+  await entry.locator('.drift-host .drift-action[data-action="reject"]').click();
+  await entry.locator('.drift-host .drift-send').click();
+  await page.waitForSelector('.posture-pill.posture-aligned');
+  // The page's live reload drops the card once the drift is decided.
+  await page.waitForFunction(() => !document.querySelector('.drift-host'));
+  assert.equal(await entry.locator('.hist-head .drift-state').textContent(), 'Decided');
+  const v = await view(d.ask_id);
+  assert.equal(v.drift.decision.decision, 'reject');
+  assert.equal(v.drift.decision.note, 'not in this version');
   assert.deepEqual(problems, []);
   await context.close();
 });

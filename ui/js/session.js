@@ -7,7 +7,8 @@
 // inserted as text. Stale data never lands: a view belongs to one session id, it is dropped
 // on navigation (`gone`), and each response is applied only if it is the latest request of
 // that view and names the same session.
-import { api } from './api.js';
+import { api, ask as askApi } from './api.js';
+import { setSanitizedHtml } from './html.js';
 import { h, icon } from './dom.js';
 import { t, lang, addStrings } from './i18n.js';
 import enStrings from '../i18n/align-en.js';
@@ -38,6 +39,13 @@ const ALIGNMENT_KINDS = [
   'alignment.baseline_refused', 'alignment.drift_reported', 'alignment.drift_decided',
   'alignment.drift_closed', 'session.started', 'session.attached',
 ];
+
+/** Server-sanitised HTML into `el`, or the source as text when there is none. */
+function sanitized(el, html, text) {
+  if (html) setSanitizedHtml(el, html);
+  else el.textContent = text || '';
+  return el;
+}
 
 /** A timestamp in the chrome's language, or an em dash. */
 export function when(at) {
@@ -132,6 +140,7 @@ export class SessionPage {
 
   unmount() {
     this.gone = true;
+    this.dropCard();
     if (this.unsubscribe) this.unsubscribe();
     if (this.source) {
       for (const k of ALIGNMENT_KINDS) this.source.removeEventListener(k, this.onFrame);
@@ -463,6 +472,8 @@ export class SessionPage {
 
   driftLog(d) {
     const list = [...(d.drifts || [])].reverse();
+    const live = list.filter((x) => x.state === 'open' && x.ask_id && !x.inherited).map((x) => x.ask_id);
+    if (this.cardAsk && !live.includes(this.cardAsk)) this.dropCard();
     const pending = new Set(((d.drift && d.drift.pending_updates) || []).map((p) => p.drift_id));
     if (!list.length) return this.section('session.drifts', 'drifts', h('p', { class: 'empty-line' }, t('session.drifts.empty')));
     return this.section('session.drifts', 'drifts', h('ol', { class: 'drift-log' }, list.map((x) => {
@@ -488,15 +499,46 @@ export class SessionPage {
           applied,
           x.inherited ? h('span', { class: 'chip' }, t('session.drift.inherited')) : null,
           h('span', { class: 'muted' }, t('session.drift.reported', { at: when(x.reported_at) }))),
-        h('p', { class: 'drift-desc' }, x.description),
-        x.required_change ? h('p', { class: 'drift-req' }, h('span', { class: 'muted' }, `${t('drift.required')} `), x.required_change) : null,
+        sanitized(h('div', { class: 'drift-desc prose' }), x.description_html, x.description),
+        x.required_change ? h('div', { class: 'drift-req' }, h('span', { class: 'muted' }, `${t('drift.required')} `),
+          sanitized(h('div', { class: 'prose' }), x.required_change_html, x.required_change)) : null,
         options.length ? h('div', { class: 'drift-options' },
           h('div', { class: 'muted small' }, t('session.drift.options')),
           h('ol', null, options.map((o) => h('li', null, h('span', { class: 'opt-label' }, o.label || ''),
-            o.description ? h('span', { class: 'muted' }, ` — ${o.description}`) : null)))) : null,
+            o.description ? sanitized(h('div', { class: 'muted prose opt-desc' }), o.description_html, o.description) : null)))) : null,
         decision,
-        x.state === 'open' && x.ask_id ? h('a', { class: 'btn small primary', href: `/a/${encodeURIComponent(x.ask_id)}`, 'data-nav': '' }, t('drift.open')) : null);
+        x.state === 'open' && x.ask_id ? h('a', { class: 'btn small primary', href: `/a/${encodeURIComponent(x.ask_id)}`, 'data-nav': '' }, t('drift.open')) : null,
+        x.state === 'open' && x.ask_id && !x.inherited ? this.openCard(x.ask_id) : null);
     })));
+  }
+
+  /**
+   * The open drift's decision card, decidable right here (§7). The same host element is
+   * reused across re-renders while the drift stays open, so a pick or a note in progress
+   * survives the page's live reloads.
+   */
+  openCard(askId) {
+    if (this.cardAsk === askId && this.cardHost) return this.cardHost;
+    this.dropCard();
+    this.cardAsk = askId;
+    const host = h('div', { class: 'drift-host' });
+    this.cardHost = host;
+    (async () => {
+      const [{ DriftCard }, view] = await Promise.all([import('./drift.js'), askApi.view(askId)]);
+      if (this.gone || this.cardHost !== host) return;
+      this.driftCard = new DriftCard(host, view, this.ctx);
+      await this.driftCard.mount();
+    })().catch(() => {
+      // The link to the card stays.
+    });
+    return host;
+  }
+
+  dropCard() {
+    if (this.driftCard) this.driftCard.unmount();
+    this.driftCard = null;
+    this.cardAsk = null;
+    this.cardHost = null;
   }
 
   connections(d) {

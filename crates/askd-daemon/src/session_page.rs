@@ -130,6 +130,19 @@ pub fn full_view(
     }
     let with_ask = |drift: &Value| {
         let mut drift = drift.clone();
+        // Agent text as sanitised HTML beside its source, as on the card.
+        for field in ["description", "required_change"] {
+            if let Some(md) = drift.get(field).and_then(Value::as_str) {
+                drift[format!("{field}_html")] = json!(crate::render::markdown(md));
+            }
+        }
+        if let Some(options) = drift.get_mut("options").and_then(Value::as_array_mut) {
+            for o in options {
+                if let Some(md) = o.get("description").and_then(Value::as_str) {
+                    o["description_html"] = json!(crate::render::markdown(md));
+                }
+            }
+        }
         if let Some(id) = drift.get("drift_id").and_then(Value::as_str)
             && drift.get("ask_id").is_none_or(Value::is_null)
         {
