@@ -448,16 +448,10 @@ async fn establish_baseline(
     let valid = match validate(&args) {
         Ok(v) => v,
         Err(problems) => {
-            let field = problems[0].path.clone();
-            let message = problems
-                .iter()
-                .map(|p| p.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ");
             return Ok(tool_failure(
                 "invalid_argument",
-                &field,
-                message,
+                &problems[0].path,
+                askd_core::problem::join_messages(&problems),
                 json!({"errors": problems}),
             ));
         }

@@ -84,16 +84,10 @@ impl Daemon {
         let call = match drift::validate(args) {
             Ok(c) => c,
             Err(problems) => {
-                let field = problems[0].path.clone();
-                let message = problems
-                    .iter()
-                    .map(|p| p.message.clone())
-                    .collect::<Vec<_>>()
-                    .join("; ");
                 return Ok(failure(
                     "invalid_argument",
-                    &field,
-                    message,
+                    &problems[0].path,
+                    askd_core::problem::join_messages(&problems),
                     Some(json!(problems)),
                 ));
             }

@@ -133,23 +133,29 @@ impl AskdServer {
         if let Some(id) = self.bound_session() {
             return Ok(id);
         }
-        let client = Self::client_name(ctx);
         self.session
             .get_or_try_init(|| async {
                 self.backend
                     .open_session(&SessionOpen {
                         id: self.opts.session_id.clone(),
                         fork: self.opts.fork.clone(),
-                        client,
-                        workspace: self.opts.workspace.clone(),
-                        transport: self.opts.transport.to_string(),
                         attach: true,
-                        must_exist: false,
+                        ..self.session_open(ctx)
                     })
                     .await
             })
             .await
             .cloned()
+    }
+
+    /// This connection's metadata for recording a session (no id, no fork, no flags).
+    fn session_open(&self, ctx: &RequestContext<RoleServer>) -> SessionOpen {
+        SessionOpen {
+            client: Self::client_name(ctx),
+            workspace: self.opts.workspace.clone(),
+            transport: self.opts.transport.to_string(),
+            ..SessionOpen::default()
+        }
     }
 
     fn bound_session(&self) -> Option<String> {
@@ -454,13 +460,9 @@ impl AskdServer {
                 let id = self
                     .backend
                     .open_session(&SessionOpen {
-                        id: None,
                         fork: Some((parent.to_string(), at)),
-                        client: Self::client_name(ctx),
-                        workspace: self.opts.workspace.clone(),
-                        transport: self.opts.transport.to_string(),
-                        attach: false,
                         must_exist: true,
+                        ..self.session_open(ctx)
                     })
                     .await
                     .map_err(|e| {
@@ -501,12 +503,9 @@ impl AskdServer {
             self.backend
                 .open_session(&SessionOpen {
                     id: Some(id.to_string()),
-                    fork: None,
-                    client: Self::client_name(ctx),
-                    workspace: self.opts.workspace.clone(),
-                    transport: self.opts.transport.to_string(),
                     attach: true,
                     must_exist: true,
+                    ..self.session_open(ctx)
                 })
                 .await
                 .map_err(session_error)?;
@@ -608,14 +607,7 @@ impl AskdServer {
         if name == tools::ESTABLISH_BASELINE
             && let Err(problems) = askd_core::alignment::baseline::validate(&args)
         {
-            let message = problems
-                .iter()
-                .map(|p| p.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ");
-            let mut e = ToolError::new("invalid_argument", message);
-            e.errors = Some(json!(problems));
-            return Err(e);
+            return Err(invalid_arguments(&problems));
         }
         let allowed: &[&str] = match name {
             tools::ESTABLISH_BASELINE => &[
@@ -759,14 +751,7 @@ impl AskdServer {
     ) -> Result<Value, ToolError> {
         // Every argument is validated before anything is recorded (§5.1).
         if let Err(problems) = askd_core::alignment::drift::validate(&args) {
-            let message = problems
-                .iter()
-                .map(|p| p.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ");
-            let mut e = ToolError::new("invalid_argument", message);
-            e.errors = Some(json!(problems));
-            return Err(e);
+            return Err(invalid_arguments(&problems));
         }
         let session = self.alignment_session(&args, ctx).await?;
         let configured = self.configured();
@@ -858,6 +843,16 @@ fn repeat_of_settled(view: &Value, args: &Value, this_ask: &str) -> Value {
         }
     }
     Value::Null
+}
+
+/// `invalid_argument` listing every problem (the envelope names the first one's path).
+fn invalid_arguments(problems: &[askd_core::Problem]) -> ToolError {
+    let mut e = ToolError::new(
+        "invalid_argument",
+        askd_core::problem::join_messages(problems),
+    );
+    e.errors = Some(json!(problems));
+    e
 }
 
 fn invalid_argument(field: &str, message: &str) -> ToolError {

@@ -261,6 +261,16 @@ async fn migrate(conn: &mut SqliteConnection) -> StoreResult<()> {
     Ok(())
 }
 
+fn event_from_row(r: &SqliteRow) -> StoreResult<Event> {
+    let payload: String = r.try_get("payload").map_err(backend)?;
+    Ok(Event {
+        seq: r.try_get("seq").map_err(backend)?,
+        kind: r.try_get("kind").map_err(backend)?,
+        payload: parse_json(&payload)?,
+        created_at: r.try_get("created_at").map_err(backend)?,
+    })
+}
+
 async fn append_event(
     tx: &mut SqliteConnection,
     kind: &str,
@@ -987,17 +997,7 @@ impl Store for SqliteStore {
         .fetch_all(&self.read)
         .await
         .map_err(backend)?;
-        rows.iter()
-            .map(|r| {
-                let payload: String = r.try_get("payload").map_err(backend)?;
-                Ok(Event {
-                    seq: r.try_get("seq").map_err(backend)?,
-                    kind: r.try_get("kind").map_err(backend)?,
-                    payload: parse_json(&payload)?,
-                    created_at: r.try_get("created_at").map_err(backend)?,
-                })
-            })
-            .collect()
+        rows.iter().map(event_from_row).collect()
     }
 
     async fn append_session_event(
@@ -1038,17 +1038,7 @@ impl Store for SqliteStore {
         .fetch_all(&self.read)
         .await
         .map_err(backend)?;
-        rows.iter()
-            .map(|r| {
-                let payload: String = r.try_get("payload").map_err(backend)?;
-                Ok(Event {
-                    seq: r.try_get("seq").map_err(backend)?,
-                    kind: r.try_get("kind").map_err(backend)?,
-                    payload: parse_json(&payload)?,
-                    created_at: r.try_get("created_at").map_err(backend)?,
-                })
-            })
-            .collect()
+        rows.iter().map(event_from_row).collect()
     }
 
     async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {

@@ -427,19 +427,7 @@ async fn state_survives_a_daemon_restart_and_a_resumed_session_keeps_it() {
     let before = status(&a, json!({})).await;
     let session = before["session"]["id"].as_str().unwrap().to_string();
     // Kill the daemon; a new adapter continuing the session starts a new one.
-    let pid = home.daemon().unwrap().pid;
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while alive(pid) {
-        assert!(Instant::now() < deadline, "the daemon did not die");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    kill_daemon(&home).await;
     let c = home
         .adapter("align-resume", &[("ASKD_SESSION", session.as_str())])
         .await;
@@ -1119,16 +1107,7 @@ async fn an_interrupted_drift_is_decided_later_and_resumed_from_a_new_connection
         "{st}"
     );
     // Kill the daemon: the card survives as a pending ask.
-    let pid = home.daemon().unwrap().pid;
-    std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while alive(pid) {
-        assert!(Instant::now() < deadline, "the daemon did not die");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    kill_daemon(&home).await;
     let c = home
         .adapter("align-resume", &[("ASKD_SESSION", session.as_str())])
         .await;
@@ -1188,16 +1167,7 @@ async fn an_interrupted_drift_is_decided_later_and_resumed_from_a_new_connection
         .collect();
     assert_eq!(how, ["started", "attached"]);
     // Restart durability (§8.3): kill the daemon again; the full status is identical.
-    let pid = home.daemon().unwrap().pid;
-    std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while alive(pid) {
-        assert!(Instant::now() < deadline, "the daemon did not die");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    kill_daemon(&home).await;
     assert_eq!(status(&c, json!({"detail": "full"})).await, full);
     let b = baseline(
         &c,

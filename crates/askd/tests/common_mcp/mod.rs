@@ -189,6 +189,23 @@ impl Drop for Home {
 }
 
 /// Whether `pid` is a live process (not a zombie).
+/// SIGKILLs the install's daemon and waits until it is gone (nothing is cleaned up: its
+/// `daemon.json` stays, as after a crash).
+pub async fn kill_daemon(home: &Home) {
+    let pid = home.daemon().expect("a running daemon").pid;
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("run kill")
+        .success();
+    assert!(killed, "kill -KILL {pid}");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the daemon did not die");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => !stat
