@@ -184,6 +184,10 @@ fn await_answer() -> Tool {
             json!({"type": "array", "items": {"type": "object"}}),
         );
     }
+    // A drift card's result (report_drift, re-attached here).
+    if let (Some(o), Value::Object(drift)) = (extra.as_object_mut(), drift_result()) {
+        o.extend(drift);
+    }
     let mut t = Tool::new(
         AWAIT_ANSWER,
         AWAIT_ANSWER_DESCRIPTION,
@@ -207,10 +211,29 @@ fn await_answer() -> Tool {
             "pending",
             "cancelled",
             "aborted",
+            "decided",
+            "dismissed",
+            "withdrawn",
         ],
         extra,
     )));
     t
+}
+
+/// The members of a `report_drift` result besides `outcome`, `ask_id`, `url` and
+/// `instruction` (`alignment.md` §5.6).
+fn drift_result() -> Value {
+    json!({
+        "session": {"type": "string"},
+        "drift_id": {"type": "string"},
+        "decision": {"type": ["string", "null"], "enum": ["approve", "reject", "revise", null]},
+        "choice": {"type": ["string", "null"]},
+        "choice_source": {"type": ["string", "null"], "enum": ["option", "typed", null]},
+        "note": {"type": ["string", "null"]},
+        "required_change": {"type": ["string", "null"]},
+        "posture": {"type": "string"},
+        "guidance": {"type": "array", "items": {"type": "string"}}
+    })
 }
 
 fn survey_records() -> Tool {
@@ -534,25 +557,20 @@ fn report_drift_tool() -> Tool {
         })),
     );
     t.title = Some("Report a requirement drift".into());
-    t.output_schema = Some(object(json!({
-        "type": "object",
-        "properties": {
-            "session": {"type": "string"},
-            "drift_id": {"type": "string"},
-            "ask_id": {"type": "string"},
-            "url": {"type": "string"},
-            "outcome": {"type": "string", "enum": ["decided", "pending", "dismissed", "withdrawn", "superseded"]},
-            "decision": {"type": ["string", "null"], "enum": ["approve", "reject", "revise", null]},
-            "choice": {"type": ["string", "null"]},
-            "choice_source": {"type": ["string", "null"], "enum": ["option", "typed", null]},
-            "note": {"type": ["string", "null"]},
-            "required_change": {"type": ["string", "null"]},
-            "posture": {"type": "string"},
-            "instruction": {"type": "string"},
-            "guidance": {"type": "array", "items": {"type": "string"}}
-        },
-        "required": ["session", "drift_id", "ask_id", "outcome", "decision", "posture", "instruction"]
-    })));
+    let mut schema = result_schema(
+        &["decided", "pending", "dismissed", "withdrawn", "superseded"],
+        drift_result(),
+    );
+    schema["required"] = json!([
+        "session",
+        "drift_id",
+        "ask_id",
+        "outcome",
+        "decision",
+        "posture",
+        "instruction"
+    ]);
+    t.output_schema = Some(object(schema));
     t
 }
 

@@ -42,6 +42,8 @@ async fn ask_answered(
     .await;
     let r = finish(call).await;
     assert_ne!(r["isError"], true, "{r}");
+    a.conforms("ask_user_question", &r["structuredContent"])
+        .await;
     r
 }
 
@@ -820,6 +822,7 @@ async fn drift_answered(home: &Home, a: &Adapter, args: Value, answer: Value) ->
     }
     let r = finish(call).await;
     assert_ne!(r["isError"], true, "{r}");
+    a.conforms("report_drift", &r["structuredContent"]).await;
     (r, id)
 }
 

@@ -333,6 +333,8 @@ pub struct Adapter {
     pub stderr: Arc<Mutex<String>>,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
+    /// Each tool's declared output schema, read once (`tools/list`).
+    schemas: tokio::sync::OnceCell<std::collections::HashMap<String, Value>>,
 }
 
 impl Adapter {
@@ -382,17 +384,54 @@ impl Adapter {
             stderr: log,
             progress,
             tools_changed,
+            schemas: tokio::sync::OnceCell::new(),
         }
     }
 
-    /// `tools/call` → the result as JSON (`content`, `structuredContent`, `isError`).
+    /// `tools/call` → the result as JSON (`content`, `structuredContent`, `isError`). A
+    /// successful result's `structuredContent` must validate against the tool's declared
+    /// `outputSchema` (MCP clients may reject it otherwise).
     pub async fn call(&self, name: &str, args: Value) -> Value {
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(object(args));
         let result =
             self.service.call_tool(params).await.unwrap_or_else(|e| {
                 panic!("tools/call {name} failed: {e}\nstderr: {}", self.stderr())
             });
-        serde_json::to_value(result).unwrap()
+        let v = serde_json::to_value(result).unwrap();
+        if v["isError"] != true {
+            self.conforms(name, &v["structuredContent"]).await;
+        }
+        v
+    }
+
+    /// Panics unless `structured` validates against `tool`'s declared output schema.
+    pub async fn conforms(&self, tool: &str, structured: &Value) {
+        let schemas = self
+            .schemas
+            .get_or_init(|| async {
+                let tools = self.service.list_all_tools().await.expect("tools/list");
+                tools
+                    .into_iter()
+                    .filter_map(|t| {
+                        let schema = t.output_schema.as_ref()?;
+                        Some((t.name.to_string(), Value::Object((**schema).clone())))
+                    })
+                    .collect()
+            })
+            .await;
+        let Some(schema) = schemas.get(tool) else {
+            return;
+        };
+        let validator = jsonschema::validator_for(schema)
+            .unwrap_or_else(|e| panic!("{tool}'s output schema does not compile: {e}"));
+        let errors: Vec<String> = validator
+            .iter_errors(structured)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{tool}'s result does not match its outputSchema: {errors:?}\n{structured}"
+        );
     }
 
     /// Sends `tools/call` and returns the in-flight request (cancellable).
