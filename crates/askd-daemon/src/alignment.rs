@@ -301,6 +301,8 @@ pub struct OpRequest {
     pub args: Option<Value>,
     /// `status`: `summary` (default) or `full`.
     pub detail: Option<String>,
+    /// The language of agent-facing texts (the tail, the report): the MCP layer's.
+    pub lang: Lang,
 }
 
 impl OpRequest {
@@ -315,6 +317,7 @@ impl OpRequest {
             note: text("note"),
             args: v.get("args").cloned(),
             detail: text("detail"),
+            lang: text("lang").map_or(Lang::En, |l| Lang::parse(&l)),
         }
     }
 }
@@ -340,7 +343,7 @@ pub async fn run(store: &dyn Store, session: &str, op: &str, req: OpRequest) -> 
             "-",
         ));
     }
-    let lang = Lang::En;
+    let lang = req.lang;
     match op {
         "status" => {
             let s = state(store, session).await?;
@@ -414,7 +417,7 @@ pub async fn run(store: &dyn Store, session: &str, op: &str, req: OpRequest) -> 
                 "session": session,
                 "check": {"recorded": recorded, "count": s.checks, "at": s.last_check_at},
                 "status": view,
-                "report": report(session, &s, req.configured, recorded),
+                "report": report(session, &s, req.configured, recorded, lang),
                 "instruction": askd_core::alignment::check_instruction(lang, req.note.as_deref()),
             }))
         }
@@ -508,27 +511,43 @@ async fn establish_baseline(
     }))
 }
 
-/// The `align` session report (§5.2 layout).
+/// The `align` session report (§5.2 layout), in English or Simplified Chinese.
 pub fn report(
     session: &str,
     s: &AlignmentState,
     configured: Option<Mode>,
     recorded: bool,
+    lang: Lang,
 ) -> String {
+    let zh = lang == Lang::Zh;
+    let l = |en: &'static str, cn: &'static str| if zh { cn } else { en };
     let (mode, source) = s.effective_mode(configured);
     let source = match source {
-        "session" => "session override",
-        "config" => "configured default",
-        _ => "built-in default",
+        "session" => l("session override", "会话覆盖"),
+        "config" => l("configured default", "配置默认"),
+        _ => l("built-in default", "内置默认"),
     };
+    let colon = l(": ", "：");
     let mut out = vec![
-        format!("Requirements alignment: session {session}"),
-        format!("Mode: {} ({source})", mode.title()),
-        format!("Question rounds: {}", s.rounds),
-        "Settled decisions:".to_string(),
+        format!(
+            "{}{colon}{} {session}",
+            l("Requirements alignment", "需求对齐"),
+            l("session", "会话")
+        ),
+        if zh {
+            format!("模式：{}（{source}）", mode.title())
+        } else {
+            format!("Mode: {} ({source})", mode.title())
+        },
+        format!("{}{colon}{}", l("Question rounds", "提问轮次"), s.rounds),
+        format!(
+            "{}{}",
+            l("Settled decisions", "已确定的决定"),
+            colon.trim_end()
+        ),
     ];
     if s.settled.is_empty() {
-        out.push("  none".into());
+        out.push(format!("  {}", l("none", "无")));
     }
     for d in s.settled.iter().take(50) {
         let mut labels = d.chosen.join(", ");
@@ -541,65 +560,106 @@ pub fn report(
         out.push(format!("  - {} → {labels}", d.question));
     }
     if s.settled.len() > 50 {
-        out.push(format!("  (+{} more)", s.settled.len() - 50));
+        out.push(if zh {
+            format!("  （另有 {} 条）", s.settled.len() - 50)
+        } else {
+            format!("  (+{} more)", s.settled.len() - 50)
+        });
     }
+    let checks = l("Manual checks", "人工检查");
     out.push(match &s.last_check_at {
-        Some(at) if s.checks > 0 => format!("Manual checks: {} (last {at})", s.checks),
-        _ => "Manual checks: 0".into(),
+        Some(at) if s.checks > 0 => {
+            if zh {
+                format!("{checks}：{}（最近 {at}）", s.checks)
+            } else {
+                format!("{checks}: {} (last {at})", s.checks)
+            }
+        }
+        _ => format!("{checks}{colon}0"),
     });
     if !recorded {
-        out.push("  (this check could not be recorded)".into());
+        out.push(format!(
+            "  {}",
+            l("(this check could not be recorded)", "（本次检查未能记录）")
+        ));
     }
     match &s.baseline {
         Some(b) if s.revision > 0 => {
-            out.push(format!("Baseline: revision {}", s.revision));
+            out.push(if zh {
+                format!("基线：修订 {}", s.revision)
+            } else {
+                format!("Baseline: revision {}", s.revision)
+            });
             let fields = [
-                ("Goal", b.goal.iter().cloned().collect::<Vec<_>>()),
-                ("Explicit constraints", b.explicit_constraints.clone()),
-                ("Must preserve", b.must_preserve.clone()),
-                ("Allowed scope", b.allowed_scope.clone()),
-                ("User decisions", b.user_decisions.clone()),
+                (
+                    l("Goal", "目标"),
+                    b.goal.iter().cloned().collect::<Vec<_>>(),
+                ),
+                (
+                    l("Explicit constraints", "明确约束"),
+                    b.explicit_constraints.clone(),
+                ),
+                (l("Must preserve", "必须保留"), b.must_preserve.clone()),
+                (l("Allowed scope", "允许范围"), b.allowed_scope.clone()),
+                (l("User decisions", "用户决定"), b.user_decisions.clone()),
             ];
             for (name, items) in fields {
                 if !items.is_empty() {
-                    out.push(format!("  {name}: {}", items.join("; ")));
+                    out.push(format!("  {name}{colon}{}", items.join("; ")));
                 }
             }
         }
-        _ => out.push("Baseline: none recorded".into()),
+        _ => out.push(l("Baseline: none recorded", "基线：尚未记录").to_string()),
     }
+    let none = l("none", "无");
     let open = s
         .open_drift()
-        .map_or("none".to_string(), |d| d.drift_id.clone());
+        .map_or(none.to_string(), |d| d.drift_id.clone());
     let pending = if s.pending_updates.is_empty() {
-        "none".to_string()
+        none.to_string()
     } else {
         s.pending_updates.join(", ")
     };
-    out.push(format!(
-        "Drift: {} reported; open: {open}; pending updates: {pending}",
-        s.drifts.len()
-    ));
+    out.push(if zh {
+        format!(
+            "偏移：已报告 {}；未决：{open}；待更新：{pending}",
+            s.drifts.len()
+        )
+    } else {
+        format!(
+            "Drift: {} reported; open: {open}; pending updates: {pending}",
+            s.drifts.len()
+        )
+    });
     if let Some(d) = s.last_decision() {
         out.push(format!(
-            "Last drift decision: {} {}",
+            "{}{colon}{} {}",
+            l("Last drift decision", "最近的偏移决定"),
             d.drift_id,
             d.decision.as_deref().unwrap_or("")
         ));
     }
     use askd_core::alignment::fold::Posture;
-    out.push(format!(
-        "Posture: {}",
-        match s.posture() {
-            Posture::Aligned => "Aligned".to_string(),
-            Posture::NoBaseline => "No baseline yet".to_string(),
-            Posture::DriftPending => {
-                let d = s.open_drift().expect("open drift");
+    let posture = match s.posture() {
+        Posture::Aligned => l("Aligned", "已对齐").to_string(),
+        Posture::NoBaseline => l("No baseline yet", "尚无基线").to_string(),
+        Posture::DriftPending => {
+            let d = s.open_drift().expect("open drift");
+            if zh {
+                format!("偏移待决（{}，{}）", d.drift_id, d.reason)
+            } else {
                 format!("Drift pending ({}, {})", d.drift_id, d.reason)
             }
-            Posture::BaselineUpdatePending => format!("Baseline update pending ({pending})"),
         }
-    ));
+        Posture::BaselineUpdatePending => {
+            if zh {
+                format!("基线待更新（{pending}）")
+            } else {
+                format!("Baseline update pending ({pending})")
+            }
+        }
+    };
+    out.push(format!("{}{colon}{posture}", l("Posture", "状态")));
     out.join("\n")
 }
 

@@ -418,7 +418,7 @@ impl AskdServer {
     }
 
     fn configured(&self) -> Value {
-        json!({"configured": self.opts.alignment_mode.as_str()})
+        json!({"configured": self.opts.alignment_mode.as_str(), "lang": self.opts.language})
     }
 
     /// The session an alignment call runs in: the `session` selector (continue, for this

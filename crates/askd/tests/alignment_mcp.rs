@@ -1651,3 +1651,31 @@ async fn a_mode_switch_relists_the_tools_of_that_session() {
             .any(|t| t.name == "align")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chinese_install_gets_the_report_tail_and_drift_instructions_in_chinese() {
+    let home = Home::new();
+    let a = home
+        .adapter("align-zh", &[("ASKD_LANGUAGE", "zh-CN")])
+        .await;
+    let r = a.call("align", json!({})).await;
+    let sc = &r["structuredContent"];
+    let report = sc["report"].as_str().unwrap();
+    for line in [
+        "需求对齐：会话",
+        "模式：Auto（配置默认）",
+        "提问轮次：0",
+        "已确定的决定：",
+        "人工检查：1",
+        "基线：尚未记录",
+        "状态：尚无基线",
+    ] {
+        assert!(report.contains(line), "{line:?} missing from {report}");
+    }
+    let session = sc["session"].as_str().unwrap();
+    let g = guidance(&sc["status"]);
+    assert!(
+        g[0].contains(session) && !g[0].starts_with("askd session"),
+        "{g:?}"
+    );
+}
