@@ -1091,6 +1091,24 @@ impl ServerHandler for AskdServer {
             .map(Value::Object)
             .unwrap_or_else(|| json!({}));
         let result = self.run(&request.name, args, &context).await;
-        Ok(to_call_result(result).into())
+        let mut result = to_call_result(result);
+        // The alignment tools' errors open with "<tool>: " (alignment.md §5.1).
+        let alignment_tool = matches!(
+            request.name.as_ref(),
+            tools::ALIGN
+                | tools::ALIGNMENT_STATUS
+                | tools::SET_ALIGNMENT_MODE
+                | tools::ESTABLISH_BASELINE
+                | tools::REPORT_DRIFT
+        );
+        if alignment_tool
+            && result.is_error == Some(true)
+            && let Some(first) = result.content.first_mut()
+            && let Some(text) = first.as_text()
+            && !text.text.starts_with(&format!("{}: ", request.name))
+        {
+            *first = ContentBlock::text(format!("{}: {}", request.name, text.text));
+        }
+        Ok(result.into())
     }
 }

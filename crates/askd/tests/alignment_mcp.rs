@@ -1065,6 +1065,9 @@ async fn invalid_drift_reports_record_nothing() {
         assert_eq!(code, "invalid_argument", "{args}: {r}");
         assert_eq!(path, field, "{args}: {r}");
         assert_eq!(r["structuredContent"]["error"]["field"], field, "{r}");
+        let first = r["content"][0]["text"].as_str().unwrap();
+        assert!(first.starts_with("report_drift: "), "{first}");
+        assert!(!first.starts_with("report_drift: report_drift:"), "{first}");
     }
     let api = home.api();
     assert!(api.asks().await.is_empty());
