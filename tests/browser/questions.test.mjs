@@ -74,3 +74,27 @@ test('flat questions autosave across a reload and can be dismissed', async () =>
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a question already settled in the session shows "asked earlier" with the answer; other sessions do not', async () => {
+  const session = (await daemon.api('POST', '/api/sessions', { client: 'repeat-test' })).body.session.id;
+  const question = [{ id: 'form', question: 'Where should the first version run?',
+    options: [{ label: 'Local web app' }, { label: 'Desktop app' }] }];
+  const first = await daemon.createQuestions(question, session);
+  const r = await daemon.api('POST', `/api/asks/${first}/submit`, { answers: [{ id: 'form', selected: ['Local web app'] }] });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  // The same question again (case and trailing punctuation aside), in the same session.
+  const again = await daemon.createQuestions([{ ...question[0], id: 'where', question: 'where should the first version run' }], session);
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/a/${again}`);
+  await page.waitForSelector('.card.flat');
+  assert.equal(await page.textContent('.flat-question[data-qid="where"] .repeat-notice'),
+    'Asked earlier in this session; you answered: Local web app');
+  // Another session asking the same has no notice.
+  const other = (await daemon.api('POST', '/api/sessions', { client: 'repeat-other' })).body.session.id;
+  const elsewhere = await daemon.createQuestions(question, other);
+  await page.goto(`${daemon.url}/a/${elsewhere}`);
+  await page.waitForSelector('.card.flat');
+  assert.equal(await page.locator('.repeat-notice').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

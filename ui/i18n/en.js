@@ -110,6 +110,7 @@ export default {
   'questions.cancel': 'Dismiss',
   'questions.cancel.hint': 'Dismiss these questions; the agent is told you declined.',
   'questions.cancel.confirm': 'Dismiss these questions without answering?',
+  'repeat.notice': 'Asked earlier in this session; you answered: {labels}',
   'questions.unanswered': 'Answer at least one question first.',
   'help.open': 'Keyboard shortcuts',
   'help.open.hint': 'Keyboard shortcuts (H)',

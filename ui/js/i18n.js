@@ -76,3 +76,20 @@ export function saveUserLanguage(l) {
     // Storage may be disabled; the choice then lasts for this page only.
   }
 }
+
+/**
+ * "Asked earlier in this session; you answered: …" (alignment.md §5.7) for a question of an
+ * ask view that repeats a decision already settled in its session, or null. Labels are
+ * agent text: the notice is plain text.
+ */
+export function repeatNotice(view, questionId) {
+  const r = view && view.repeats && view.repeats[questionId];
+  if (!r) return null;
+  const parts = [...(r.chosen || [])];
+  if (r.custom) parts.push(`“${r.custom}”`);
+  const el = document.createElement('p');
+  el.className = 'repeat-notice';
+  el.setAttribute('role', 'note');
+  el.textContent = t('repeat.notice', { labels: parts.join(', ') || '—' });
+  return el;
+}

@@ -5,7 +5,7 @@
 import { ask as askApi } from './api.js';
 import { h, icon, nextId, displayLabel } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t } from './i18n.js';
+import { t, repeatNotice } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp } from './dialog.js';
 import { hideTooltip } from './tooltip.js';
@@ -119,7 +119,7 @@ export class QuestionsCard {
         h('div', { class: 'q-top' },
           this.questions.length > 1 ? h('span', { class: 'chip count-chip' }, `${qi + 1} / ${this.questions.length}`) : null,
           q.header ? h('span', { class: 'chip header-chip' }, q.header) : null),
-        prompt, detail, rows ? rows.el : null,
+        prompt, repeatNotice(this.view, q.id), detail, rows ? rows.el : null,
         h('div', { class: `custom-row${rows ? '' : ' only'}` }, input));
       section.rows = rows;
       section.input = input;

@@ -6,7 +6,7 @@
 import { ask as askApi } from './api.js';
 import { h, icon, nextId, show, displayLabel } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t } from './i18n.js';
+import { t, repeatNotice } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
@@ -500,7 +500,7 @@ export class Wizard {
       banked ? h('span', { class: 'chip locked-chip' }, icon('lock'), t('bank.locked')) : null);
     const detail = r.detail ? h('div', { class: 'prose detail' }) : null;
     if (detail) setSanitizedHtml(detail, r.detail);
-    const parts = [top, heading, detail];
+    const parts = [top, heading, repeatNotice(this.view, id), detail];
     if (q.options && q.options.length) {
       const ro = r.options || {};
       const items = q.options.map((o) => {

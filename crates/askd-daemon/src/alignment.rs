@@ -110,6 +110,43 @@ pub async fn session_events(store: &dyn Store, session: &str) -> ApiResult<Vec<A
     Ok(out)
 }
 
+/// The "asked earlier" notices of a question ask's page (`alignment.md` §5.7): for each of
+/// its questions that repeats a decision already settled in the session by another ask,
+/// `{question_id: {ask_id, chosen, custom}}`. Empty in `off` mode (the card notice shows in
+/// `auto` and `manual`).
+pub async fn repeats(
+    store: &dyn Store,
+    ask: &askd_store::Ask,
+    configured: Mode,
+) -> ApiResult<Value> {
+    let Some(questions) = payload_questions(&ask.payload) else {
+        return Ok(json!({}));
+    };
+    let s = state(store, &ask.session_id).await?;
+    if s.effective_mode(Some(configured)).0 == Mode::Off {
+        return Ok(json!({}));
+    }
+    let mut out = serde_json::Map::new();
+    for q in questions.as_array().into_iter().flatten() {
+        let (Some(id), Some(text)) = (q["id"].as_str(), q["question"].as_str()) else {
+            continue;
+        };
+        let key = askd_core::alignment::normalize_question(text);
+        if key.is_empty() {
+            continue;
+        }
+        if let Some(d) = s.settled.iter().find(|d| {
+            d.ask_id != ask.id && askd_core::alignment::normalize_question(&d.question) == key
+        }) {
+            out.insert(
+                id.to_string(),
+                json!({"ask_id": d.ask_id, "chosen": d.chosen, "custom": d.custom}),
+            );
+        }
+    }
+    Ok(Value::Object(out))
+}
+
 /// The session's folded state.
 pub async fn state(store: &dyn Store, session: &str) -> ApiResult<AlignmentState> {
     Ok(fold(&session_events(store, session).await?))

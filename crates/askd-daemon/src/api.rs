@@ -389,6 +389,10 @@ async fn show_ask(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> 
     if ask.kind == "drift" {
         d.drift_view(&ask, &mut view).await?;
     }
+    if ask.kind == "questions" || ask.kind == "survey" {
+        view["repeats"] =
+            crate::alignment::repeats(d.store.as_ref(), &ask, d.settings.alignment_mode).await?;
+    }
     Ok(AxumJson(view))
 }
 
