@@ -425,7 +425,7 @@ async fn progress_notifications_arrive_while_waiting() {
     let call = a
         .start_call("ask_survey", fixture("release-scope.json"))
         .await;
-    let token = call.progress_token.clone();
+    let token = call.handle.progress_token.clone();
     let api = home.api();
     let id = api.new_ask(&[]).await["id"].as_str().unwrap().to_string();
     tokio::time::sleep(Duration::from_millis(700)).await;

@@ -435,15 +435,21 @@ impl Adapter {
     }
 
     /// Sends `tools/call` and returns the in-flight request (cancellable).
-    pub async fn start_call(&self, name: &str, args: Value) -> RequestHandle<RoleClient> {
+    pub async fn start_call(&self, name: &str, args: Value) -> Started<'_> {
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(object(args));
-        self.service
+        let handle = self
+            .service
             .send_request_with_option(
                 ClientRequest::CallToolRequest(Request::new(params)),
                 PeerRequestOptions::no_options(),
             )
             .await
-            .expect("send tools/call")
+            .expect("send tools/call");
+        Started {
+            handle,
+            name: name.to_string(),
+            adapter: self,
+        }
     }
 
     pub fn stderr(&self) -> String {
@@ -462,11 +468,37 @@ impl Adapter {
 }
 
 /// The result of a request started with [`Adapter::start_call`], as JSON.
-pub async fn finish(handle: RequestHandle<RoleClient>) -> Value {
-    match handle.await_response().await.expect("tools/call response") {
+/// A `tools/call` in flight, started with [`Adapter::start_call`].
+pub struct Started<'a> {
+    pub handle: RequestHandle<RoleClient>,
+    name: String,
+    adapter: &'a Adapter,
+}
+
+impl Started<'_> {
+    /// `notifications/cancelled` for this call.
+    pub async fn cancel(self, reason: Option<String>) -> Result<(), rmcp::service::ServiceError> {
+        self.handle.cancel(reason).await
+    }
+}
+
+/// The call's result as JSON; a successful result must match the tool's `outputSchema`.
+pub async fn finish(call: Started<'_>) -> Value {
+    let v = match call
+        .handle
+        .await_response()
+        .await
+        .expect("tools/call response")
+    {
         ServerResult::CallToolResult(r) => serde_json::to_value::<CallToolResult>(r).unwrap(),
         other => panic!("unexpected response: {other:?}"),
+    };
+    if v["isError"] != true {
+        call.adapter
+            .conforms(&call.name, &v["structuredContent"])
+            .await;
     }
+    v
 }
 
 /// `structuredContent`, after checking the text copy is the same JSON.
