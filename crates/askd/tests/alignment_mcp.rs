@@ -42,8 +42,6 @@ async fn ask_answered(
     .await;
     let r = finish(call).await;
     assert_ne!(r["isError"], true, "{r}");
-    a.conforms("ask_user_question", &r["structuredContent"])
-        .await;
     r
 }
 
