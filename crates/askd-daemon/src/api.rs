@@ -313,6 +313,11 @@ async fn create_ask(State(d): St, body: JsonBody) -> ApiResult<Response> {
             ));
         }
     };
+    // `dry_run`: validate only, write nothing (no session, no ask).
+    if o.get("dry_run").and_then(|v| v.as_bool()) == Some(true) {
+        d.check(kind, args)?;
+        return Ok((StatusCode::OK, AxumJson(json!({"ok": true, "valid": true}))).into_response());
+    }
     let created = d
         .create(CreateAsk {
             kind,

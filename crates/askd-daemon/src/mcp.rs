@@ -49,6 +49,12 @@ impl Backend for InProcess {
             .map_err(|e| tool_error(e, None))
     }
 
+    async fn check(&self, kind: &str, args: &Value) -> Result<(), ToolError> {
+        self.0
+            .check(kind, Json::from_value(args))
+            .map_err(|e| tool_error(e, None))
+    }
+
     async fn create(
         &self,
         session: &str,

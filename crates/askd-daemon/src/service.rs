@@ -226,6 +226,35 @@ impl Daemon {
         })
     }
 
+    /// Validates a survey's or questions' arguments exactly as [`Self::create`] would, and
+    /// writes nothing (no session, no ask): the MCP layer checks a connection's first ask
+    /// before it records the connection's session (`alignment.md` §4.1).
+    pub fn check(&self, kind: &str, args: Json<'_>) -> ApiResult<()> {
+        match kind {
+            "survey" => {
+                let resolved = resolve::resolve(args).map_err(|p| {
+                    ApiError::invalid("SURVEY_BAD_SPEC", Some("invalid survey argument"), vec![p])
+                })?;
+                validate(&resolved.survey).map_err(|p| {
+                    ApiError::invalid("SURVEY_BAD_SPEC", Some("invalid survey spec"), p)
+                })?;
+            }
+            "questions" => {
+                questions::validate(&args).map_err(|p| {
+                    ApiError::invalid("QUESTIONS_BAD_SPEC", Some("invalid questions"), p)
+                })?;
+            }
+            other => {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "unknown-kind",
+                    format!("kind {other:?} has no argument check — use survey or questions"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) async fn new_survey(
         &self,
         session_id: &str,

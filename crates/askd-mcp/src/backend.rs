@@ -102,6 +102,8 @@ pub trait Backend: Send + Sync + 'static {
         args: &Value,
         replaces: Option<&str>,
     ) -> Result<CreatedAsk, ToolError>;
+    /// Validates a survey's or questions' arguments as `create` would, writing nothing.
+    async fn check(&self, kind: &str, args: &Value) -> Result<(), ToolError>;
     /// Waits up to `timeout`; returns the stored result or the pending handle.
     async fn wait(&self, ask_id: &str, timeout: Duration) -> Result<Value, ToolError>;
     /// The ask as the UI reads it (for progress messages).
@@ -297,6 +299,17 @@ impl Backend for HttpBackend {
                 url: url.to_string(),
                 created: status == 201,
             }),
+            _ => Err(Self::error(&b, None)),
+        }
+    }
+
+    async fn check(&self, kind: &str, args: &Value) -> Result<(), ToolError> {
+        let body = json!({"kind": kind, "args": args, "dry_run": true});
+        let (status, b) = self
+            .call(reqwest::Method::POST, "/api/asks", Some(&body), None)
+            .await?;
+        match status {
+            200 => Ok(()),
             _ => Err(Self::error(&b, None)),
         }
     }

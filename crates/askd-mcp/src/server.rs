@@ -284,6 +284,14 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
         let client = Self::client_name(ctx);
+        // A call rejected for invalid arguments never records a session (alignment.md
+        // §4.1): a connection's first question is checked before its session is recorded.
+        if matches!(kind, "survey" | "questions")
+            && self.known_session().is_none()
+            && !ctx.meta.contains_key("askd/session")
+        {
+            self.backend.check(kind, &args).await?;
+        }
         let session = self.session(ctx).await?.to_string();
         let replaces = args.get("replaces").and_then(Value::as_str);
         let created: CreatedAsk = self.backend.create(&session, kind, &args, replaces).await?;

@@ -405,8 +405,19 @@ async fn invalid_calls_record_nothing() {
             .await,
     );
     assert_eq!(code, "unknown_session");
+    // Nor by invalid question tools (§4.1: a rejected call never records a session).
+    let r = a.call("ask_user_question", json!({"questions": []})).await;
+    assert_eq!(r["isError"], true, "{r}");
+    let r = a
+        .call(
+            "ask_survey",
+            json!({"survey": {"entry": "nowhere", "questions": {}}}),
+        )
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
     // No session was recorded by any of them.
     assert_eq!(home.api().get("/api/sessions").await["sessions"], json!([]));
+    assert!(home.api().asks().await.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
