@@ -98,8 +98,12 @@ async fn adapter(
     let alignment_mode = askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
         .unwrap_or(askd_core::alignment::Mode::Auto);
     let backend = HttpBackend::new(url.clone(), token.clone());
-    // A continued session's override shapes this connection's instructions and tools.
-    let initial_mode = match &session_id {
+    // A continued session's override (or a forked one's, which the fork inherits) shapes
+    // this connection's instructions and tools.
+    let initial_mode = match session_id
+        .as_ref()
+        .or(fork.as_ref().map(|(parent, _)| parent))
+    {
         Some(id) => {
             use askd_mcp::Backend;
             backend
