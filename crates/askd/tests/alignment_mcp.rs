@@ -1661,6 +1661,73 @@ async fn a_mode_switch_relists_the_tools_of_that_session() {
             .iter()
             .any(|t| t.name == "align")
     );
+    let b = home.adapter("agent-b", &[]).await;
+    let notice = |r: &Value| r["structuredContent"]["alignment"]["notice"].clone();
+    // Manual: A's next question result carries only T7 manual; align works.
+    let r = ask_answered(&home, &a, "Q after manual?", &["X", "Y"], "X").await;
+    let al = &r["structuredContent"]["alignment"];
+    assert!(
+        notice(&r)
+            .as_str()
+            .unwrap()
+            .contains("now Manual for this session (set by human)"),
+        "{r}"
+    );
+    assert!(
+        al.get("guidance").is_none(),
+        "manual: no tail on question results: {al}"
+    );
+    let check = a.call("align", json!({})).await;
+    assert!(
+        check["structuredContent"]["report"]
+            .as_str()
+            .unwrap()
+            .contains("Mode: Manual (session override)")
+    );
+    let r = ask_answered(&home, &b, "B one?", &["X", "Y"], "X").await;
+    assert_eq!(r["structuredContent"]["alignment"]["mode"], "auto");
+    assert_eq!(notice(&r), Value::Null);
+    // The human goes back to the default (auto): A had the policy in its instructions, A2
+    // did not — only A2's notice carries it. The next results carry the tail and no notice.
+    home.api()
+        .post(
+            &format!("/api/sessions/{session}/alignment/mode"),
+            json!({"mode": "default", "actor": "human"}),
+        )
+        .await;
+    let r = ask_answered(&home, &a, "A first?", &["X", "Y"], "X").await;
+    let n = notice(&r);
+    let n = n.as_str().unwrap();
+    assert!(
+        n.contains("now Auto for this session (set by human)"),
+        "{n}"
+    );
+    assert!(
+        !n.contains("## Requirements alignment"),
+        "A has the policy already: {n}"
+    );
+    let r = ask_answered(&home, &a2, "A2 first?", &["X", "Y"], "X").await;
+    let n = notice(&r);
+    let n = n.as_str().unwrap();
+    assert!(
+        n.contains("Apply the following policy from here on:\n\n## Requirements alignment"),
+        "{n}"
+    );
+    for c in [&a, &a2] {
+        let r = ask_answered(&home, c, &format!("{} second?", c.pid), &["X", "Y"], "X").await;
+        assert_eq!(notice(&r), Value::Null, "{r}");
+        let g = guidance(&r["structuredContent"]["alignment"]);
+        assert!(g[1].starts_with("Alignment memory:"), "{g:?}");
+    }
+    let r = ask_answered(&home, &b, "B two?", &["X", "Y"], "X").await;
+    assert_eq!(
+        r["structuredContent"]["alignment"]["rounds"], 2,
+        "B counts its own rounds"
+    );
+    // The switches changed no rounds or baseline: r1 stays, every answered ask counted.
+    let st = status(&a, json!({})).await;
+    assert_eq!(st["baseline"]["revision"], 1);
+    assert_eq!(st["rounds"], 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -258,11 +258,28 @@ pub fn mode_notice(mode: Mode, actor: &str, policy: Option<&str>, lang: Lang) ->
             "本会话的对齐模式现在是 {title}（Auto，由 {actor} 设置）。从现在起应用以下策略："
         ),
     };
-    if mode == Mode::Auto
-        && let Some(p) = policy
-    {
-        s.push_str("\n\n");
-        s.push_str(p);
+    match (mode, policy) {
+        (Mode::Auto, Some(p)) => {
+            s.push_str("\n\n");
+            s.push_str(p);
+        }
+        // The connection already has the policy (its instructions or an earlier notice).
+        (Mode::Auto, None) => {
+            let end = s.rfind(if zh {
+                "从现在起"
+            } else {
+                "Apply the following"
+            });
+            if let Some(i) = end {
+                s.truncate(i);
+            }
+            s.push_str(if zh {
+                "从现在起重新应用你的指令中的对齐策略。"
+            } else {
+                "Apply the alignment policy from your instructions again from here on."
+            });
+        }
+        _ => {}
     }
     s
 }
