@@ -526,6 +526,33 @@ impl AskdServer {
         Ok(id.to_string())
     }
 
+    /// The session an alignment tool runs in and its status, or `alignment_off` when the
+    /// session's mode does not list the tool (§5.1: a stale client's call records nothing).
+    async fn alignment_gate(
+        &self,
+        name: &str,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<(String, Value), ToolError> {
+        let session = self.alignment_session(args, ctx).await?;
+        let status = self
+            .backend
+            .alignment(&session, "status", &self.configured())
+            .await
+            .map_err(session_error)?;
+        let effective = Mode::parse(status["mode"]["effective"].as_str().unwrap_or("auto"))
+            .unwrap_or(Mode::Auto);
+        if tools::alignment_off(name, effective) {
+            return Err(ToolError::new(
+                "alignment_off",
+                format!(
+                    "{name} is unavailable: alignment is off for this session. Call set_alignment_mode with mode \"auto\" or \"manual\" (or \"default\") to switch it back on."
+                ),
+            ));
+        }
+        Ok((session, status))
+    }
+
     /// Attaches the alignment tail to a question result in `auto` mode (`alignment.md`
     /// §5.7, §5.8): the structured `alignment` member, and the tail as a text block.
     async fn with_alignment(
@@ -667,23 +694,8 @@ impl AskdServer {
             }
             _ => None,
         };
-        let session = self.alignment_session(&args, ctx).await?;
+        let (session, status) = self.alignment_gate(name, &args, ctx).await?;
         let configured = self.configured();
-        let status = self
-            .backend
-            .alignment(&session, "status", &configured)
-            .await
-            .map_err(session_error)?;
-        let effective = Mode::parse(status["mode"]["effective"].as_str().unwrap_or("auto"))
-            .unwrap_or(Mode::Auto);
-        if tools::alignment_off(name, effective) {
-            return Err(ToolError::new(
-                "alignment_off",
-                format!(
-                    "{name} is unavailable: alignment is off for this session. Call set_alignment_mode with mode \"auto\" or \"manual\" (or \"default\") to switch it back on."
-                ),
-            ));
-        }
         match name {
             tools::ALIGNMENT_STATUS if args.get("detail") == Some(&json!("full")) => {
                 let mut body = configured;
@@ -761,22 +773,8 @@ impl AskdServer {
         if let Err(problems) = askd_core::alignment::drift::validate(&args) {
             return Err(invalid_arguments(&problems));
         }
-        let session = self.alignment_session(&args, ctx).await?;
-        let configured = self.configured();
-        let status = self
-            .backend
-            .alignment(&session, "status", &configured)
-            .await
-            .map_err(session_error)?;
-        let effective = Mode::parse(status["mode"]["effective"].as_str().unwrap_or("auto"))
-            .unwrap_or(Mode::Auto);
-        if tools::alignment_off(tools::REPORT_DRIFT, effective) {
-            return Err(ToolError::new(
-                "alignment_off",
-                "report_drift is unavailable: alignment is off for this session. Call set_alignment_mode with mode \"auto\" or \"manual\" (or \"default\") to switch it back on.",
-            ));
-        }
-        let mut body = configured;
+        let (session, _) = self.alignment_gate(tools::REPORT_DRIFT, &args, ctx).await?;
+        let mut body = self.configured();
         let mut a = args.clone();
         if let Some(o) = a.as_object_mut() {
             o.remove("session");
