@@ -1,0 +1,345 @@
+//! The drift decision card (`alignment.md` §6): reason, what would change, the current
+//! baseline, the agent's directions and askd's fixed actions with the same keys as the web
+//! card — `A` approve, `K` keep, `1`–`4` a direction, `O` another direction (typed), `Esc`
+//! not now (confirmed). Picking and sending are two steps: Enter sends only a picked action.
+//! The body is `{action, option?, text?, note?}`.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::{Value, json};
+
+use super::{
+    Base, Confirm, Effect, FieldKey, draw_screen, edit, error_lines, field_line, focus_style,
+    plain, text_lines,
+};
+use crate::api::Reply;
+use crate::text::{chars, clean_line};
+
+/// The most characters of a note or a typed direction.
+const TEXT_MAX: usize = 2000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Approve,
+    Reject,
+    Option,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Other,
+    Note,
+}
+
+#[derive(Debug, Clone)]
+pub struct Drift {
+    pub base: Base,
+    reason: String,
+    description: String,
+    required_change: Option<String>,
+    /// `(label, description)`.
+    options: Vec<(String, Option<String>)>,
+    baseline: Value,
+    action: Option<Action>,
+    option: Option<usize>,
+    other: String,
+    note: String,
+    editing: Option<Field>,
+}
+
+impl Drift {
+    pub fn new(view: &Value) -> Drift {
+        let d = &view["drift"];
+        let mut base = Base::new(view);
+        if let Some(c) = d["session"]["client"].as_str() {
+            base.client = format!("{} · {}", clean_line(c), clean_line(&base.session));
+        }
+        Drift {
+            base,
+            reason: d["reason"].as_str().unwrap_or_default().to_string(),
+            description: d["description"].as_str().unwrap_or_default().to_string(),
+            required_change: d["required_change"]
+                .as_str()
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_string),
+            options: d["options"]
+                .as_array()
+                .map(|os| {
+                    os.iter()
+                        .map(|o| {
+                            (
+                                o["label"].as_str().unwrap_or_default().to_string(),
+                                o["description"].as_str().map(str::to_string),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            baseline: d["baseline"].clone(),
+            action: None,
+            option: None,
+            other: String::new(),
+            note: String::new(),
+            editing: None,
+        }
+    }
+
+    pub fn editing(&self) -> bool {
+        self.editing.is_some()
+    }
+
+    pub fn help(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("A", "key.dA"),
+            ("K", "key.dK"),
+            ("1–4", "key.d1"),
+            ("O", "key.dO"),
+            ("N", "key.dN"),
+            ("Enter", "key.dEnter"),
+            ("Esc", "key.dEsc"),
+            ("Q", "key.dBack"),
+        ]
+    }
+
+    /// The request body for the picked action, or `None` after saying what is missing.
+    fn body(&mut self) -> Option<Value> {
+        let note = self.note.trim().to_string();
+        if chars(&note) > TEXT_MAX {
+            self.base.errors = vec![("note".into(), self.base.t("d.tooLong").into())];
+            return None;
+        }
+        let mut body = match self.action {
+            None => {
+                self.base.alert = Some(self.base.t("d.pickFirst").into());
+                return None;
+            }
+            Some(Action::Approve) => json!({"action": "approve"}),
+            Some(Action::Reject) => json!({"action": "reject"}),
+            Some(Action::Option) => json!({"action": "option", "option": self.option?}),
+            Some(Action::Other) => {
+                let text = self.other.trim();
+                let n = chars(text);
+                if n == 0 || n > TEXT_MAX {
+                    let m = if n == 0 { "d.otherRequired" } else { "d.tooLong" };
+                    self.base.errors = vec![("text".into(), self.base.t(m).into())];
+                    self.editing = Some(Field::Other);
+                    return None;
+                }
+                json!({"action": "other", "text": text})
+            }
+        };
+        if !note.is_empty() {
+            body["note"] = json!(note);
+        }
+        Some(body)
+    }
+
+    pub fn key(&mut self, key: &KeyEvent) -> Vec<Effect> {
+        if let Some(c) = &self.base.confirm {
+            return match c.pick(key) {
+                Some("dismiss") => {
+                    self.base.confirm = None;
+                    self.base.submit(json!({"action": "dismiss"}))
+                }
+                Some(_) => {
+                    self.base.confirm = None;
+                    vec![]
+                }
+                None => vec![],
+            };
+        }
+        if let Some(field) = self.editing {
+            let text = match field {
+                Field::Other => &mut self.other,
+                Field::Note => &mut self.note,
+            };
+            if edit(text, key) == FieldKey::Leave {
+                self.editing = None;
+            }
+            return vec![];
+        }
+        if !plain(key) || self.base.busy {
+            return vec![];
+        }
+        self.base.alert = None;
+        match key.code {
+            KeyCode::Char('A' | 'a') => self.action = Some(Action::Approve),
+            KeyCode::Char('K' | 'k') => self.action = Some(Action::Reject),
+            KeyCode::Char(c @ '1'..='4') => {
+                let i = c as usize - '1' as usize;
+                if i < self.options.len() {
+                    self.option = Some(i);
+                    self.action = Some(Action::Option);
+                }
+            }
+            KeyCode::Char('O' | 'o') => {
+                self.action = Some(Action::Other);
+                self.editing = Some(Field::Other);
+            }
+            KeyCode::Char('N' | 'n') => self.editing = Some(Field::Note),
+            KeyCode::Char('Q' | 'q') => return vec![Effect::Leave],
+            KeyCode::Enter => {
+                if let Some(body) = self.body() {
+                    return self.base.submit(body);
+                }
+            }
+            KeyCode::Esc => {
+                self.base.confirm = Some(Confirm::yes_no("d.dismissConfirm", "dismiss"));
+            }
+            _ => {}
+        }
+        vec![]
+    }
+
+    pub fn reply(&mut self, reply: &Reply) -> Vec<Effect> {
+        self.base.common_reply(reply).unwrap_or_default()
+    }
+
+    fn baseline_lines(&self) -> Vec<Line<'static>> {
+        let b = &self.baseline;
+        let revision = b["revision"].as_u64().unwrap_or(0);
+        let t = |k| self.base.t(k);
+        let mut lines = vec![Line::from(Span::styled(
+            format!("{} ({} {revision})", t("d.baseline"), t("d.revision")),
+            Style::default().add_modifier(Modifier::BOLD),
+        ))];
+        if revision == 0 || b.is_null() {
+            lines.push(Line::from(format!("  {}", t("d.noBaseline"))));
+            return lines;
+        }
+        if let Some(goal) = b["goal"].as_str().filter(|g| !g.is_empty()) {
+            lines.push(Line::from(format!("  goal: {}", clean_line(goal))));
+        }
+        for field in [
+            "explicit_constraints",
+            "must_preserve",
+            "allowed_scope",
+            "user_decisions",
+        ] {
+            let items: Vec<&str> = b[field]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if items.is_empty() {
+                continue;
+            }
+            lines.push(Line::from(format!("  {field}:")));
+            for item in items {
+                let mark = if field == "must_preserve" {
+                    format!(" [{}]", t("d.protected"))
+                } else {
+                    String::new()
+                };
+                lines.push(Line::from(format!("    - {}{mark}", clean_line(item))));
+            }
+        }
+        lines
+    }
+
+    pub fn render(&self, f: &mut Frame, area: Rect) {
+        let t = |k| self.base.t(k);
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let reason_key = match self.reason.as_str() {
+            "scope-expansion" => "reason.scope-expansion",
+            "constraint-conflict" => "reason.constraint-conflict",
+            "behaviour-change" => "reason.behaviour-change",
+            "architecture-shift" => "reason.architecture-shift",
+            "invalidated-assumption" => "reason.invalidated-assumption",
+            _ => "reason.user-direction-change",
+        };
+        let mut lines = vec![
+            Line::from(vec![
+                Span::styled(
+                    format!(" {} ", t("d.badge")),
+                    Style::default().fg(Color::Black).bg(Color::Yellow),
+                ),
+                Span::styled(format!(" {}", t(reason_key)), bold),
+            ]),
+            Line::from(""),
+            Line::from(Span::styled(t("d.change"), bold)),
+        ];
+        lines.extend(text_lines(&self.description, "  ", Style::default()));
+        if let Some(rc) = &self.required_change {
+            lines.push(Line::from(format!("  {}", t("d.required"))));
+            lines.extend(text_lines(rc, "    ", Style::default()));
+        }
+        lines.push(Line::from(""));
+        lines.extend(self.baseline_lines());
+        lines.push(Line::from(""));
+        if !self.options.is_empty() {
+            lines.push(Line::from(Span::styled(t("d.directions"), bold)));
+            for (i, (label, desc)) in self.options.iter().enumerate() {
+                let chosen = self.option == Some(i) && self.action == Some(Action::Option);
+                lines.push(Line::from(Span::styled(
+                    format!("  {} {} {}", i + 1, if chosen { "(•)" } else { "( )" }, clean_line(label)),
+                    focus_style(chosen),
+                )));
+                if let Some(d) = desc {
+                    lines.extend(text_lines(d, "        ", Style::default().fg(Color::DarkGray)));
+                }
+            }
+            lines.extend(error_lines(&self.base.errors_at("option"), "  "));
+            lines.push(Line::from(""));
+        }
+        lines.push(Line::from(Span::styled(t("d.actions"), bold)));
+        let act = |key: &str, label: &'static str, on: bool| {
+            Span::styled(format!("[{key}] {}", t(label)), focus_style(on))
+        };
+        let mut row = vec![
+            act("A", "d.approve", self.action == Some(Action::Approve)),
+            Span::raw("  "),
+            act("K", "d.keep", self.action == Some(Action::Reject)),
+            Span::raw("  "),
+        ];
+        if !self.options.is_empty() {
+            row.push(act("1–4", "d.useOption", self.action == Some(Action::Option)));
+            row.push(Span::raw("  "));
+        }
+        row.push(act("O", "d.other", self.action == Some(Action::Other)));
+        row.push(Span::raw("  "));
+        row.push(act("Esc", "d.notNow", false));
+        lines.push(Line::from(row));
+        lines.push(Line::from(Span::styled(
+            format!("  {} — {}", t("d.notNow"), t("d.notNowHint")),
+            Style::default().fg(Color::DarkGray),
+        )));
+        if self.action == Some(Action::Other) {
+            lines.extend(field_line(
+                t("d.otherLabel"),
+                &self.other,
+                self.editing == Some(Field::Other),
+                "  ",
+            ));
+            lines.extend(error_lines(&self.base.errors_at("text"), "  "));
+        }
+        lines.extend(error_lines(&self.base.errors_at("action"), "  "));
+        lines.push(Line::from(""));
+        lines.extend(field_line(
+            &format!("[N] {}", t("d.note")),
+            &self.note,
+            self.editing == Some(Field::Note),
+            "",
+        ));
+        lines.extend(error_lines(&self.base.errors_at("note"), "  "));
+        if let Some(a) = self.action {
+            let label = match a {
+                Action::Approve => "d.approve",
+                Action::Reject => "d.keep",
+                Action::Option => "d.useOption",
+                Action::Other => "d.other",
+            };
+            lines.push(Line::from(""));
+            lines.push(Line::from(Span::styled(
+                format!("{}: {} — {}", t("d.picked"), t(label), t("d.send")),
+                Style::default().fg(Color::Green),
+            )));
+        }
+        let focus = if self.editing.is_some() { lines.len() } else { 0 };
+        let hint = if self.editing.is_some() { "editing" } else { "d.hint" };
+        draw_screen(f, area, &self.base, lines, focus, hint);
+    }
+}

@@ -1,0 +1,427 @@
+//! One module per kind of ask. Each screen holds its ask's local state, turns keys into
+//! [`Effect`]s (requests to send, leaving, settling) and draws itself. What they share lives
+//! here: the [`Base`] every screen has, confirmations, text fields and the submit/cancel
+//! reply handling.
+
+pub mod drift;
+pub mod questions;
+pub mod review;
+pub mod survey;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use serde_json::{Value, json};
+
+use crate::api::{Purpose, Reply, Request, seg};
+use crate::i18n::Lang;
+use crate::text::{clean, clean_line};
+
+/// What a screen wants done after a key or a reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Send(Request),
+    /// Back to the inbox; the ask stays pending.
+    Leave,
+    /// The ask settled: by this terminal (`mine`) or elsewhere.
+    Settled { outcome: String, mine: bool },
+}
+
+/// A question with fixed choices, shown over the screen; keys pick a choice.
+#[derive(Debug, Clone)]
+pub struct Confirm {
+    pub prompt: &'static str,
+    /// `(key, label, tag)`; Esc is always "no".
+    pub choices: Vec<(char, &'static str, &'static str)>,
+}
+
+impl Confirm {
+    pub fn yes_no(prompt: &'static str, tag: &'static str) -> Confirm {
+        Confirm {
+            prompt,
+            choices: vec![('y', "confirm.yes", tag), ('n', "confirm.no", "")],
+        }
+    }
+
+    /// The tag of the choice `key` picks; `Some("")` closes without acting, `None` ignores.
+    pub fn pick(&self, key: &KeyEvent) -> Option<&'static str> {
+        match key.code {
+            KeyCode::Esc => Some(""),
+            KeyCode::Char(c) => self
+                .choices
+                .iter()
+                .find(|(k, _, _)| k.eq_ignore_ascii_case(&c))
+                .map(|(_, _, tag)| *tag),
+            _ => None,
+        }
+    }
+}
+
+/// The part every ask screen has.
+#[derive(Debug, Clone)]
+pub struct Base {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub session: String,
+    pub client: String,
+    pub lang: Lang,
+    /// A message for the whole screen (a refused submit, a network error).
+    pub alert: Option<String>,
+    /// `errors[]` of the last 422, `(path, message)`.
+    pub errors: Vec<(String, String)>,
+    pub confirm: Option<Confirm>,
+    /// A submit or cancel is in flight.
+    pub busy: bool,
+}
+
+impl Base {
+    pub fn new(view: &Value) -> Base {
+        let kind = view["kind"].as_str().unwrap_or_default().to_string();
+        Base {
+            id: view["ask_id"].as_str().unwrap_or_default().to_string(),
+            title: clean_line(
+                view["title"]
+                    .as_str()
+                    .or(view["spec"]["title"].as_str())
+                    .unwrap_or_default(),
+            ),
+            session: view["session"].as_str().unwrap_or_default().to_string(),
+            client: clean_line(view["client"].as_str().unwrap_or_default()),
+            lang: Lang::of_ask(view),
+            kind,
+            alert: None,
+            errors: Vec::new(),
+            confirm: None,
+            busy: false,
+        }
+    }
+
+    pub fn t(&self, key: &'static str) -> &'static str {
+        self.lang.t(key)
+    }
+
+    pub fn url(&self, op: &str) -> String {
+        format!("/api/asks/{}/{op}", seg(&self.id))
+    }
+
+    pub fn submit(&mut self, body: Value) -> Vec<Effect> {
+        if self.busy {
+            return vec![];
+        }
+        self.busy = true;
+        self.alert = None;
+        self.errors.clear();
+        vec![Effect::Send(Request::post(
+            self.url("submit"),
+            body,
+            Purpose::Submit(self.id.clone()),
+        ))]
+    }
+
+    pub fn cancel(&mut self) -> Vec<Effect> {
+        if self.busy {
+            return vec![];
+        }
+        self.busy = true;
+        vec![Effect::Send(Request::post(
+            self.url("cancel"),
+            json!({}),
+            Purpose::Cancel(self.id.clone()),
+        ))]
+    }
+
+    pub fn draft(&self, body: Value) -> Effect {
+        Effect::Send(Request::put(
+            self.url("draft"),
+            body,
+            Purpose::Draft(self.id.clone()),
+        ))
+    }
+
+    /// The replies every screen handles alike: submit, cancel, recheck, failed drafts.
+    /// `None` when the reply is the screen's own business.
+    pub fn common_reply(&mut self, reply: &Reply) -> Option<Vec<Effect>> {
+        match &reply.purpose {
+            Purpose::Submit(_) | Purpose::Cancel(_) => {
+                self.busy = false;
+                let cancel = matches!(reply.purpose, Purpose::Cancel(_));
+                if reply.ok() {
+                    let outcome = reply.body["outcome"]
+                        .as_str()
+                        .unwrap_or(if cancel { "cancelled" } else { "answered" })
+                        .to_string();
+                    return Some(vec![Effect::Settled {
+                        outcome,
+                        mine: true,
+                    }]);
+                }
+                if reply.status == 409 {
+                    let outcome = reply.body["outcome"]
+                        .as_str()
+                        .or(reply.body["result"]["outcome"].as_str())
+                        .unwrap_or("settled")
+                        .to_string();
+                    return Some(vec![Effect::Settled {
+                        outcome,
+                        mine: false,
+                    }]);
+                }
+                self.fail(reply);
+                Some(vec![])
+            }
+            Purpose::Recheck(_) => {
+                if reply.ok() && reply.body["state"].as_str().is_some_and(|s| s != "pending") {
+                    let outcome = reply.body["outcome"].as_str().unwrap_or("settled");
+                    return Some(vec![Effect::Settled {
+                        outcome: outcome.to_string(),
+                        mine: false,
+                    }]);
+                }
+                None
+            }
+            Purpose::Draft(_) => {
+                if !reply.ok() {
+                    self.alert = Some(reply.message());
+                }
+                Some(vec![])
+            }
+            _ => None,
+        }
+    }
+
+    /// Shows a refused call: the message, and each `errors[]` entry next to its field.
+    pub fn fail(&mut self, reply: &Reply) {
+        self.errors = reply.field_errors();
+        self.alert = Some(if reply.status == 0 {
+            format!("{}: {}", self.t("network"), reply.message())
+        } else {
+            reply.message()
+        });
+    }
+
+    /// The messages of the errors whose path is `prefix` or lies under it.
+    pub fn errors_at(&self, prefix: &str) -> Vec<String> {
+        self.errors
+            .iter()
+            .filter(|(p, _)| {
+                p == prefix
+                    || p.strip_prefix(prefix)
+                        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+            })
+            .map(|(_, m)| m.clone())
+            .collect()
+    }
+
+    /// The header line: the kind's badge, the client and the title.
+    pub fn header(&self) -> Line<'static> {
+        let badge = match self.kind.as_str() {
+            "survey" => self.t("kind.survey"),
+            "questions" => self.t("kind.questions"),
+            "review" => self.t("kind.review"),
+            _ => self.t("kind.drift"),
+        };
+        let mut spans = vec![Span::styled(
+            format!(" {badge} "),
+            Style::default().fg(Color::Black).bg(Color::Cyan),
+        )];
+        if !self.client.is_empty() {
+            spans.push(Span::styled(
+                format!(" {} ·", self.client),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        spans.push(Span::styled(
+            format!(" {}", self.title),
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        Line::from(spans)
+    }
+}
+
+/// How a text field took a key.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FieldKey {
+    Changed,
+    /// Enter, Esc or Tab: leave the field.
+    Leave,
+    Ignored,
+}
+
+/// Single-field editing: typing appends, Backspace deletes, Enter/Esc/Tab leave. A newline
+/// is Alt+Enter or Shift+Enter, where the terminal reports it.
+pub fn edit(text: &mut String, key: &KeyEvent) -> FieldKey {
+    match key.code {
+        KeyCode::Enter
+            if key.modifiers.contains(KeyModifiers::ALT)
+                || key.modifiers.contains(KeyModifiers::SHIFT) =>
+        {
+            text.push('\n');
+            FieldKey::Changed
+        }
+        KeyCode::Enter | KeyCode::Esc | KeyCode::Tab => FieldKey::Leave,
+        KeyCode::Backspace => {
+            text.pop();
+            FieldKey::Changed
+        }
+        KeyCode::Char(c)
+            if !key.modifiers.contains(KeyModifiers::CONTROL)
+                && !key.modifiers.contains(KeyModifiers::ALT) =>
+        {
+            text.push(c);
+            FieldKey::Changed
+        }
+        _ => FieldKey::Ignored,
+    }
+}
+
+/// Ctrl+S (a terminal rarely reports Ctrl+Enter) or Ctrl+Enter where it does.
+pub fn is_submit_chord(key: &KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char('s') | KeyCode::Enter)
+}
+
+pub fn plain(key: &KeyEvent) -> bool {
+    !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// Agent text (markdown source) as lines with an indent, control characters removed.
+pub fn text_lines(s: &str, indent: &str, style: Style) -> Vec<Line<'static>> {
+    clean(s)
+        .split('\n')
+        .map(|l| Line::from(Span::styled(format!("{indent}{l}"), style)))
+        .collect()
+}
+
+/// A text field's line: its label, the text and a cursor while it is edited.
+pub fn field_line(label: &str, text: &str, editing: bool, indent: &str) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let style = if editing {
+        Style::default().fg(Color::Yellow)
+    } else {
+        Style::default()
+    };
+    let body = clean(text);
+    let mut parts = body.split('\n');
+    let first = parts.next().unwrap_or_default().to_string();
+    let cursor = if editing { "▏" } else { "" };
+    let rest: Vec<String> = parts.map(str::to_string).collect();
+    let first_cursor = if rest.is_empty() { cursor } else { "" };
+    lines.push(Line::from(vec![
+        Span::styled(format!("{indent}{label}: "), Style::default().fg(Color::DarkGray)),
+        Span::styled(format!("{first}{first_cursor}"), style),
+    ]));
+    let n = rest.len();
+    for (i, l) in rest.into_iter().enumerate() {
+        let c = if i + 1 == n { cursor } else { "" };
+        lines.push(Line::from(Span::styled(format!("{indent}  {l}{c}"), style)));
+    }
+    lines
+}
+
+pub fn error_lines(messages: &[String], indent: &str) -> Vec<Line<'static>> {
+    messages
+        .iter()
+        .map(|m| {
+            Line::from(Span::styled(
+                format!("{indent}⚠ {m}"),
+                Style::default().fg(Color::Red),
+            ))
+        })
+        .collect()
+}
+
+/// Draws an ask screen: header, the body scrolled so line `focus` shows, the alert, the
+/// key hint, and an open confirmation on top.
+pub fn draw_screen(
+    f: &mut Frame,
+    area: Rect,
+    base: &Base,
+    body: Vec<Line<'static>>,
+    focus: usize,
+    hint: &'static str,
+) {
+    let alert_lines = if base.alert.is_some() { 2 } else { 0 };
+    let [head, main, alert, foot] = ratatui::layout::Layout::vertical([
+        ratatui::layout::Constraint::Length(2),
+        ratatui::layout::Constraint::Min(1),
+        ratatui::layout::Constraint::Length(alert_lines),
+        ratatui::layout::Constraint::Length(1),
+    ])
+    .areas(area);
+    f.render_widget(Paragraph::new(base.header()), head);
+    let offset = focus.saturating_sub((main.height as usize) / 3);
+    f.render_widget(
+        Paragraph::new(body)
+            .wrap(Wrap { trim: false })
+            .scroll((offset.min(u16::MAX as usize) as u16, 0)),
+        main,
+    );
+    if let Some(a) = &base.alert {
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                format!("⚠ {a}"),
+                Style::default().fg(Color::Red),
+            )))
+            .wrap(Wrap { trim: false }),
+            alert,
+        );
+    }
+    f.render_widget(
+        Paragraph::new(Line::from(Span::styled(
+            base.t(hint),
+            Style::default().fg(Color::DarkGray),
+        ))),
+        foot,
+    );
+    if let Some(c) = &base.confirm {
+        draw_confirm(f, area, base.lang, c);
+    }
+}
+
+/// A box in the middle of `area`.
+pub fn popup(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+pub fn draw_confirm(f: &mut Frame, area: Rect, lang: Lang, c: &Confirm) {
+    let r = popup(area, 64, 7);
+    f.render_widget(Clear, r);
+    let choices: Vec<Span> = c
+        .choices
+        .iter()
+        .map(|(_, label, _)| Span::styled(format!("[{}]  ", lang.t(label)), Style::default().fg(Color::Yellow)))
+        .collect();
+    let mut lines = vec![Line::from(lang.t(c.prompt)), Line::from("")];
+    lines.push(Line::from(choices));
+    lines.push(Line::from(Span::styled("Esc", Style::default().fg(Color::DarkGray))));
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::ALL)),
+        r,
+    );
+}
+
+/// The marker of a focused row.
+pub fn cursor(focused: bool) -> &'static str {
+    if focused { "▶ " } else { "  " }
+}
+
+pub fn focus_style(focused: bool) -> Style {
+    if focused {
+        Style::default().add_modifier(Modifier::REVERSED)
+    } else {
+        Style::default()
+    }
+}
