@@ -303,10 +303,8 @@ impl App {
                 self.quit = true;
                 return vec![];
             }
-            KeyCode::Down | KeyCode::Char('j') => {
-                if self.selected + 1 < self.inbox.len() {
-                    self.selected += 1;
-                }
+            KeyCode::Down | KeyCode::Char('j') if self.selected + 1 < self.inbox.len() => {
+                self.selected += 1;
             }
             KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
             KeyCode::Char('r') => return self.tick(),
@@ -434,7 +432,10 @@ impl App {
     fn alignment_line(&self) -> Line<'static> {
         let t = |k| self.lang.t(k);
         let Some((session, v)) = &self.alignment else {
-            return Line::from(Span::styled(t("align.none"), Style::default().fg(Color::DarkGray)));
+            return Line::from(Span::styled(
+                t("align.none"),
+                Style::default().fg(Color::DarkGray),
+            ));
         };
         if self.selected_session() != Some(session.as_str()) {
             return Line::from("");
@@ -497,7 +498,11 @@ impl App {
                     .map(|w| format!(" · {}", clean_line(w)))
                     .unwrap_or_default();
                 lines.push(Line::from(Span::styled(
-                    format!("{} · {}{ws}", clean_line(&row.client), clean_line(&row.session)),
+                    format!(
+                        "{} · {}{ws}",
+                        clean_line(&row.client),
+                        clean_line(&row.session)
+                    ),
                     Style::default().fg(Color::Cyan),
                 )));
             }
@@ -512,10 +517,17 @@ impl App {
                 "drift" => t("kind.drift"),
                 _ => "?",
             };
-            let created = row.created_at.get(..16).unwrap_or(&row.created_at).replace('T', " ");
+            let created = row
+                .created_at
+                .get(..16)
+                .unwrap_or(&row.created_at)
+                .replace('T', " ");
             lines.push(Line::from(vec![
                 Span::raw(cursor(focused)),
-                Span::styled(format!("[{kind}] {}", clean_line(&row.title)), focus_style(focused)),
+                Span::styled(
+                    format!("[{kind}] {}", clean_line(&row.title)),
+                    focus_style(focused),
+                ),
                 Span::styled(format!("  {created}"), Style::default().fg(Color::DarkGray)),
             ]));
         }
@@ -523,12 +535,18 @@ impl App {
         f.render_widget(Paragraph::new(lines).scroll((offset as u16, 0)), main);
         if let Some(s) = &self.status {
             f.render_widget(
-                Paragraph::new(Span::styled(format!("⚠ {s}"), Style::default().fg(Color::Red))),
+                Paragraph::new(Span::styled(
+                    format!("⚠ {s}"),
+                    Style::default().fg(Color::Red),
+                )),
                 status,
             );
         }
         f.render_widget(
-            Paragraph::new(Span::styled(t("inbox.hint"), Style::default().fg(Color::DarkGray))),
+            Paragraph::new(Span::styled(
+                t("inbox.hint"),
+                Style::default().fg(Color::DarkGray),
+            )),
             foot,
         );
         if self.mode_pick {
@@ -572,12 +590,21 @@ impl App {
                     lang.t("settled.elsewhere")
                 };
                 let lines = vec![
-                    Line::from(Span::styled(title.clone(), Style::default().fg(Color::DarkGray))),
+                    Line::from(Span::styled(
+                        title.clone(),
+                        Style::default().fg(Color::DarkGray),
+                    )),
                     Line::from(""),
-                    Line::from(Span::styled(heading, Style::default().add_modifier(Modifier::BOLD))),
+                    Line::from(Span::styled(
+                        heading,
+                        Style::default().add_modifier(Modifier::BOLD),
+                    )),
                     Line::from(detail),
                     Line::from(""),
-                    Line::from(Span::styled(lang.t("settled.back"), Style::default().fg(Color::DarkGray))),
+                    Line::from(Span::styled(
+                        lang.t("settled.back"),
+                        Style::default().fg(Color::DarkGray),
+                    )),
                 ];
                 f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
             }
@@ -585,10 +612,7 @@ impl App {
         if self.help {
             let mut keys: Vec<(&str, &str)> = match &self.screen {
                 Screen::Ask(a) => a.help(),
-                _ => vec![
-                    ("↑ ↓ j k", "key.move"),
-                    ("Enter", "inbox.hint"),
-                ],
+                _ => vec![("↑ ↓ j k", "key.move"), ("Enter", "inbox.hint")],
             };
             keys.push(("?", "help.help"));
             keys.push(("q / Ctrl+C", "help.quit"));
@@ -607,9 +631,11 @@ impl App {
             let r = popup(area, 90, lines.len() as u16 + 2);
             f.render_widget(Clear, r);
             f.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: false })
-                    .block(Block::default().borders(Borders::ALL).title(lang.t("help.title"))),
+                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .title(lang.t("help.title")),
+                ),
                 r,
             );
         }

@@ -124,7 +124,11 @@ impl Drift {
                 let text = self.other.trim();
                 let n = chars(text);
                 if n == 0 || n > TEXT_MAX {
-                    let m = if n == 0 { "d.otherRequired" } else { "d.tooLong" };
+                    let m = if n == 0 {
+                        "d.otherRequired"
+                    } else {
+                        "d.tooLong"
+                    };
                     self.base.errors = vec![("text".into(), self.base.t(m).into())];
                     self.editing = Some(Field::Other);
                     return None;
@@ -275,11 +279,20 @@ impl Drift {
             for (i, (label, desc)) in self.options.iter().enumerate() {
                 let chosen = self.option == Some(i) && self.action == Some(Action::Option);
                 lines.push(Line::from(Span::styled(
-                    format!("  {} {} {}", i + 1, if chosen { "(•)" } else { "( )" }, clean_line(label)),
+                    format!(
+                        "  {} {} {}",
+                        i + 1,
+                        if chosen { "(•)" } else { "( )" },
+                        clean_line(label)
+                    ),
                     focus_style(chosen),
                 )));
                 if let Some(d) = desc {
-                    lines.extend(text_lines(d, "        ", Style::default().fg(Color::DarkGray)));
+                    lines.extend(text_lines(
+                        d,
+                        "        ",
+                        Style::default().fg(Color::DarkGray),
+                    ));
                 }
             }
             lines.extend(error_lines(&self.base.errors_at("option"), "  "));
@@ -296,7 +309,11 @@ impl Drift {
             Span::raw("  "),
         ];
         if !self.options.is_empty() {
-            row.push(act("1–4", "d.useOption", self.action == Some(Action::Option)));
+            row.push(act(
+                "1–4",
+                "d.useOption",
+                self.action == Some(Action::Option),
+            ));
             row.push(Span::raw("  "));
         }
         row.push(act("O", "d.other", self.action == Some(Action::Other)));
@@ -338,8 +355,16 @@ impl Drift {
                 Style::default().fg(Color::Green),
             )));
         }
-        let focus = if self.editing.is_some() { lines.len() } else { 0 };
-        let hint = if self.editing.is_some() { "editing" } else { "d.hint" };
+        let focus = if self.editing.is_some() {
+            lines.len()
+        } else {
+            0
+        };
+        let hint = if self.editing.is_some() {
+            "editing"
+        } else {
+            "d.hint"
+        };
         draw_screen(f, area, &self.base, lines, focus, hint);
     }
 }

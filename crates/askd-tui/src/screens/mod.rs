@@ -27,7 +27,10 @@ pub enum Effect {
     /// Back to the inbox; the ask stays pending.
     Leave,
     /// The ask settled: by this terminal (`mine`) or elsewhere.
-    Settled { outcome: String, mine: bool },
+    Settled {
+        outcome: String,
+        mine: bool,
+    },
 }
 
 /// A question with fixed choices, shown over the screen; keys pick a choice.
@@ -285,7 +288,8 @@ pub fn is_submit_chord(key: &KeyEvent) -> bool {
 }
 
 pub fn plain(key: &KeyEvent) -> bool {
-    !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    !key.modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
 }
 
 /// Agent text (markdown source) as lines with an indent, control characters removed.
@@ -311,7 +315,10 @@ pub fn field_line(label: &str, text: &str, editing: bool, indent: &str) -> Vec<L
     let rest: Vec<String> = parts.map(str::to_string).collect();
     let first_cursor = if rest.is_empty() { cursor } else { "" };
     lines.push(Line::from(vec![
-        Span::styled(format!("{indent}{label}: "), Style::default().fg(Color::DarkGray)),
+        Span::styled(
+            format!("{indent}{label}: "),
+            Style::default().fg(Color::DarkGray),
+        ),
         Span::styled(format!("{first}{first_cursor}"), style),
     ]));
     let n = rest.len();
@@ -400,11 +407,19 @@ pub fn draw_confirm(f: &mut Frame, area: Rect, lang: Lang, c: &Confirm) {
     let choices: Vec<Span> = c
         .choices
         .iter()
-        .map(|(_, label, _)| Span::styled(format!("[{}]  ", lang.t(label)), Style::default().fg(Color::Yellow)))
+        .map(|(_, label, _)| {
+            Span::styled(
+                format!("[{}]  ", lang.t(label)),
+                Style::default().fg(Color::Yellow),
+            )
+        })
         .collect();
     let mut lines = vec![Line::from(lang.t(c.prompt)), Line::from("")];
     lines.push(Line::from(choices));
-    lines.push(Line::from(Span::styled("Esc", Style::default().fg(Color::DarkGray))));
+    lines.push(Line::from(Span::styled(
+        "Esc",
+        Style::default().fg(Color::DarkGray),
+    )));
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })

@@ -191,10 +191,9 @@ impl Questions {
                 e
             })
             .collect();
-        if !answers
-            .iter()
-            .any(|a| a["selected"].as_array().is_some_and(|s| !s.is_empty()) || a.get("custom").is_some())
-        {
+        if !answers.iter().any(|a| {
+            a["selected"].as_array().is_some_and(|s| !s.is_empty()) || a.get("custom").is_some()
+        }) {
             self.base.alert = Some(self.base.t("q.unanswered").to_string());
             return vec![];
         }
@@ -261,7 +260,9 @@ impl Questions {
                 self.editing = true;
             }
             KeyCode::Enter => {
-                if row + 1 == self.rows(qi) && self.answers.get(qi).is_some_and(|a| a.custom.is_empty()) {
+                if row + 1 == self.rows(qi)
+                    && self.answers.get(qi).is_some_and(|a| a.custom.is_empty())
+                {
                     self.editing = true;
                 } else {
                     return self.submit();
@@ -339,7 +340,11 @@ impl Questions {
                     ),
                 ]));
                 if let Some(d) = desc {
-                    lines.extend(text_lines(d, "         ", Style::default().fg(Color::DarkGray)));
+                    lines.extend(text_lines(
+                        d,
+                        "         ",
+                        Style::default().fg(Color::DarkGray),
+                    ));
                 }
             }
             let other_row = q.options.len();
@@ -348,16 +353,25 @@ impl Questions {
             }
             let focused = self.focus == (qi, other_row);
             let label = if a.custom.is_empty() && !(focused && self.editing) {
-                format!("{} ({})", self.base.t("q.other"), self.base.t("q.otherHint"))
+                format!(
+                    "{} ({})",
+                    self.base.t("q.other"),
+                    self.base.t("q.otherHint")
+                )
             } else {
                 self.base.t("q.other").to_string()
             };
             let mut field = field_line(&label, &a.custom, focused && self.editing, "");
             if let Some(first) = field.first_mut() {
-                first.spans.insert(0, Span::raw(cursor(focused && !self.editing)));
+                first
+                    .spans
+                    .insert(0, Span::raw(cursor(focused && !self.editing)));
             }
             lines.extend(field);
-            lines.extend(error_lines(&self.base.errors_at(&format!("answers[{qi}]")), "  "));
+            lines.extend(error_lines(
+                &self.base.errors_at(&format!("answers[{qi}]")),
+                "  ",
+            ));
             lines.push(Line::from(""));
         }
         let hint = if self.editing { "editing" } else { "q.hint" };

@@ -113,8 +113,14 @@ impl Review {
         let answers = items
             .iter()
             .map(|it| Answer {
-                verdict: saved[&it.id]["verdict"].as_str().unwrap_or_default().to_string(),
-                note: saved[&it.id]["note"].as_str().unwrap_or_default().to_string(),
+                verdict: saved[&it.id]["verdict"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                note: saved[&it.id]["note"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
             })
             .collect();
         Review {
@@ -281,7 +287,8 @@ impl Review {
                 e
             })
             .collect();
-        self.base.submit(json!({"answers": answers, "surface": "terminal"}))
+        self.base
+            .submit(json!({"answers": answers, "surface": "terminal"}))
     }
 
     pub fn key(&mut self, key: &KeyEvent) -> Vec<Effect> {
@@ -342,11 +349,9 @@ impl Review {
             KeyCode::Char(c @ '1'..='9') => return self.digit(c as usize - '0' as usize),
             KeyCode::Left => return self.step(false),
             KeyCode::Right => return self.step(true),
-            KeyCode::Char('x') => {
-                if !self.answers[self.focus].verdict.is_empty() {
-                    self.answers[self.focus].verdict.clear();
-                    return self.save();
-                }
+            KeyCode::Char('x') if !self.answers[self.focus].verdict.is_empty() => {
+                self.answers[self.focus].verdict.clear();
+                return self.save();
             }
             KeyCode::Char('n') | KeyCode::Enter if self.items[self.focus].kind == "text" => {
                 self.editing = true;
@@ -404,9 +409,13 @@ impl Review {
         let mut spans = Vec::new();
         match it.kind.as_str() {
             "confirm" => {
-                for (n, (v, l)) in [("pass", "r.pass"), ("fail", "r.fail"), ("pending", "r.pending")]
-                    .into_iter()
-                    .enumerate()
+                for (n, (v, l)) in [
+                    ("pass", "r.pass"),
+                    ("fail", "r.fail"),
+                    ("pending", "r.pending"),
+                ]
+                .into_iter()
+                .enumerate()
                 {
                     spans.push(chip(format!("{} {}", n + 1, t(l)), a.verdict == v));
                     spans.push(Span::raw(" "));
@@ -444,7 +453,9 @@ impl Review {
         if self.offline {
             lines.push(Line::from(t("r.offline")));
             let id = &self.base.id;
-            lines.push(Line::from(format!("  askd review export {id} --format csv")));
+            lines.push(Line::from(format!(
+                "  askd review export {id} --format csv"
+            )));
             lines.push(Line::from(format!("  askd review import {id} {id}.csv")));
             draw_screen(f, area, &self.base, lines, 0, "settled.back");
             return;
@@ -455,21 +466,31 @@ impl Review {
             Style::default().fg(Color::DarkGray),
         )));
         if let Some(n) = &self.notice {
-            lines.push(Line::from(Span::styled(n.clone(), Style::default().fg(Color::Green))));
+            lines.push(Line::from(Span::styled(
+                n.clone(),
+                Style::default().fg(Color::Green),
+            )));
         }
         let mut focus_line = 0;
         let mut group: Option<Option<String>> = None;
         for (i, it) in self.items.iter().enumerate() {
             if self.items.len() > 1 && group.as_ref() != Some(&it.group) {
                 group = Some(it.group.clone());
-                let members: Vec<usize> =
-                    (0..self.items.len()).filter(|&j| self.items[j].group == it.group).collect();
+                let members: Vec<usize> = (0..self.items.len())
+                    .filter(|&j| self.items[j].group == it.group)
+                    .collect();
                 let done = members.iter().filter(|&&j| self.filled(j)).count();
-                let name = it.group.as_deref().map(clean_line).unwrap_or_else(|| t("r.ungrouped").into());
+                let name = it
+                    .group
+                    .as_deref()
+                    .map(clean_line)
+                    .unwrap_or_else(|| t("r.ungrouped").into());
                 lines.push(Line::from(""));
                 lines.push(Line::from(Span::styled(
                     format!("── {name} {done}/{}", members.len()),
-                    Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+                    Style::default()
+                        .fg(Color::Cyan)
+                        .add_modifier(Modifier::BOLD),
                 )));
             }
             let focused = i == self.focus;
@@ -477,22 +498,42 @@ impl Review {
                 focus_line = lines.len();
             }
             if let Some(h) = &it.header {
-                lines.push(Line::from(Span::styled(format!("  {}", clean_line(h)), Style::default().fg(Color::Cyan))));
+                lines.push(Line::from(Span::styled(
+                    format!("  {}", clean_line(h)),
+                    Style::default().fg(Color::Cyan),
+                )));
             }
             let mut title = vec![
                 Span::raw(cursor(focused && !self.editing)),
-                Span::styled(format!("{} ", clean_line(&it.id)), Style::default().fg(Color::DarkGray)),
-                Span::styled(clean_line(&it.title), focus_style(focused).add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!("{} ", clean_line(&it.id)),
+                    Style::default().fg(Color::DarkGray),
+                ),
+                Span::styled(
+                    clean_line(&it.title),
+                    focus_style(focused).add_modifier(Modifier::BOLD),
+                ),
             ];
             if let Some(b) = &it.bool_desc {
-                title.push(Span::styled(format!(" — {}", clean_line(b)), Style::default().fg(Color::Gray)));
+                title.push(Span::styled(
+                    format!(" — {}", clean_line(b)),
+                    Style::default().fg(Color::Gray),
+                ));
             }
             lines.push(Line::from(title));
             if let Some(op) = &it.op {
-                lines.extend(text_lines(&format!("op: {op}"), "    ", Style::default().fg(Color::Gray)));
+                lines.extend(text_lines(
+                    &format!("op: {op}"),
+                    "    ",
+                    Style::default().fg(Color::Gray),
+                ));
             }
             if let Some(e) = &it.expect {
-                lines.extend(text_lines(&format!("expect: {e}"), "    ", Style::default().fg(Color::Gray)));
+                lines.extend(text_lines(
+                    &format!("expect: {e}"),
+                    "    ",
+                    Style::default().fg(Color::Gray),
+                ));
             }
             if let Some(d) = &it.detail {
                 lines.extend(text_lines(d, "    ", Style::default().fg(Color::DarkGray)));
@@ -503,12 +544,19 @@ impl Review {
                 row.extend(spans);
                 lines.push(Line::from(row));
             }
-            let label = if it.kind == "text" { t("r.answer") } else { t("r.note") };
+            let label = if it.kind == "text" {
+                t("r.answer")
+            } else {
+                t("r.note")
+            };
             let a = &self.answers[i];
             if !a.note.is_empty() || (focused && self.editing) || it.kind == "text" {
                 lines.extend(field_line(label, &a.note, focused && self.editing, "    "));
             }
-            lines.extend(error_lines(&self.base.errors_at(&format!("answers[{i}]")), "    "));
+            lines.extend(error_lines(
+                &self.base.errors_at(&format!("answers[{i}]")),
+                "    ",
+            ));
         }
         let hint = if self.editing { "editing" } else { "r.hint" };
         draw_screen(f, area, &self.base, lines, focus_line, hint);

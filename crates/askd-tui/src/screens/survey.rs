@@ -87,7 +87,11 @@ fn answer_of(v: &Value) -> Answer {
     Answer {
         selected: v["selected"]
             .as_array()
-            .map(|s| s.iter().filter_map(|k| k.as_str().map(str::to_string)).collect())
+            .map(|s| {
+                s.iter()
+                    .filter_map(|k| k.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default(),
         custom: v["custom"].as_str().unwrap_or_default().to_string(),
         skipped: v["skipped"].as_bool().unwrap_or(false),
@@ -344,7 +348,11 @@ impl Survey {
         }
         let Some(id) = self.position.clone() else {
             let first = self.path.first().cloned();
-            return if first.is_some() { self.go(first) } else { vec![] };
+            return if first.is_some() {
+                self.go(first)
+            } else {
+                vec![]
+            };
         };
         if !self.is_answered(&id) {
             if self.question(&id).is_some_and(|q| q.options.is_empty()) {
@@ -626,15 +634,20 @@ impl Survey {
                 }
                 self.path = reply.body["path"]
                     .as_array()
-                    .map(|p| p.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                    .map(|p| {
+                        p.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let first_path = self.path_seq.is_none();
                 self.path_seq = Some(*seq);
                 let mut e = Vec::new();
-                if first_path && let Some(p) = self.saved_position.take() {
-                    if self.path.contains(&p) {
-                        self.position = Some(p);
-                    }
+                if first_path
+                    && let Some(p) = self.saved_position.take()
+                    && self.path.contains(&p)
+                {
+                    self.position = Some(p);
                 }
                 if let Some(p) = &self.position
                     && !self.path.contains(p)
@@ -683,7 +696,10 @@ impl Survey {
         if banked > 0 {
             progress.push_str(&format!(" · {banked} {}", t("s.banked")));
         }
-        lines.push(Line::from(Span::styled(progress, Style::default().fg(Color::DarkGray))));
+        lines.push(Line::from(Span::styled(
+            progress,
+            Style::default().fg(Color::DarkGray),
+        )));
         lines.push(Line::from(""));
         let Some(id) = self.position.clone() else {
             lines.push(Line::from(Span::styled(
@@ -692,7 +708,10 @@ impl Survey {
             )));
             lines.extend(text_lines(&self.intro, "  ", Style::default()));
             lines.push(Line::from(""));
-            lines.push(Line::from(Span::styled(t("s.start"), Style::default().fg(Color::Green))));
+            lines.push(Line::from(Span::styled(
+                t("s.start"),
+                Style::default().fg(Color::Green),
+            )));
             draw_screen(f, area, &self.base, lines, 0, "s.introHint");
             return;
         };
@@ -713,15 +732,28 @@ impl Survey {
             Style::default().fg(Color::DarkGray),
         )];
         if let Some(h) = &q.header {
-            top.push(Span::styled(format!("{} ", clean_line(h)), Style::default().fg(Color::Cyan)));
+            top.push(Span::styled(
+                format!("{} ", clean_line(h)),
+                Style::default().fg(Color::Cyan),
+            ));
         }
         if is_banked {
-            top.push(Span::styled(format!("({})", t("s.banked")), Style::default().fg(Color::Green)));
+            top.push(Span::styled(
+                format!("({})", t("s.banked")),
+                Style::default().fg(Color::Green),
+            ));
         } else if a.skipped {
-            top.push(Span::styled(format!("({})", t("s.skipped")), Style::default().fg(Color::DarkGray)));
+            top.push(Span::styled(
+                format!("({})", t("s.skipped")),
+                Style::default().fg(Color::DarkGray),
+            ));
         }
         lines.push(Line::from(top));
-        lines.extend(text_lines(&q.prompt, "", Style::default().add_modifier(Modifier::BOLD)));
+        lines.extend(text_lines(
+            &q.prompt,
+            "",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
         if let Some(d) = &q.detail {
             lines.extend(text_lines(d, "  ", Style::default().fg(Color::Gray)));
         }
@@ -742,26 +774,46 @@ impl Survey {
             lines.push(Line::from(vec![
                 Span::raw(cursor(focused)),
                 Span::styled(
-                    format!("{} {mark} {}{star}", clean_line(&o.key), clean_line(&o.label)),
+                    format!(
+                        "{} {mark} {}{star}",
+                        clean_line(&o.key),
+                        clean_line(&o.label)
+                    ),
                     focus_style(focused),
                 ),
             ]));
             if let Some(d) = &o.description {
-                lines.extend(text_lines(d, "        ", Style::default().fg(Color::DarkGray)));
+                lines.extend(text_lines(
+                    d,
+                    "        ",
+                    Style::default().fg(Color::DarkGray),
+                ));
             }
         }
         if q.allow_custom {
             let focused = self.focus == q.options.len();
             let mut field = field_line(t("q.other"), &a.custom, self.editing, "");
             if let Some(first) = field.first_mut() {
-                first.spans.insert(0, Span::raw(cursor(focused && !self.editing)));
+                first
+                    .spans
+                    .insert(0, Span::raw(cursor(focused && !self.editing)));
             }
             lines.extend(field);
         }
-        lines.extend(error_lines(&self.base.errors_at(&format!("answers[{index}]")), "  "));
+        lines.extend(error_lines(
+            &self.base.errors_at(&format!("answers[{index}]")),
+            "  ",
+        ));
         lines.push(Line::from(""));
-        let next = if index + 1 == self.path.len() { t("s.last") } else { t("s.next") };
-        lines.push(Line::from(Span::styled(next, Style::default().fg(Color::Green))));
+        let next = if index + 1 == self.path.len() {
+            t("s.last")
+        } else {
+            t("s.next")
+        };
+        lines.push(Line::from(Span::styled(
+            next,
+            Style::default().fg(Color::Green),
+        )));
         let hint = if self.editing { "editing" } else { "s.hint" };
         draw_screen(f, area, &self.base, lines, focus_line, hint);
     }

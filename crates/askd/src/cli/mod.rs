@@ -9,6 +9,7 @@ mod mcp;
 mod review;
 mod survey;
 mod try_cmd;
+mod tui;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -58,6 +59,12 @@ pub enum Command {
     /// Export a review to a file (CSV, offline HTML, JSON) and import a filled one.
     #[command(subcommand)]
     Review(review::ReviewCommand),
+    /// Answer pending asks in the terminal (questions, surveys, reviews, drift cards);
+    /// starts the daemon if needed.
+    Tui {
+        #[command(flatten)]
+        config: flags::ConfigFlags,
+    },
     /// Try askd: start the daemon if needed, ask an example survey, open its page, print
     /// the answer the agent would receive.
     Try {
@@ -79,6 +86,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => mcp::run(config, session, fork),
         Command::Try { config } => try_cmd::run(config),
         Command::Review(cmd) => review::run(cmd),
+        Command::Tui { config } => tui::run(config),
     }
 }
 
