@@ -684,3 +684,193 @@ fn parse_inbox(body: &Value) -> Vec<InboxRow> {
     sorted.sort_by_key(|r| rank(&r.session));
     sorted
 }
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::api::Method;
+
+    fn key(c: KeyCode) -> KeyEvent {
+        KeyEvent::new(c, KeyModifiers::NONE)
+    }
+
+    fn screen(app: &App) -> String {
+        let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        term.draw(|f| app.render(f)).unwrap();
+        let buf = term.backend().buffer();
+        buf.content
+            .chunks(buf.area.width as usize)
+            .map(|r| r.iter().map(|c| c.symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn reply(purpose: Purpose, status: u16, body: Value) -> Reply {
+        Reply {
+            purpose,
+            status,
+            body,
+        }
+    }
+
+    /// An App with the ask `view` open.
+    fn open(view: Value) -> (App, Vec<Request>) {
+        let mut app = App::new(Lang::En);
+        let id = view["ask_id"].as_str().unwrap().to_string();
+        app.reply(reply(
+            Purpose::Inbox,
+            200,
+            json!({"asks": [{"id": id, "session_id": "s1", "client": "c", "kind": view["kind"],
+                "title": "t", "created_at": "2026-01-01T00:00:00Z"}]}),
+        ));
+        let reqs = app.key(key(KeyCode::Enter));
+        assert_eq!(reqs[0].purpose, Purpose::Open(id.clone()));
+        let follow = app.reply(reply(Purpose::Open(id), 200, view));
+        (app, follow)
+    }
+
+    fn drift_view(description: &str) -> Value {
+        json!({"ask_id": "d1", "kind": "drift", "state": "pending", "session": "s1",
+            "title": description, "drift": {"reason": "behaviour-change", "description": description,
+            "options": [{"label": "Web only"}], "baseline": null, "session": {"id": "s1", "client": "c"}}})
+    }
+
+    #[test]
+    fn the_inbox_groups_asks_by_session_newest_first() {
+        let rows = parse_inbox(&json!({"asks": [
+            {"id": "3", "session_id": "b"}, {"id": "2", "session_id": "a"}, {"id": "1", "session_id": "b"}
+        ]}));
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["3", "1", "2"]);
+    }
+
+    #[test]
+    fn a_drift_card_has_no_default_action_and_sends_the_picked_one() {
+        let (mut app, _) = open(drift_view("Change the API"));
+        assert!(app.key(key(KeyCode::Enter)).is_empty());
+        assert!(screen(&app).contains("Pick an action first"));
+        assert!(app.key(key(KeyCode::Char('1'))).is_empty());
+        let reqs = app.key(key(KeyCode::Enter));
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].method, Method::Post);
+        assert_eq!(reqs[0].path, "/api/asks/d1/submit");
+        assert_eq!(reqs[0].body, Some(json!({"action": "option", "option": 0})));
+        // An option the agent did not give is not selectable.
+        assert!(app.key(key(KeyCode::Char('3'))).is_empty());
+    }
+
+    #[test]
+    fn a_refused_answer_is_shown_next_to_its_field() {
+        let (mut app, _) = open(drift_view("Change the API"));
+        app.key(key(KeyCode::Char('O')));
+        app.key(key(KeyCode::Char('x')));
+        app.key(key(KeyCode::Enter));
+        let reqs = app.key(key(KeyCode::Enter));
+        assert_eq!(reqs[0].body, Some(json!({"action": "other", "text": "x"})));
+        app.reply(reply(
+            Purpose::Submit("d1".into()),
+            422,
+            json!({"error": "invalid drift decision", "errors": [
+                {"path": "text", "code": "bad", "message": "text is not acceptable"}]}),
+        ));
+        let s = screen(&app);
+        let field = s
+            .lines()
+            .position(|l| l.contains("Your direction: x"))
+            .unwrap();
+        let error = s
+            .lines()
+            .position(|l| l.contains("⚠ text is not acceptable"))
+            .unwrap();
+        assert_eq!(error, field + 1, "{s}");
+        assert!(s.contains("⚠ invalid drift decision"));
+    }
+
+    #[test]
+    fn not_now_asks_first() {
+        let (mut app, _) = open(drift_view("Change the API"));
+        assert!(app.key(key(KeyCode::Esc)).is_empty());
+        assert!(screen(&app).contains("Not now? The agent will be told"));
+        assert!(app.key(key(KeyCode::Char('n'))).is_empty());
+        app.key(key(KeyCode::Esc));
+        let reqs = app.key(key(KeyCode::Char('y')));
+        assert_eq!(reqs[0].body, Some(json!({"action": "dismiss"})));
+    }
+
+    #[test]
+    fn a_chinese_ask_gets_chinese_labels() {
+        let (app, _) = open(drift_view("增加移动端"));
+        // A wide character's second cell draws as a blank: compare without blanks.
+        let s = screen(&app).replace(' ', "");
+        assert!(s.contains("需求偏移") && s.contains("[A]批准此变更"), "{s}");
+    }
+
+    #[test]
+    fn a_review_submit_names_the_terminal_and_bulk_pass_can_be_undone() {
+        let view = json!({"ask_id": "r1", "kind": "review", "state": "pending", "session": "s1",
+            "spec": {"title": "R", "items": [
+                {"id": "1", "type": "confirm", "title": "a", "group": "G"},
+                {"id": "2", "type": "confirm", "title": "b", "group": "G"}]},
+            "review": {"lang": "en", "offline": false}});
+        let (mut app, _) = open(view);
+        let reqs = app.key(key(KeyCode::Char('P')));
+        assert_eq!(reqs[0].purpose, Purpose::Draft("r1".into()));
+        assert_eq!(
+            reqs[0].body.as_ref().unwrap()["answers"]["2"]["verdict"],
+            "pass"
+        );
+        let reqs = app.key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+        assert_eq!(
+            reqs[0].body.as_ref().unwrap()["answers"]["2"]["verdict"],
+            ""
+        );
+        app.key(key(KeyCode::Char('1')));
+        app.key(key(KeyCode::Char('j')));
+        app.key(key(KeyCode::Char('3')));
+        let reqs = app.key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+        assert_eq!(
+            reqs[0].body,
+            Some(
+                json!({"answers": [{"id": "1", "verdict": "pass"}, {"id": "2", "verdict": "pending"}],
+                "surface": "terminal"})
+            )
+        );
+    }
+
+    #[test]
+    fn a_survey_waits_for_the_path_before_moving_on() {
+        let view = json!({"ask_id": "v1", "kind": "survey", "state": "pending", "session": "s1",
+            "spec": {"entry": "q1", "questions": {
+                "q1": {"prompt": "One?", "options": [{"key": "a", "label": "A", "next": "q2"}, {"key": "b", "label": "B"}]},
+                "q2": {"prompt": "Two?"}}}});
+        let (mut app, first) = open(view);
+        assert!(matches!(first[0].purpose, Purpose::Path { seq: 0, .. }));
+        app.reply(reply(
+            first[0].purpose.clone(),
+            200,
+            json!({"path": ["q1"]}),
+        ));
+        app.key(key(KeyCode::Enter));
+        assert!(screen(&app).contains("One?"));
+        let reqs = app.key(key(KeyCode::Char('a')));
+        let path = reqs
+            .iter()
+            .find(|r| matches!(r.purpose, Purpose::Path { .. }))
+            .unwrap();
+        assert_eq!(
+            path.body.as_ref().unwrap()["answers"]["q1"]["selected"],
+            json!(["a"])
+        );
+        // Enter before the new path arrives waits for it, then follows it to q2.
+        assert!(app.key(key(KeyCode::Enter)).is_empty());
+        app.reply(reply(
+            path.purpose.clone(),
+            200,
+            json!({"path": ["q1", "q2"]}),
+        ));
+        assert!(screen(&app).contains("Two?"));
+    }
+}
