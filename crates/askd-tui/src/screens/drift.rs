@@ -66,19 +66,7 @@ impl Drift {
                 .as_str()
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_string),
-            options: d["options"]
-                .as_array()
-                .map(|os| {
-                    os.iter()
-                        .map(|o| {
-                            (
-                                o["label"].as_str().unwrap_or_default().to_string(),
-                                o["description"].as_str().map(str::to_string),
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
+            options: super::labelled_options(&d["options"]),
             baseline: d["baseline"].clone(),
             action: None,
             option: None,

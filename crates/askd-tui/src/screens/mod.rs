@@ -440,3 +440,20 @@ pub fn focus_style(focused: bool) -> Style {
         Style::default()
     }
 }
+
+/// `[{label, description?}]` as `(label, description)` pairs (a questions ask's or a drift
+/// card's options); anything else is no options.
+pub fn labelled_options(v: &Value) -> Vec<(String, Option<String>)> {
+    v.as_array()
+        .map(|os| {
+            os.iter()
+                .map(|o| {
+                    (
+                        o["label"].as_str().unwrap_or_default().to_string(),
+                        o["description"].as_str().map(str::to_string),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -54,19 +54,7 @@ impl Questions {
                         question: q["question"].as_str().unwrap_or_default().to_string(),
                         header: q["header"].as_str().map(str::to_string),
                         detail: q["detail"].as_str().map(str::to_string),
-                        options: q["options"]
-                            .as_array()
-                            .map(|os| {
-                                os.iter()
-                                    .map(|o| {
-                                        (
-                                            o["label"].as_str().unwrap_or_default().to_string(),
-                                            o["description"].as_str().map(str::to_string),
-                                        )
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
+                        options: super::labelled_options(&q["options"]),
                         multi: q["multi_select"].as_bool().unwrap_or(false),
                     })
                     .collect()
