@@ -203,7 +203,7 @@ export class Inbox {
     }
   }
 
-  /** A questions ask has no title: its first question (a drift: its description) stands in. */
+  /** An ask without a title (a questions ask from before titles were stored): its first question (a drift: its description) stands in. */
   titleOf(a) {
     if (a.title) return a.title;
     if (a.kind !== 'questions' && a.kind !== 'drift') return t(`kind.${a.kind}`);

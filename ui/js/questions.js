@@ -140,7 +140,7 @@ export class QuestionsCard {
       h('header', { class: 'card-head' },
         h('div', { class: 'head-main' },
           eyebrow ? h('div', { class: 'eyebrow' }, eyebrow) : null,
-          h('div', { class: 'card-title', id: titleId }, this.view.title || t('questions.title'))),
+          h('div', { class: 'card-title', id: titleId }, t('questions.title'))),
         h('div', { class: 'head-tools' },
           tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp()),
           tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.save(false); this.ctx.navigate('/'); }))),

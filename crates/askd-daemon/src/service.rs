@@ -175,11 +175,20 @@ impl Daemon {
                 })?;
                 let payload =
                     serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+                // The first question names the ask in lists (the inbox, `askd asks list`, the
+                // terminal UI): ask_user_question has no title of its own.
+                let title = spec.questions.first().map(|q| {
+                    let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
+                    match text.char_indices().nth(140) {
+                        Some((cut, _)) => format!("{}…", &text[..cut]),
+                        None => text,
+                    }
+                });
                 NewAsk {
                     id: uuid::Uuid::now_v7().to_string(),
                     session_id: session_id.clone(),
                     kind: "questions".into(),
-                    title: None,
+                    title,
                     payload_key: sha256_hex(&payload.to_string()),
                     payload,
                     fingerprint: None,

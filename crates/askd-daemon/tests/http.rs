@@ -2394,3 +2394,37 @@ async fn a_cancelled_survey_is_copied_and_no_workspace_means_no_copy() {
     assert_eq!(workspace_files(workspace.path()).len(), 1);
     s.stop().await;
 }
+
+/// A questions ask is listed under its first question (ask_user_question has no title).
+#[tokio::test]
+async fn a_questions_ask_is_listed_under_its_first_question() {
+    let s = TestServer::start().await;
+    let long = format!("Which   database\nshould we use {}?", "x".repeat(200));
+    let r = s
+        .create(
+            "questions",
+            None,
+            &json!({"questions": [
+                {"id": "db", "question": long, "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]},
+                {"id": "name", "question": "Project name?"}
+            ]}),
+        )
+        .await;
+    let id = r.expect(201)["ask_id"].as_str().unwrap().to_string();
+    let list = s.get("/api/asks").await;
+    let row = list.expect(200)["asks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == id.as_str())
+        .unwrap()
+        .clone();
+    let title = row["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Which database should we use xxx"),
+        "{title}"
+    );
+    assert_eq!(title.chars().count(), 141, "cut at 140 characters, then …");
+    assert!(title.ends_with('…'));
+    s.stop().await;
+}
