@@ -388,28 +388,6 @@ const TABLE: &[(&str, &str, &str)] = &[
         "Q: back to the inbox without deciding",
         "Q：不做决定，返回列表",
     ),
-    ("reason.scope-expansion", "Scope expansion", "范围扩大"),
-    (
-        "reason.constraint-conflict",
-        "Conflicts with a constraint",
-        "与约束冲突",
-    ),
-    ("reason.behaviour-change", "Changes behaviour", "行为变化"),
-    (
-        "reason.architecture-shift",
-        "Architecture shift",
-        "架构调整",
-    ),
-    (
-        "reason.invalidated-assumption",
-        "An assumption no longer holds",
-        "某个假设不再成立",
-    ),
-    (
-        "reason.user-direction-change",
-        "Your change of direction",
-        "你改变了方向",
-    ),
 ];
 
 #[cfg(test)]

@@ -235,21 +235,22 @@ impl Drift {
     pub fn render(&self, f: &mut Frame, area: Rect) {
         let t = |k| self.base.t(k);
         let bold = Style::default().add_modifier(Modifier::BOLD);
-        let reason_key = match self.reason.as_str() {
-            "scope-expansion" => "reason.scope-expansion",
-            "constraint-conflict" => "reason.constraint-conflict",
-            "behaviour-change" => "reason.behaviour-change",
-            "architecture-shift" => "reason.architecture-shift",
-            "invalidated-assumption" => "reason.invalidated-assumption",
-            _ => "reason.user-direction-change",
-        };
+        // The reason labels are the card's (alignment.md §6), from the core.
+        let reason = askd_core::alignment::drift::reason_label(
+            &self.reason,
+            match self.base.lang {
+                crate::i18n::Lang::Zh => askd_core::alignment::Lang::Zh,
+                crate::i18n::Lang::En => askd_core::alignment::Lang::En,
+            },
+        )
+        .to_string();
         let mut lines = vec![
             Line::from(vec![
                 Span::styled(
                     format!(" {} ", t("d.badge")),
                     Style::default().fg(Color::Black).bg(Color::Yellow),
                 ),
-                Span::styled(format!(" {}", t(reason_key)), bold),
+                Span::styled(format!(" {reason}"), bold),
             ]),
             Line::from(""),
             Line::from(Span::styled(t("d.change"), bold)),
