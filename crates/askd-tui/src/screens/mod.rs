@@ -254,9 +254,30 @@ pub enum FieldKey {
     Ignored,
 }
 
-/// Single-field editing: typing appends, Backspace deletes, Enter/Esc/Tab leave. A newline
-/// is Alt+Enter or Shift+Enter, where the terminal reports it.
+/// Single-field editing: typing appends, Backspace deletes, Ctrl+W deletes the last word,
+/// Ctrl+U clears the field (the shell's keys), Enter/Esc/Tab leave. A newline is Alt+Enter or
+/// Shift+Enter, where the terminal reports it.
 pub fn edit(text: &mut String, key: &KeyEvent) -> FieldKey {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        match key.code {
+            KeyCode::Char('u') => {
+                text.clear();
+                return FieldKey::Changed;
+            }
+            KeyCode::Char('w') => {
+                let kept = text.trim_end().len();
+                text.truncate(kept);
+                let start = text
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| c.is_whitespace())
+                    .map_or(0, |(i, c)| i + c.len_utf8());
+                text.truncate(start);
+                return FieldKey::Changed;
+            }
+            _ => {}
+        }
+    }
     match key.code {
         KeyCode::Enter
             if key.modifiers.contains(KeyModifiers::ALT)
@@ -456,4 +477,31 @@ pub fn labelled_options(v: &Value) -> Vec<(String, Option<String>)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn ctrl_w_deletes_the_last_word_and_ctrl_u_clears() {
+        let mut t = "use the 导出 files  ".to_string();
+        assert_eq!(
+            edit(&mut t, &key(KeyCode::Char('w'), KeyModifiers::CONTROL)),
+            FieldKey::Changed
+        );
+        assert_eq!(t, "use the 导出 ");
+        edit(&mut t, &key(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        assert_eq!(t, "use the ");
+        edit(&mut t, &key(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        assert_eq!(t, "");
+        edit(&mut t, &key(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        assert_eq!(t, "");
+        edit(&mut t, &key(KeyCode::Char('a'), KeyModifiers::NONE));
+        assert_eq!(t, "a");
+    }
 }
