@@ -214,6 +214,20 @@ pub fn lang(language: &str) -> Lang {
     Lang::parse(language)
 }
 
+impl crate::Daemon {
+    /// [`run`], with the events a mutating operation appended pushed to live listeners (the
+    /// session page), whichever surface called it (HTTP, `/mcp`).
+    pub async fn alignment_op(&self, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
+        if op == "status" {
+            return run(self.store.as_ref(), session, op, req).await;
+        }
+        let before = self.store.last_event().await.unwrap_or(0);
+        let out = run(self.store.as_ref(), session, op, req).await?;
+        crate::session_page::publish_since(self, session, before).await;
+        Ok(out)
+    }
+}
+
 /// How a connection opens its session (`alignment.md` §4.1, §4.2).
 #[derive(Debug, Clone, Default)]
 pub struct SessionRequest {

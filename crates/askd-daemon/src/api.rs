@@ -278,10 +278,7 @@ async fn alignment_op(
         return Ok(AxumJson(d.report_drift(&id, &args).await?));
     }
     let req = crate::alignment::OpRequest::from_value(&v);
-    let before = d.store.last_event().await.unwrap_or(0);
-    let out = crate::alignment::run(d.store.as_ref(), &id, &op, req).await?;
-    crate::session_page::publish_since(&d, &id, before).await;
-    Ok(AxumJson(out))
+    Ok(AxumJson(d.alignment_op(&id, &op, req).await?))
 }
 
 async fn list_sessions(State(d): St) -> ApiResult<AxumJson<Value>> {

@@ -151,7 +151,8 @@ impl Backend for InProcess {
                 .map_err(|e| tool_error(e, None));
         }
         let req = crate::alignment::OpRequest::from_value(body);
-        crate::alignment::run(self.0.store.as_ref(), session, op, req)
+        self.0
+            .alignment_op(session, op, req)
             .await
             .map_err(|e| tool_error(e, None))
     }

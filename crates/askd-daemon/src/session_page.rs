@@ -9,7 +9,8 @@
 //!
 //! Both answer 404 for an unknown session. The fence gives every JSON response
 //! `Cache-Control: no-store`; these routes add nothing to it. Alignment events appended here
-//! (and by the `POST …/alignment/{op}` route, through [`publish_since`]) go to the hub, so the
+//! (and by every other alignment operation, through `Daemon::alignment_op` and
+//! [`publish_since`]) go to the hub, so the
 //! page's event stream sees them at once.
 
 use std::sync::Arc;
