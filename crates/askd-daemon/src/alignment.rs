@@ -256,6 +256,15 @@ fn unknown_session(id: &str) -> ApiError {
 /// `session.attached` (§4.1–§4.3). Returns `{session, created, origin}`.
 pub async fn record_session(store: &dyn Store, req: SessionRequest) -> ApiResult<Value> {
     use askd_store::NewSession;
+    let problems = askd_core::alignment::session::check_labels(&[
+        ("client", Some(req.client.as_str())),
+        ("workspace", req.workspace.as_deref()),
+        ("transport", req.transport.as_deref()),
+        ("id", req.id.as_deref()),
+    ]);
+    if !problems.is_empty() {
+        return Err(ApiError::invalid("invalid-request", None, problems));
+    }
     let mut meta =
         json!({"transport": req.transport.as_deref().unwrap_or("http"), "client": req.client});
     if let Some(cwd) = &req.workspace {

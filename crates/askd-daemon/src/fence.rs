@@ -21,12 +21,57 @@ const LOOPBACK_NAMES: &[&str] = &["127.0.0.1", "localhost", "[::1]", "::1"];
 
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// The host name of a Host header value, without its port (`[::1]:7391` → `[::1]`).
-fn host_name(host: &str) -> &str {
+/// The host name of a Host header value (or a request target's authority), without its
+/// port: `[::1]:7391` → `[::1]`. `None` when it is not `name[:port]` — a port that is not
+/// digits (`localhost:1@evil`), text after an IPv6 literal (`[::1]evil.com`), userinfo,
+/// paths or spaces — so a crafted value can never be read as an allowed name.
+fn host_name(host: &str) -> Option<&str> {
+    let port_ok = |p: &str| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
     if host.starts_with('[') {
-        return host.split_inclusive(']').next().unwrap_or(host);
+        let end = host.find(']')?;
+        let (name, rest) = host.split_at(end + 1);
+        let literal_ok = name[1..name.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+        return match rest {
+            "" => Some(name),
+            _ if literal_ok && rest.strip_prefix(':').is_some_and(port_ok) => Some(name),
+            _ => None,
+        }
+        .filter(|_| literal_ok);
     }
-    host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host)
+    if host == "::1" {
+        return Some(host);
+    }
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port_ok(port) => name,
+        Some(_) => return None,
+        None => host,
+    };
+    let name_ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b'_');
+    name_ok.then_some(name)
+}
+
+fn host_allowed(d: &Daemon, host: &str) -> bool {
+    let Some(name) = host_name(host) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    LOOPBACK_NAMES.contains(&name.as_str())
+        || d.settings
+            .allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(&name))
+}
+
+/// Where the tokenised URL redirects: this daemon's own path, never another origin. A path
+/// that starts with `//` or `/\\` would be read by a browser as a network path
+/// (`//evil.example/x`), so leading slashes and backslashes collapse into one `/`.
+fn same_origin_path(path: &str) -> String {
+    format!("/{}", path.trim_start_matches(['/', '\\']))
 }
 
 fn forbidden(why: &str) -> Response {
@@ -113,18 +158,31 @@ pub async fn fence(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Re
 
 async fn check(d: &Daemon, req: Request, next: Next) -> Response {
     let headers = req.headers();
-    // Host allow-list: defeats DNS rebinding.
-    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
+    // Host allow-list: defeats DNS rebinding. Exactly one Host header (RFC 9112 §3.2).
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        if headers.get_all(header::HOST).iter().count() > 1 {
+            return ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad-request",
+                "the request has more than one Host header; send exactly one",
+            )
+            .into_response();
+        }
         return forbidden("the Host header is missing");
     };
-    let name = host_name(host).to_ascii_lowercase();
-    let allowed = LOOPBACK_NAMES.contains(&name.as_str())
-        || d.settings
-            .allowed_hosts
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(&name));
-    if !allowed {
+    let Some(host) = host.to_str().ok() else {
+        return forbidden("the Host header is not readable text");
+    };
+    if !host_allowed(d, host) {
         return forbidden("this Host is not in askd's allow-list");
+    }
+    // An absolute-form target (`GET http://other/ HTTP/1.1`) names the host the request is
+    // for (RFC 9112 §3.2.2): it must pass the same allow-list.
+    if let Some(authority) = req.uri().authority()
+        && !host_allowed(d, authority.as_str())
+    {
+        return forbidden("the request target names a host that is not in askd's allow-list");
     }
     // Origin, when present, must be this daemon's own origin.
     if let Some(origin) = headers.get(header::ORIGIN) {
@@ -143,7 +201,7 @@ async fn check(d: &Daemon, req: Request, next: Next) -> Response {
         && token_matches(token, given)
         && !req.uri().path().starts_with("/api/")
     {
-        let mut clean = req.uri().path().to_string();
+        let mut clean = same_origin_path(req.uri().path());
         if !rest.is_empty() {
             clean.push('?');
             clean.push_str(&rest);
@@ -170,10 +228,31 @@ mod tests {
 
     #[test]
     fn host_names() {
-        assert_eq!(host_name("127.0.0.1:7391"), "127.0.0.1");
-        assert_eq!(host_name("localhost"), "localhost");
-        assert_eq!(host_name("[::1]:7391"), "[::1]");
-        assert_eq!(host_name("evil.example:80"), "evil.example");
+        assert_eq!(host_name("127.0.0.1:7391"), Some("127.0.0.1"));
+        assert_eq!(host_name("localhost"), Some("localhost"));
+        assert_eq!(host_name("[::1]:7391"), Some("[::1]"));
+        assert_eq!(host_name("[::1]"), Some("[::1]"));
+        assert_eq!(host_name("evil.example:80"), Some("evil.example"));
+        for bad in [
+            "localhost:1@evil",
+            "[::1]evil.com",
+            "[::1]:80x",
+            "localhost:",
+            "user@localhost",
+            "localhost/x",
+            "local host",
+            "",
+        ] {
+            assert_eq!(host_name(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn redirects_stay_on_the_origin() {
+        assert_eq!(same_origin_path("//evil.example/x"), "/evil.example/x");
+        assert_eq!(same_origin_path("/\\evil.example"), "/evil.example");
+        assert_eq!(same_origin_path("/a/b"), "/a/b");
+        assert_eq!(same_origin_path("/"), "/");
     }
 
     #[test]

@@ -153,6 +153,39 @@ pub fn read_daemon_info(data_dir: &Path) -> Option<DaemonInfo> {
     serde_json::from_str(&text).ok()
 }
 
+pub fn data_lock_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("daemon.lock")
+}
+
+/// Takes the data directory's exclusive lock (an OS file lock on `daemon.lock`, released
+/// by the OS when the process dies, however it dies). A second daemon on the same
+/// directory would split the waiters from the settles and overwrite `daemon.json`, so it
+/// refuses to start, naming the one that runs.
+fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File, String> {
+    let path = data_lock_path(data_dir);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let running = match read_daemon_info(data_dir) {
+                Some(i) => format!("at {} (pid {})", i.url, i.pid),
+                None => "(it has not written daemon.json yet)".to_string(),
+            };
+            Err(format!(
+                "another askd daemon is already running on {} {running}; use it, or stop it first",
+                data_dir.display()
+            ))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
 /// A running daemon: its address and a handle to stop it (tests use this in-process).
 pub struct Running {
     pub url: String,
@@ -178,6 +211,7 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
             cfg.data_dir.display()
         )
     })?;
+    let dir_lock = lock_data_dir(&cfg.data_dir)?;
     let token = load_or_create_token(&cfg.data_dir)
         .map_err(|e| format!("cannot read or create the token file: {e}"))?;
     let db = database_path(&cfg.data_dir);
@@ -257,6 +291,8 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
                 let _ = std::fs::remove_file(&info_path);
             }
             tracing::info!("askd stopped");
+            // Held for the daemon's whole life: the next daemon on this directory may start.
+            drop(dir_lock);
         })
     };
     Ok(Running {

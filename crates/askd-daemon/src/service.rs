@@ -722,6 +722,13 @@ impl Daemon {
             match deadline {
                 Some(d) => {
                     if tokio::time::timeout_at(d, notified).await.is_err() {
+                        // The budget is spent: answer from the store as it is now, not
+                        // from the snapshot read before sleeping (a settle this daemon
+                        // was not told about — another process's — is returned too).
+                        let ask = self.load(ask_id).await?;
+                        if ask.state == AskState::Settled {
+                            return Ok(ask.result.unwrap_or(Value::Null));
+                        }
                         return self.pending_handle(&ask);
                     }
                 }

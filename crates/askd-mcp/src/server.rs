@@ -112,7 +112,7 @@ impl AskdServer {
     fn client_name(ctx: &RequestContext<RoleServer>) -> String {
         ctx.peer
             .peer_info()
-            .map(|i| i.client_info.name.clone())
+            .map(|i| askd_core::alignment::session::clamp("client", &i.client_info.name))
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| "mcp-client".to_string())
     }

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 /// Ask events carry what the fold needs in `data`:
 /// - `ask.created`: `{ask_id, kind: "questions"|"survey"|"review"|"drift", tool?,
 ///   questions?: [{id, question}]}` (for `ask_survey`, the path questions' prompts);
-/// - `ask.settled`: `{ask_id, outcome, answers?: [{id, selected: [labels], custom?}]}`.
+/// - `ask.settled`: `{ask_id, outcome, answers?: [{id, selected, custom?}]}` where
+///   `selected` is `[label]` (questions) or `[{key, label}]` (surveys).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AlignEvent {
     pub seq: i64,
@@ -232,6 +233,27 @@ fn strings(v: Option<&Value>) -> Vec<String> {
             a.iter()
                 .filter_map(Value::as_str)
                 .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The chosen labels of an answer's `selected`, in submission order: plain labels
+/// (`ask_user_question` settles `["Local web app"]`) or selected options (`ask_survey`
+/// settles `[{key, label}]`, §8.3), whose label is what was chosen.
+fn labels(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| match x {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Object(_) => x
+                        .get("label")
+                        .or_else(|| x.get("key"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    _ => None,
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -495,7 +517,7 @@ impl AlignmentState {
             let Some(qid) = text(&entry, "id").or_else(|| text(&entry, "question_id")) else {
                 continue;
             };
-            let chosen = strings(entry.get("selected").or_else(|| entry.get("chosen")));
+            let chosen = labels(entry.get("selected").or_else(|| entry.get("chosen")));
             let custom = text(&entry, "custom");
             if chosen.is_empty() && custom.is_none() {
                 continue; // skipped

@@ -175,6 +175,12 @@ impl TestServer {
         }
     }
 
+    /// The running daemon itself (for tests that reach past the HTTP API, e.g. to write to
+    /// the store the way another process would).
+    pub fn daemon(&self) -> &std::sync::Arc<askd_daemon::Daemon> {
+        &self.running.as_ref().expect("the daemon runs").daemon
+    }
+
     /// Stops the daemon and hands back its data directory.
     pub async fn stop(mut self) -> TempDir {
         if let Some(r) = self.running.take() {

@@ -1,0 +1,52 @@
+//! The alignment fold over events recorded from the real daemon (never shapes typed by
+//! hand): `fixtures/recorded/answered-session.json` is written by the daemon's test
+//! `hardening_1_survey_answers_become_settled_decisions` (re-record with `ASKD_BLESS=1`).
+
+use askd_core::alignment::{AlignEvent, fold};
+
+fn recorded() -> Vec<AlignEvent> {
+    let text = include_str!("fixtures/recorded/answered-session.json");
+    serde_json::from_str(text).expect("the recorded events parse as the fold's input")
+}
+
+/// Issue "Hardening" item 1: an answered survey adds one settled decision per answered
+/// path question (alignment.md §4.6 rule 2): `chosen` = the labels in submission order,
+/// `custom` when given; the questions ask after it adds its own.
+#[test]
+fn hardening_1_recorded_survey_answers_fold_into_settled_decisions() {
+    let s = fold(&recorded());
+    assert_eq!(s.rounds, 2);
+    let got: Vec<(&str, &str, Vec<&str>, Option<&str>)> = s
+        .settled
+        .iter()
+        .map(|d| {
+            (
+                d.tool.as_str(),
+                d.question_id.as_str(),
+                d.chosen.iter().map(String::as_str).collect(),
+                d.custom.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("ask_survey", "scope", vec!["Ship the public API"], None),
+            ("ask_survey", "api", vec![], Some("REST endpoints first")),
+            (
+                "ask_survey",
+                "ship",
+                vec!["Docs complete", "Migration guide"],
+                None
+            ),
+            ("ask_user_question", "db", vec!["PostgreSQL"], None),
+        ]
+    );
+    assert_eq!(
+        s.settled[0].question,
+        "Which direction fits the 2.0 release?"
+    );
+    assert_eq!(s.settled[0].ask_id, "ask-survey");
+    // The survey asked again afterwards is still open: no round, no decision.
+    assert!(s.settled.iter().all(|d| d.ask_id != "ask-survey-again"));
+}
