@@ -41,6 +41,8 @@ export default {
   'drift.otherRequired': 'Type the direction first (1 to 2000 characters).',
   'drift.tooLong': 'At most 2000 characters.',
   'drift.keys': 'A approve · K keep · 1–4 direction · O another direction · Enter send · Esc not now',
+  'drift.keys.embedded': 'Click the card to use its keys: A approve · K keep · 1–4 direction · O another direction · Enter send (asks first) · Esc not now',
+  'drift.keySend.confirm': 'Send “{action}” to the agent now?',
   'drift.already': 'This drift was already decided elsewhere.',
   'drift.decided': 'Decided',
   'drift.decision.approve': 'Approved the change',

@@ -41,6 +41,8 @@ export default {
   'drift.otherRequired': '请先输入方向（1 到 2000 个字符）。',
   'drift.tooLong': '最多 2000 个字符。',
   'drift.keys': 'A 批准 · K 保持 · 1–4 方向 · O 其他方向 · Enter 发送 · Esc 暂不',
+  'drift.keys.embedded': '点击卡片以使用快捷键：A 批准 · K 保持 · 1–4 方向 · O 其他方向 · Enter 发送（先确认） · Esc 暂不',
+  'drift.keySend.confirm': '现在把“{action}”发送给 agent？',
   'drift.already': '此偏移已在别处决定。',
   'drift.decided': '已决定',
   'drift.decision.approve': '已批准此变更',

@@ -111,6 +111,7 @@ export default {
   'questions.cancel.hint': 'Dismiss these questions; the agent is told you declined.',
   'questions.cancel.confirm': 'Dismiss these questions without answering?',
   'repeat.notice': 'Asked earlier in this session; you answered: {labels}',
+  'text.hidden': 'An invisible character ({code}) in the agent\'s text, shown here so it cannot reorder or disguise the text',
   'questions.unanswered': 'Answer at least one question first.',
   'help.open': 'Keyboard shortcuts',
   'help.open.hint': 'Keyboard shortcuts (H)',

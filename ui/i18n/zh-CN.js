@@ -110,6 +110,7 @@ export default {
   'questions.cancel.hint': '不回答这些问题；agent 会被告知你已拒绝。',
   'questions.cancel.confirm': '不作答并忽略这些问题？',
   'repeat.notice': '本会话中早先问过；你当时的回答：{labels}',
+  'text.hidden': 'agent 文本中的不可见字符（{code}），在此显示出来，使它无法打乱或伪装文本',
   'questions.unanswered': '请至少回答一个问题。',
   'help.open': '键盘快捷键',
   'help.open.hint': '键盘快捷键（H）',

@@ -2,8 +2,8 @@
 import { h, icon } from './dom.js';
 import { t } from './i18n.js';
 
-/** Resolves true when the human confirms. */
-export function confirmDialog(text) {
+/** Resolves true when the human confirms; `focusNo` focuses "No" (a repeated key cancels). */
+export function confirmDialog(text, { focusNo = false } = {}) {
   return new Promise((resolve) => {
     const yes = h('button', { type: 'button', class: 'btn primary', value: 'yes' }, t('confirm.yes'));
     const no = h('button', { type: 'button', class: 'btn', value: 'no' }, t('confirm.no'));
@@ -23,7 +23,7 @@ export function confirmDialog(text) {
     });
     document.body.appendChild(dialog);
     dialog.showModal();
-    yes.focus();
+    (focusNo ? no : yes).focus();
   });
 }
 

@@ -1,5 +1,60 @@
 // Element building without HTML strings: text goes in as text nodes, attributes through
 // setAttribute (never event-handler attributes), icons as SVG elements.
+//
+// Text is shown as it reads: a control, bidirectional-override or zero-width character in
+// agent text (which could reorder a label or make two options look the same) becomes a
+// visible marker such as ⟨U+202E⟩, in text nodes and in the attributes a person reads. Data
+// (values, data-* keys, what is sent back) keeps the raw text. askd-tui strips the same set.
+import { t } from './i18n.js';
+
+/** Controls, bidi controls, zero-width and other invisible format characters. */
+const HIDDEN_CHAR = /[\0-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\xAD\u034F\u061C\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1BCA0}-\u{1BCA3}\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}]/u;
+/** Left as they are: a ZWJ inside an emoji sequence, a joiner after a letter of a script that
+ * needs it (Arabic, Indic), the tag sequences of the three subdivision flags. */
+const KEEP = /(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}]\uFE0F?)\u200D(?=\p{Extended_Pictographic})|(?<=[\p{scx=Arab}\p{scx=Syrc}\p{scx=Nkoo}\p{scx=Deva}\p{scx=Beng}\p{scx=Guru}\p{scx=Gujr}\p{scx=Orya}\p{scx=Taml}\p{scx=Telu}\p{scx=Knda}\p{scx=Mlym}\p{scx=Sinh}])[\u200C\u200D]|\u{1F3F4}\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073})\u{E007F}/u;
+/** Group 1 is a character to reveal. */
+const HIDDEN = new RegExp(`${KEEP.source}|(${HIDDEN_CHAR.source})`, 'gu');
+
+/** "U+202E" for a character. */
+function code(c) {
+  return `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** `s` with each hidden character replaced by ⟨U+XXXX⟩ (for attributes and the page title). */
+export function revealText(s) {
+  s = String(s);
+  if (!HIDDEN_CHAR.test(s)) return s;
+  return s.replace(HIDDEN, (m, c) => (c ? `⟨${code(c)}⟩` : m));
+}
+
+/** A text node of `s`, or a fragment where each hidden character is a marked ⟨U+XXXX⟩ span. */
+export function textNode(s) {
+  s = String(s);
+  if (!HIDDEN_CHAR.test(s)) return document.createTextNode(s);
+  const frag = document.createDocumentFragment();
+  let last = 0;
+  for (const m of s.matchAll(HIDDEN)) {
+    if (!m[1]) continue;
+    if (m.index > last) frag.appendChild(document.createTextNode(s.slice(last, m.index)));
+    const c = code(m[1]);
+    const mark = document.createElement('span');
+    mark.className = 'hidden-char';
+    mark.title = t('text.hidden', { code: c });
+    mark.textContent = `⟨${c}⟩`;
+    frag.appendChild(mark);
+    last = m.index + m[0].length;
+  }
+  if (last < s.length) frag.appendChild(document.createTextNode(s.slice(last)));
+  return frag;
+}
+
+/** Replaces el's children with the text `s` (hidden characters revealed). */
+export function setText(el, s) {
+  el.replaceChildren(textNode(s ?? ''));
+}
+
+/** Attributes a person reads (or hears): hidden characters are revealed there too. */
+const READ_ATTRS = new Set(['title', 'aria-label', 'aria-description', 'placeholder', 'alt', 'data-tip']);
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -14,7 +69,8 @@ export function h(tag, attrs, ...children) {
     for (const [k, v] of Object.entries(attrs)) {
       if (v === false || v === null || v === undefined) continue;
       if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
-      else if (k === 'text') el.textContent = v;
+      else if (k === 'text') setText(el, v);
+      else if (READ_ATTRS.has(k)) el.setAttribute(k, v === true ? '' : revealText(v));
       else el.setAttribute(k, v === true ? '' : String(v));
     }
   }
@@ -27,7 +83,7 @@ function append(el, children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(el, c);
     else if (c instanceof Node) el.appendChild(c);
-    else el.appendChild(document.createTextNode(String(c)));
+    else el.appendChild(textNode(c));
   }
 }
 

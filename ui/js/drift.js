@@ -7,8 +7,13 @@
 // then "Send decision" or Enter sends it. There is no default action, so Enter alone sends
 // nothing. Keys: A approve, K keep, 1–4 select a direction, O another direction, Esc not now
 // (with a confirmation), Ctrl+Enter sends from a text field.
+//
+// Alone on its page (`/a/{id}`) the card takes the page's keys. Embedded in another page (the
+// session page, `ctx.embedded`) a key acts only while focus is inside the card, and a decision
+// sent by keyboard (Enter, Ctrl+Enter, or a key press on "Send decision") asks first, with
+// "No" focused: stray keystrokes on that page never decide a drift.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId } from './dom.js';
+import { h, icon, nextId, setText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { confirmDialog } from './dialog.js';
@@ -36,6 +41,7 @@ export class DriftCard {
   constructor(root, view, ctx) {
     this.root = root;
     this.ctx = ctx;
+    this.embedded = !!(ctx && ctx.embedded);
     this.setView(view);
     this.action = null;
     this.option = null;
@@ -127,9 +133,12 @@ export class DriftCard {
     this.radios = [];
     if (this.options.length) sections.push(this.directions());
     const body = h('div', { class: 'drift-body' }, sections);
-    this.card = h('section', { class: `card drift-card${this.open ? '' : ' settled-drift'}`, 'aria-labelledby': titleId, 'data-state': d.state || 'open' },
-      head, body, this.open ? this.controls() : this.outcome());
-    this.root.replaceChildren(...[this.card, this.open ? h('p', { class: 'kbd-hint' }, t('drift.keys')) : null].filter(Boolean));
+    // Embedded, the card takes focus on a click anywhere in it, so its keys can be used.
+    this.card = h('section', {
+      class: `card drift-card${this.open ? '' : ' settled-drift'}`, 'aria-labelledby': titleId, 'data-state': d.state || 'open',
+      tabindex: this.embedded ? '-1' : null,
+    }, head, body, this.open ? this.controls() : this.outcome());
+    this.root.replaceChildren(...[this.card, this.open ? h('p', { class: 'kbd-hint' }, t(this.embedded ? 'drift.keys.embedded' : 'drift.keys')) : null].filter(Boolean));
     if (this.open) this.refresh();
   }
 
@@ -150,7 +159,7 @@ export class DriftCard {
       if (o.description_html || o.description) {
         desc = h('div', { class: 'prose dir-desc', id: `${name}-d${i}` });
         if (o.description_html) setSanitizedHtml(desc, o.description_html);
-        else desc.textContent = o.description;
+        else setText(desc, o.description);
       }
       return h('label', { class: 'dir-row', 'data-index': String(i) },
         input, h('span', { class: 'key', 'aria-hidden': 'true' }, String(i + 1)),
@@ -205,7 +214,8 @@ export class DriftCard {
     this.picked = h('span', { class: 'progress-text drift-picked', 'aria-live': 'polite' });
     this.sendBtn = h('button', {
       type: 'button', class: 'seg primary drift-send', 'data-tip': t('drift.send.hint'),
-      onclick: () => this.send(),
+      // detail 0: activated from the keyboard, not by a pointer.
+      onclick: (e) => this.send(e.detail === 0),
     }, h('span', { class: 'seg-label' }, t('drift.send')));
     return h('div', { class: 'drift-decide' },
       h('div', { class: 'drift-actions', role: 'group', 'aria-label': t('drift.actions') },
@@ -317,10 +327,16 @@ export class DriftCard {
     }
   }
 
-  async send() {
+  /** Sends the picked action; `byKey` on an embedded card asks first. */
+  async send(byKey) {
     if (!this.open || this.busy) return;
     const body = this.body();
     if (!body) return;
+    if (byKey && this.embedded) {
+      const text = t('drift.keySend.confirm', { action: t(ACTION_LABEL[this.action]) });
+      if (!(await confirmDialog(text, { focusNo: true }))) return;
+      if (!this.open || this.busy || this.gone) return;
+    }
     await this.post(body);
   }
 
@@ -367,6 +383,8 @@ export class DriftCard {
   key(e) {
     if (!this.open || this.gone || e.defaultPrevented || document.querySelector('dialog[open]')) return;
     const target = e.target;
+    // Embedded, the page's other keys are not the card's: only keys typed inside it count.
+    if (this.embedded && !(target instanceof Node && this.root.contains(target))) return;
     const typing = target && target.matches && target.matches('textarea, input[type="text"]');
     if (e.key === 'Escape') {
       if (tooltipOpen()) {
@@ -380,7 +398,7 @@ export class DriftCard {
     }
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
-      if (this.action) this.send();
+      if (this.action) this.send(true);
       else this.alert.textContent = t('drift.pickFirst');
       return;
     }
@@ -389,7 +407,7 @@ export class DriftCard {
       // Enter on a button, link or summary activates it; elsewhere it sends a picked action.
       if (target && target.closest && target.closest('button, a, summary')) return;
       e.preventDefault();
-      if (this.action) this.send();
+      if (this.action) this.send(true);
       else this.alert.textContent = t('drift.pickFirst');
       return;
     }

@@ -1,5 +1,6 @@
 // THE ONE HTML SINK of askd's web UI. Every other module inserts text with textContent or
-// builds elements with dom.js; only this function turns a string into markup.
+// builds elements with dom.js; only this function turns a string into markup. Its text goes
+// through dom.js's textNode like all agent text (hidden characters shown as ⟨U+XXXX⟩).
 //
 // Why this is safe:
 // 1. Its only input is the `rendered` member of GET /api/asks/{id}: Markdown that askd
@@ -11,6 +12,8 @@
 //    attributes the server uses. Anything else is dropped (an unknown element keeps its text).
 // 3. The page's CSP (script-src 'self', no inline script or style) would block an inline
 //    handler or script even if both layers failed.
+
+import { revealText, textNode } from './dom.js';
 
 const TAGS = new Set([
   'P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'DEL', 'CODE', 'PRE',
@@ -25,7 +28,7 @@ const SAFE_URL = /^(https?:|mailto:)/i;
 function copy(from, to) {
   for (const node of from.childNodes) {
     if (node.nodeType === Node.TEXT_NODE) {
-      to.appendChild(document.createTextNode(node.nodeValue));
+      to.appendChild(textNode(node.nodeValue));
       continue;
     }
     if (node.nodeType !== Node.ELEMENT_NODE) continue;
@@ -44,7 +47,7 @@ function copy(from, to) {
         el.setAttribute('rel', 'noreferrer noopener');
       }
       const title = node.getAttribute('title');
-      if (title) el.setAttribute('title', title);
+      if (title) el.setAttribute('title', revealText(title));
     } else if (tag === 'OL') {
       const start = node.getAttribute('start');
       if (start && /^\d{1,9}$/.test(start)) el.setAttribute('start', start);

@@ -3,6 +3,7 @@
 // tag is Simplified Chinese), then English. A key missing from a table falls back to English.
 import en from '../i18n/en.js';
 import zh from '../i18n/zh-CN.js';
+import { setText } from './dom.js';
 
 const TABLES = { en, 'zh-CN': zh };
 const SETTING = 'askd.lang';
@@ -90,6 +91,6 @@ export function repeatNotice(view, questionId) {
   const el = document.createElement('p');
   el.className = 'repeat-notice';
   el.setAttribute('role', 'note');
-  el.textContent = t('repeat.notice', { labels: parts.join(', ') || '—' });
+  setText(el, t('repeat.notice', { labels: parts.join(', ') || '—' }));
   return el;
 }

@@ -9,7 +9,7 @@
 // that view and names the same session.
 import { api, ask as askApi } from './api.js';
 import { setSanitizedHtml } from './html.js';
-import { h, icon } from './dom.js';
+import { h, icon, setText } from './dom.js';
 import { t, lang, addStrings } from './i18n.js';
 import enStrings from '../i18n/align-en.js';
 import zhStrings from '../i18n/align-zh-CN.js';
@@ -43,7 +43,7 @@ const ALIGNMENT_KINDS = [
 /** Server-sanitised HTML into `el`, or the source as text when there is none. */
 function sanitized(el, html, text) {
   if (html) setSanitizedHtml(el, html);
-  else el.textContent = text || '';
+  else setText(el, text || '');
   return el;
 }
 
@@ -526,7 +526,7 @@ export class SessionPage {
     (async () => {
       const [{ DriftCard }, view] = await Promise.all([import('./drift.js'), askApi.view(askId)]);
       if (this.gone || this.cardHost !== host) return;
-      this.driftCard = new DriftCard(host, view, this.ctx);
+      this.driftCard = new DriftCard(host, view, { ...this.ctx, embedded: true });
       await this.driftCard.mount();
     })().catch(() => {
       // The link to the card stays.

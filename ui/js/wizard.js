@@ -4,7 +4,7 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, repeatNotice } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -494,7 +494,7 @@ export class Wizard {
     const promptId = nextId('prompt');
     const heading = h('div', { class: 'prompt prose', id: promptId, role: 'heading', 'aria-level': '1', tabindex: '-1' });
     setSanitizedHtml(heading, r.prompt || '');
-    if (!r.prompt) heading.textContent = q.prompt;
+    if (!r.prompt) setText(heading, q.prompt);
     const top = h('div', { class: 'q-top' },
       q.header ? h('span', { class: 'chip header-chip' }, q.header) : null,
       banked ? h('span', { class: 'chip locked-chip' }, icon('lock'), t('bank.locked')) : null);
