@@ -511,7 +511,52 @@ async fn wait(
         (Some(r), Some(m)) => Some(r.min(m)),
         (r, m) => r.or(m),
     };
+    let _gone = WaitGone {
+        daemon: d.clone(),
+        ask_id: id.clone(),
+    };
     Ok(AxumJson(d.wait(&id, budget).await?))
+}
+
+/// How long after a wait request ends (answered, or dropped because its connection
+/// closed) the ask must have no wait again before it counts as no longer awaited. An
+/// adapter waits in chunks and asks again within milliseconds; a killed one never does.
+const AWAIT_GRACE: Duration = Duration::from_secs(3);
+
+/// Ends with the wait request however it ends: when the client's connection closes, hyper
+/// drops the handler, and this notices it. If no other wait on the ask follows within
+/// [`AWAIT_GRACE`], the ask is no longer `awaited` (the inbox stops saying an agent waits).
+struct WaitGone {
+    daemon: Arc<Daemon>,
+    ask_id: String,
+}
+
+impl Drop for WaitGone {
+    fn drop(&mut self) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (d, id) = (self.daemon.clone(), std::mem::take(&mut self.ask_id));
+        rt.spawn(async move {
+            tokio::time::sleep(AWAIT_GRACE).await;
+            if d.hub.is_waited(&id) {
+                return;
+            }
+            if let Ok(Some(ask)) = d.store.ask(&id).await
+                && ask.awaited
+                && ask.state == AskState::Pending
+            {
+                // Only the flag changes; a settle in between wins (pending only).
+                let _ = d.store.set_awaited(&id, false).await;
+                if d.hub.is_waited(&id) {
+                    // A new wait arrived meanwhile: an agent waits after all.
+                    let _ = d.store.set_awaited(&id, true).await;
+                    return;
+                }
+                tracing::debug!(ask = %id, "no agent waits any more: awaited cleared");
+            }
+        });
+    }
 }
 
 #[derive(Deserialize)]

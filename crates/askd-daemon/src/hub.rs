@@ -81,6 +81,14 @@ impl Hub {
         }
     }
 
+    /// Whether a wait on `ask_id` is registered right now.
+    pub fn is_waited(&self, ask_id: &str) -> bool {
+        self.waiters
+            .lock()
+            .map(|w| w.contains_key(ask_id))
+            .unwrap_or(false)
+    }
+
     /// How many asks have waiters registered right now (for health).
     pub fn waiting(&self) -> usize {
         self.waiters.lock().map(|w| w.len()).unwrap_or(0)
