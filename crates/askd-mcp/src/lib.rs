@@ -8,6 +8,8 @@
 //! - [`backend`] — what the tools need from askd ([`backend::Backend`]); the HTTP client
 //!   implementation the stdio adapter uses.
 //! - [`instructions`] — the server instructions, English or Chinese.
+//! - [`strict`] — schemas in the subset ajv's strict mode compiles; output schemas that
+//!   admit the error envelope.
 //!
 //! # Invariants
 //! - Only this crate knows MCP. It holds no ask state: every ask lives in the daemon, so an
@@ -19,6 +21,7 @@
 pub mod backend;
 pub mod instructions;
 pub mod server;
+pub mod strict;
 pub mod tools;
 
 pub use backend::{Backend, DraftLaunch, HttpBackend, SessionOpen, ToolError};

@@ -23,10 +23,32 @@ use crate::{instructions, tools};
 use askd_core::alignment::policy::instructions_section;
 use askd_core::alignment::{Lang, Mode, check_instruction, mode_notice, normalize_question};
 
-/// Clients known to cut tool calls at 60 s without honouring progress: DeepSeek Harness's
-/// MCP client and Codex. They get the pending handle after this long unless `maxWait` or the
-/// call's `timeout_s` says otherwise.
+/// DeepSeek Harness's MCP client cuts a tool call at 60 s and ignores progress: it gets the
+/// pending handle after this long unless `maxWait` or the call's `timeout_s` says otherwise.
 pub const SHORT_CLIENT_BUDGET: Duration = Duration::from_secs(50);
+
+/// The wait budget a known client gets when `maxWait` is not configured (`clients.md`
+/// §1, §2.4): the pending handle comes back before the client's own limit would cut the
+/// call — DeepSeek Harness cancels at 60 s, Claude Code's interactive mode moves a call to
+/// the background at 120 s (and then shows the answer as "not user input"), Codex cancels
+/// at 300 s. Unknown clients wait as long as the call does, with progress.
+pub fn client_budget(name: &str) -> Option<Duration> {
+    let n = name.to_ascii_lowercase();
+    if n == "dsh-mcp-client" {
+        Some(SHORT_CLIENT_BUDGET)
+    } else if n == "claude-code" || n.starts_with("claude-code") {
+        Some(Duration::from_secs(100))
+    } else if n.contains("codex") {
+        Some(Duration::from_secs(270))
+    } else {
+        None
+    }
+}
+
+/// The `_meta` key under which a 2026-07-28 client names itself on every request.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key under which a 2026-07-28 client declares its capabilities per request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// Called with the URL of a session's first new ask (see [`Options::on_first_ask`]).
 pub type FirstAskHook = Arc<dyn Fn(&str) + Send + Sync>;
@@ -109,11 +131,20 @@ impl AskdServer {
         }
     }
 
+    /// The calling client's name: from `initialize` (2025 revisions), or from the request's
+    /// `_meta["io.modelcontextprotocol/clientInfo"]` (2026-07-28, which has no `initialize`).
     fn client_name(ctx: &RequestContext<RoleServer>) -> String {
-        ctx.peer
-            .peer_info()
-            .map(|i| askd_core::alignment::session::clamp("client", &i.client_info.name))
+        let from_meta = ctx
+            .meta
+            .get(META_CLIENT_INFO)
+            .and_then(|i| i.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let from_initialize = || ctx.peer.peer_info().map(|i| i.client_info.name.clone());
+        from_meta
+            .or_else(from_initialize)
             .filter(|n| !n.trim().is_empty())
+            .map(|n| askd_core::alignment::session::clamp("client", &n))
             .unwrap_or_else(|| "mcp-client".to_string())
     }
 
@@ -188,15 +219,19 @@ impl AskdServer {
     }
 
     /// The wait budget of one call: the shortest of the call's `timeout_s`, `maxWait`, and
-    /// the short-client default when `maxWait` is not configured.
+    /// the client's default ([`client_budget`]) when `maxWait` is not configured.
     fn budget(&self, args: &Value, client: &str) -> Option<Duration> {
         let per_call = args
             .get("timeout_s")
             .and_then(Value::as_f64)
             .filter(|t| t.is_finite() && *t >= 0.0)
             .map(|t| Duration::from_secs_f64(t.min(1e9)));
-        let client_default = (self.opts.max_wait.is_none() && is_short_client(client))
-            .then_some(SHORT_CLIENT_BUDGET);
+        let client_default = self
+            .opts
+            .max_wait
+            .is_none()
+            .then(|| client_budget(client))
+            .flatten();
         [per_call, self.opts.max_wait, client_default]
             .into_iter()
             .flatten()
@@ -881,10 +916,9 @@ fn argument_error(path: &str, message: &str) -> ToolError {
     e
 }
 
-/// DeepSeek Harness's MCP client and Codex cut tool calls at 60 s.
+/// DeepSeek Harness's MCP client cuts tool calls at 60 s.
 pub fn is_short_client(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "dsh-mcp-client" || n.contains("codex")
+    client_budget(name).is_some_and(|b| b <= SHORT_CLIENT_BUDGET)
 }
 
 /// A settled result that carries an `error` (cancelled, aborted) is a tool error.

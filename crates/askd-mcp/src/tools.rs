@@ -266,7 +266,6 @@ fn survey_records() -> Tool {
         },
         "required": ["count", "records"]
     })));
-    t.annotations = Some(ToolAnnotations::default().read_only(true));
     t
 }
 
@@ -449,7 +448,6 @@ fn survey_draft_get() -> Tool {
         },
         "required": ["slug", "status", "completeness", "grounding", "validation"]
     })));
-    t.annotations = Some(ToolAnnotations::default().read_only(true));
     t
 }
 
@@ -628,7 +626,6 @@ fn alignment_status_tool() -> Tool {
         })),
     );
     t.title = Some("Alignment status".into());
-    t.annotations = Some(ToolAnnotations::new().read_only(true));
     t.output_schema = Some(object(json!({
         "type": "object",
         "properties": {
@@ -681,7 +678,7 @@ fn set_alignment_mode_tool() -> Tool {
 /// alignment tools.
 pub fn listed(mode: askd_core::alignment::Mode) -> Vec<Tool> {
     use askd_core::alignment::Mode;
-    let mut tools = all();
+    let mut tools = unfinished();
     if mode == Mode::Auto {
         for t in &mut tools {
             let note = match t.name.as_ref() {
@@ -711,7 +708,7 @@ pub fn listed(mode: askd_core::alignment::Mode) -> Vec<Tool> {
         tools.push(drift);
     }
     tools.push(set_alignment_mode_tool());
-    tools
+    tools.into_iter().map(finish).collect()
 }
 
 /// Whether `name` is an alignment tool that `mode` does not list.
@@ -723,7 +720,12 @@ pub fn alignment_off(name: &str, mode: askd_core::alignment::Mode) -> bool {
         )
 }
 
+/// Every non-alignment tool, as listed.
 pub fn all() -> Vec<Tool> {
+    unfinished().into_iter().map(finish).collect()
+}
+
+fn unfinished() -> Vec<Tool> {
     vec![
         ask_survey(),
         survey_draft_set(),
@@ -735,4 +737,44 @@ pub fn all() -> Vec<Tool> {
         withdraw_ask(),
         batch_review(),
     ]
+}
+
+/// What is true of each tool, for clients that decide by it (`clients.md` §2.1): Codex's
+/// `codex exec` runs a tool without an approval prompt only when it is read-only, or neither
+/// destructive nor open-world. No askd tool reaches beyond askd (`openWorldHint: false`), and
+/// none destroys anything: an ask's record always stays.
+fn annotations(name: &str, title: Option<String>) -> ToolAnnotations {
+    let a = match title {
+        Some(t) => ToolAnnotations::with_title(t),
+        None => ToolAnnotations::new(),
+    }
+    .open_world(false);
+    match name {
+        SURVEY_DRAFT_GET | SURVEY_RECORDS | AWAIT_ANSWER | ALIGNMENT_STATUS => a.read_only(true),
+        // Identical repeats re-attach to the same ask (or return its result).
+        ASK_SURVEY | ASK_USER_QUESTION | BATCH_REVIEW | REPORT_DRIFT => {
+            a.read_only(false).destructive(false).idempotent(true)
+        }
+        // Withdrawing again, or setting the same mode or baseline again, changes nothing.
+        WITHDRAW_ASK | SET_ALIGNMENT_MODE | ESTABLISH_BASELINE => {
+            a.read_only(false).destructive(false).idempotent(true)
+        }
+        _ => a.read_only(false).destructive(false).idempotent(false),
+    }
+}
+
+/// A tool as clients receive it: annotations, and schemas in the strict subset every client
+/// compiles, the output schema admitting the error envelope (`clients.md` §2.1–§2.3).
+fn finish(mut t: Tool) -> Tool {
+    t.annotations = Some(annotations(&t.name, t.title.clone()));
+    t.input_schema = object(crate::strict::strict(&Value::Object(
+        (*t.input_schema).clone(),
+    )));
+    if let Some(out) = &t.output_schema {
+        let result = Value::Object((**out).clone());
+        t.output_schema = Some(object(crate::strict::strict(
+            &crate::strict::admitting_errors(&result),
+        )));
+    }
+    t
 }

@@ -13,14 +13,25 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // Logs go to stderr: stdout carries JSON (and, for `askd mcp`, the MCP protocol).
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ASKD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
-        )
-        .init();
     let args = cli::Cli::parse();
+    let filter = || {
+        tracing_subscriber::EnvFilter::try_from_env("ASKD_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"))
+    };
+    // Logs go to stderr: stdout carries JSON (and, for `askd mcp`, the MCP protocol). The
+    // MCP adapter's stderr is the agent client's terminal or log, which expects silence from
+    // a server that works (clients.md §2.7): its diagnostics go to `mcp.log` in the data
+    // directory; only a failure to serve is written to stderr.
+    match cli::adapter_log(&args) {
+        Some(file) => tracing_subscriber::fmt()
+            .with_writer(std::sync::Mutex::new(file))
+            .with_ansi(false)
+            .with_env_filter(filter())
+            .init(),
+        None => tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter())
+            .init(),
+    }
     cli::run(args)
 }

@@ -287,16 +287,15 @@ async fn a_survey_answered_over_http_returns_the_exact_result() {
     assert_eq!(ask["state"], "pending");
     assert_eq!(ask["client"], "claude-code");
     assert_eq!(ask["workspace"], home.path().to_string_lossy().as_ref());
-    // The adapter reports the URL on stderr (no browser here).
+    // The adapter logs the URL to mcp.log in the data directory (no browser here); its
+    // stderr, the client's terminal, stays quiet (clients.md §2.7).
+    let log = || std::fs::read_to_string(home.path().join("mcp.log")).unwrap_or_default();
     let deadline = Instant::now() + Duration::from_secs(5);
-    while !a.stderr().contains(&format!("/a/{id}")) {
-        assert!(
-            Instant::now() < deadline,
-            "no URL on stderr: {}",
-            a.stderr()
-        );
+    while !log().contains(&format!("/a/{id}")) {
+        assert!(Instant::now() < deadline, "no URL in mcp.log: {}", log());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    assert_eq!(a.stderr(), "", "the adapter's stderr is quiet");
 
     let submitted = api.submit(&id, release_scope_answers()).await;
     let r = finish(call).await;
@@ -513,15 +512,38 @@ async fn the_wait_budget_returns_a_pending_handle_and_await_answer_collects() {
 
 #[test]
 fn short_clients_get_the_safe_default_budget() {
-    use askd_mcp::server::{SHORT_CLIENT_BUDGET, is_short_client};
+    use askd_mcp::server::{SHORT_CLIENT_BUDGET, client_budget, is_short_client};
     assert!(is_short_client("dsh-mcp-client"));
-    assert!(is_short_client("codex-mcp-client"));
-    assert!(is_short_client("Codex"));
-    for other in ["claude-code", "cursor-vscode", "mcp-client", "dsh", ""] {
+    for other in [
+        "claude-code",
+        "codex-mcp-client",
+        "cursor-vscode",
+        "mcp-client",
+        "dsh",
+        "",
+    ] {
         assert!(!is_short_client(other), "{other}");
     }
     assert_eq!(SHORT_CLIENT_BUDGET, Duration::from_secs(50));
     assert!(SHORT_CLIENT_BUDGET < Duration::from_secs(60));
+    // clients.md §2.4: each known client gets the handle before its own limit.
+    let limits = [
+        ("dsh-mcp-client", 60),
+        ("claude-code", 120),
+        ("codex-mcp-client", 300),
+        ("Codex", 300),
+    ];
+    for (client, limit) in limits {
+        let budget = client_budget(client).unwrap_or_else(|| panic!("{client} has a budget"));
+        assert!(budget < Duration::from_secs(limit), "{client}: {budget:?}");
+        assert!(
+            budget >= Duration::from_secs(limit) * 3 / 4,
+            "{client}: {budget:?}"
+        );
+    }
+    for unknown in ["cursor-vscode", "mcp-client", ""] {
+        assert_eq!(client_budget(unknown), None, "{unknown}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -205,7 +205,7 @@ pub(super) async fn ensure_daemon(
             && let Some(found) = answering(paths).await
         {
             drop(lock);
-            eprintln!("askd: started the daemon at {}", found.0);
+            tracing::info!("started the daemon at {}", found.0);
             return Ok(found);
         }
         if Instant::now() > deadline {
@@ -244,11 +244,11 @@ fn show(base: &str, ask_url: &str, token: &str) {
         || std::env::var_os("DISPLAY").is_some()
         || std::env::var_os("WAYLAND_DISPLAY").is_some();
     let disabled = std::env::var_os("ASKD_NO_BROWSER").is_some();
-    eprintln!("askd: the user can answer at {ask_url}");
+    tracing::info!("the user can answer at {ask_url}");
     if over_ssh {
         let port = base.rsplit(':').next().unwrap_or("7391");
-        eprintln!(
-            "askd: over SSH, forward the port first: ssh -L {port}:127.0.0.1:{port} <this host>, then open {ask_url}"
+        tracing::info!(
+            "over SSH, forward the port first: ssh -L {port}:127.0.0.1:{port} <this host>, then open {ask_url}"
         );
         return;
     }

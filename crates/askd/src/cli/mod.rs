@@ -73,6 +73,21 @@ pub enum Command {
     },
 }
 
+/// For `askd mcp`: the log file its diagnostics go to (`<data dir>/mcp.log`, appended), when
+/// the data directory can be found and the file opened; `None` for every other command.
+pub fn adapter_log(cli: &Cli) -> Option<std::fs::File> {
+    if !matches!(cli.command, Command::Mcp { .. }) {
+        return None;
+    }
+    let paths = askd_daemon::config::Paths::from_process().ok()?;
+    std::fs::create_dir_all(&paths.data_dir).ok()?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(paths.data_dir.join("mcp.log"))
+        .ok()
+}
+
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Survey(cmd) => survey::run(cmd),
