@@ -1,0 +1,233 @@
+// Claude Code 2.1.332 headless (`claude -p`) driving `askd mcp` end to end, in both protocol
+// eras (default 2026-07-28 and MCP_PROTOCOL_NEGOTIATION=legacy). The model is a stand-in
+// Messages API server of ours (standin/anthropic.mjs) scripted to load the askd tool with
+// ToolSearch, call it, and end with a text quoting the tool result; the stand-in records every
+// request, so each test asserts what the model was shown. The human answers through askd's API.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
+import {
+  CLIENTS, BINARY, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, killDaemon, cleanup, run,
+  QUESTIONS, QUESTIONS_ANSWER, INVALID_QUESTIONS, REVIEW, REVIEW_ANSWER, surveyArgs, SURVEY_ANSWER,
+} from './standin/harness.mjs';
+
+const CLAUDE = join(CLIENTS, 'node_modules', '.bin', 'claude');
+const T = (name) => `mcp__askd__${name}`;
+
+/** The .mcp.json server entry of docs/integrations.md, with the test's data directory. */
+function mcpConfig(askdEnv) {
+  return { mcpServers: { askd: { type: 'stdio', command: 'askd', args: ['mcp'], env: askdEnv } } };
+}
+
+/**
+ * One headless Claude Code run: `steps` script the stand-in model, `human(askdHome)` runs
+ * alongside (answering through the API). Returns what the model was shown and what askd saw.
+ */
+async function claude({ era, tools, steps, human, askdEnv = {}, env = {}, timeoutMs = 90000 }) {
+  const home = tempDir('askd-cc-home-');
+  const askdHome = tempDir('askd-cc-data-');
+  const model = await startAnthropic(scripted(steps));
+  const config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify(mcpConfig({
+    ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1', ...askdEnv,
+  })));
+  try {
+    const humanDone = human ? human(askdHome).catch((e) => e) : Promise.resolve();
+    const res = await run(CLAUDE, ['-p', 'Use askd to ask the user, then report the answer.',
+      '--mcp-config', config, '--strict-mcp-config', '--allowedTools', tools.map(T).join(',')], {
+      cwd: home,
+      timeoutMs,
+      env: {
+        PATH: `${BIN_DIR}:${process.env.PATH}`,
+        HOME: home,
+        CLAUDE_CONFIG_DIR: join(home, '.claude'),
+        ANTHROPIC_BASE_URL: model.url,
+        ANTHROPIC_API_KEY: 'sk-ant-standin',
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
+        ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
+        ...env,
+      },
+    });
+    const humanError = await humanDone;
+    if (humanError instanceof Error) throw humanError;
+    const main = model.requests.filter((r) => (r.body?.tools || []).some((t) => t.name === 'ToolSearch'));
+    const shown = toolResults(main.at(-1)?.body);
+    let sessions = [];
+    if (existsSync(join(askdHome, 'daemon.json'))) {
+      const d = await daemonOf(askdHome);
+      sessions = (await d.api('GET', '/api/sessions')).body.sessions || [];
+    }
+    return { ...res, requests: main, shown, sessions, serverStderr: serverStderr(home), mcpLog: mcpLog(home) };
+  } finally {
+    await model.close();
+    await killDaemon(askdHome);
+    cleanup(home, askdHome);
+  }
+}
+
+/** Claude Code's per-server log ($HOME/.cache/claude-cli-nodejs/<project>/mcp-logs-askd/). */
+function mcpLog(home) {
+  const base = join(home, '.cache', 'claude-cli-nodejs');
+  const lines = [];
+  if (!existsSync(base)) return lines;
+  for (const project of readdirSync(base)) {
+    const dir = join(base, project, 'mcp-logs-askd');
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir)) {
+      for (const l of readFileSync(join(dir, f), 'utf8').split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+    }
+  }
+  return lines;
+}
+
+/** What the adapter wrote on stderr, as Claude Code logged it ("Server stderr: …"). */
+function serverStderr(home) {
+  return mcpLog(home).map((l) => l.error || '').filter((e) => e.startsWith('Server stderr:')).join('');
+}
+
+function json(text) {
+  try { return JSON.parse(text); } catch { return undefined; }
+}
+
+/** The scripted model: load `tools`, call `name` with `args`, then quote what it was shown. */
+function callSteps(name, args, loads = [name]) {
+  return [
+    { tool: { name: 'ToolSearch', input: { query: `select:${loads.map(T).join(',')}` } } },
+    { tool: { name: T(name), input: args } },
+    (results) => ({ text: `The tool returned: ${results.at(-1).text}` }),
+  ];
+}
+
+function assertQuoted(r) {
+  assert.equal(r.code, 0, `claude exited ${r.code}: ${r.stderr}`);
+  assert.ok(r.stdout.includes(r.shown.at(-1).text.slice(0, 200)), `the final text quotes the tool result: ${r.stdout}`);
+}
+
+for (const era of ['modern', 'legacy']) {
+  describe(`Claude Code 2.1.332, ${era === 'modern' ? 'protocol 2026-07-28 (default)' : 'MCP_PROTOCOL_NEGOTIATION=legacy'}`, () => {
+    let first;
+
+    test('ask_user_question: the model is shown the answers', async () => {
+      const r = first = await claude({
+        era, tools: ['ask_user_question'], steps: callSteps('ask_user_question', QUESTIONS),
+        human: async (h) => { const { daemon, ask } = await pendingAsk(h, { kind: 'questions' }); await humanSubmit(daemon, ask.id, QUESTIONS_ANSWER); },
+      });
+      assert.equal(r.shown.length, 2, `ToolSearch and the askd call: ${JSON.stringify(r.shown)}`);
+      const shown = r.shown.at(-1);
+      assert.equal(shown.is_error, false, shown.text);
+      const result = json(shown.text);
+      assert.ok(result, `the model sees the structured result as JSON: ${shown.text}`);
+      assert.equal(result.outcome, 'answered');
+      assert.deepEqual(result.answers.find((a) => a.id === 'db').selected, ['Postgres (Recommended)']);
+      assertQuoted(r);
+    });
+
+    test('the session askd records is labelled claude-code', () => {
+      assert.ok(first, 'the ask_user_question run happened');
+      assert.deepEqual(first.sessions.map((s) => s.client), ['claude-code'], JSON.stringify(first.sessions));
+    });
+
+    test("the adapter's stderr is quiet on success", () => {
+      assert.ok(first, 'the ask_user_question run happened');
+      assert.ok(first.mcpLog.length > 0, 'Claude Code logged the askd connection');
+      assert.equal(first.serverStderr, '', 'nothing on the adapter stderr');
+    });
+
+    test('ask_survey (release-scope fixture): the model is shown the decisions along the path', async () => {
+      const r = await claude({
+        era, tools: ['ask_survey'], steps: callSteps('ask_survey', surveyArgs()),
+        human: async (h) => { const { daemon, ask } = await pendingAsk(h, { kind: 'survey' }); await humanSubmit(daemon, ask.id, SURVEY_ANSWER); },
+      });
+      const shown = r.shown.at(-1);
+      assert.equal(shown.is_error, false, shown.text);
+      const result = json(shown.text);
+      assert.ok(result, shown.text);
+      assert.equal(result.outcome, 'answered', shown.text);
+      assert.match(shown.text, /REST endpoints first/);
+      assert.match(shown.text, /Ship the public API/);
+      assertQuoted(r);
+    });
+
+    test('batch_review: the model is shown every verdict', async () => {
+      const r = await claude({
+        era, tools: ['batch_review'], steps: callSteps('batch_review', REVIEW),
+        human: async (h) => { const { daemon, ask } = await pendingAsk(h, { kind: 'review' }); await humanSubmit(daemon, ask.id, REVIEW_ANSWER); },
+      });
+      const shown = r.shown.at(-1);
+      assert.equal(shown.is_error, false, shown.text);
+      const result = json(shown.text);
+      assert.ok(result, shown.text);
+      assert.equal(result.outcome, 'answered');
+      assert.deepEqual(result.items.map((i) => [i.id, i.verdict]), [['r1', 'pass'], ['r2', 'fail']]);
+      assert.equal(result.summary.fail, 1);
+      assertQuoted(r);
+    });
+
+    test('an invalid call: the model is shown what is wrong, where, and how to fix it', async () => {
+      const r = await claude({ era, tools: ['ask_user_question'], steps: callSteps('ask_user_question', INVALID_QUESTIONS) });
+      const shown = r.shown.at(-1);
+      assert.equal(shown.is_error, true, shown.text);
+      // The readable line first: "<tool>: <code>: what is wrong, at which path, how to fix it".
+      assert.match(shown.text, /^ask_user_question: [\w-]+: /, shown.text);
+      assert.match(shown.text, /questions\[1\]\.id/, `the path of the problem: ${shown.text}`);
+      assert.match(shown.text, /"error"\s*:\s*\{/, `the JSON envelope follows: ${shown.text}`);
+      assertQuoted(r);
+    });
+
+    test("a human who answers after the client's limit: pending handle, then await_answer gets the answer", async () => {
+      let pendingSeen = false;
+      const steps = [
+        { tool: { name: 'ToolSearch', input: { query: `select:${T('ask_user_question')},${T('await_answer')}` } } },
+        { tool: { name: T('ask_user_question'), input: QUESTIONS } },
+        async (results) => {
+          const handle = json(results.at(-1).text);
+          if (handle?.outcome !== 'pending') return { text: `No pending handle: ${results.at(-1).text}` };
+          pendingSeen = true;
+          // The human answers only now, after the client's limit has passed for the first call.
+          const h = await pendingAsk(askdHome, { kind: 'questions', timeoutMs: 5000 });
+          await humanSubmit(h.daemon, handle.ask_id, QUESTIONS_ANSWER);
+          return { tool: { name: T('await_answer'), input: { ask_id: handle.ask_id } } };
+        },
+        (results) => ({ text: `The tool returned: ${results.at(-1).text}` }),
+      ];
+      let askdHome;
+      const r = await claude({
+        era, tools: ['ask_user_question', 'await_answer'], steps,
+        askdEnv: { ASKD_MAX_WAIT: '3' }, env: { MCP_TOOL_TIMEOUT: '8000' },
+        human: async (h) => { askdHome = h; },
+      });
+      const first = r.shown[1];
+      assert.ok(first, `the askd call returned: ${JSON.stringify(r.shown)}`);
+      const handle = json(first.text);
+      assert.equal(handle?.outcome, 'pending', `the model is shown the pending handle, not a bare timeout: ${first.text}`);
+      assert.match(handle.ask_id, /\S/);
+      assert.match(handle.instruction, /await_answer/);
+      assert.ok(pendingSeen);
+      const last = r.shown.at(-1);
+      assert.equal(r.shown.length, 3, JSON.stringify(r.shown));
+      assert.equal(last.is_error, false, last.text);
+      const result = json(last.text);
+      assert.equal(result?.outcome, 'answered', last.text);
+      assert.deepEqual(result.answers.find((a) => a.id === 'db').selected, ['Postgres (Recommended)']);
+      assertQuoted(r);
+    });
+
+    test('a cancel: the human dismisses the ask and the model is told so', async () => {
+      const r = await claude({
+        era, tools: ['ask_user_question'], steps: callSteps('ask_user_question', QUESTIONS),
+        human: async (h) => { const { daemon, ask } = await pendingAsk(h, { kind: 'questions' }); await humanCancel(daemon, ask.id); },
+      });
+      const shown = r.shown.at(-1);
+      assert.match(shown.text, /cancel/i, shown.text);
+      assert.doesNotMatch(shown.text, /Postgres \(Recommended\)"\s*\]/, 'no answer is invented');
+      // Either a result with outcome "cancelled" or an error result whose envelope says so.
+      const result = json(shown.text) ?? json(shown.text.slice(shown.text.indexOf('\n{') + 1));
+      assert.ok(result?.outcome === 'cancelled' || /cancel/i.test(result?.error?.code ?? ''), shown.text);
+      assertQuoted(r);
+    });
+  });
+}

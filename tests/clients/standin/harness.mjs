@@ -1,0 +1,144 @@
+// What the agent-client tests (Claude Code, Codex) share: a fresh ASKD_HOME, the daemon the
+// adapter starts there (read from daemon.json), the human answering through askd's API, and
+// a real client process run to its end. Real askd, real client; only the model is a stand-in.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const CLIENTS = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = join(CLIENTS, '..', '..');
+export const BINARY = process.env.ASKD_BIN || join(process.env.CARGO_TARGET_DIR || join(ROOT, 'target'), 'debug', 'askd');
+export const BIN_DIR = dirname(BINARY);
+export const FIXTURE_SURVEY = join(ROOT, 'crates', 'askd-daemon', 'tests', 'fixtures', 'release-scope.json');
+
+export function tempDir(prefix) {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The daemon the adapter started in `home`, once daemon.json and the token are there. */
+export async function daemonOf(home, { timeoutMs = 30000 } = {}) {
+  const info = join(home, 'daemon.json');
+  const end = Date.now() + timeoutMs;
+  let d = null;
+  while (Date.now() < end) {
+    try {
+      d = JSON.parse(readFileSync(info, 'utf8'));
+      if (d.url && existsSync(join(home, 'token'))) break;
+    } catch { /* not written yet */ }
+    d = null;
+    await sleep(50);
+  }
+  if (!d) throw new Error(`no daemon started in ${home}`);
+  const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  return { ...d, token, api: (method, path, body) => api(d.url, token, method, path, body) };
+}
+
+export async function api(url, token, method, path, body) {
+  const res = await fetch(url + path, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = text; }
+  return { status: res.status, body: json };
+}
+
+/** The first pending ask (optionally of `kind`) in `home`'s daemon, waiting for it to appear. */
+export async function pendingAsk(home, { kind, timeoutMs = 60000 } = {}) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (existsSync(join(home, 'daemon.json'))) {
+      try {
+        const d = await daemonOf(home, { timeoutMs: 2000 });
+        const r = await d.api('GET', `/api/asks?state=pending${kind ? `&kind=${kind}` : ''}`);
+        const ask = r.body?.asks?.[0];
+        if (ask) return { daemon: d, ask };
+      } catch { /* starting */ }
+    }
+    await sleep(100);
+  }
+  throw new Error(`no pending ask appeared in ${home}`);
+}
+
+/** The human's side: submit or cancel the ask, through the API, as the web page does. */
+export async function humanSubmit(daemon, id, body) {
+  const r = await daemon.api('POST', `/api/asks/${id}/submit`, body);
+  if (r.status !== 200) throw new Error(`submit ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+export async function humanCancel(daemon, id) {
+  const r = await daemon.api('POST', `/api/asks/${id}/cancel`, {});
+  if (r.status !== 200) throw new Error(`cancel ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/** Stops the daemon the adapter started detached in `home` (its pid is in daemon.json). */
+export async function killDaemon(home) {
+  let pid;
+  try { pid = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid; } catch { return; }
+  if (!pid) return;
+  try { process.kill(pid, 'SIGTERM'); } catch { return; }
+  for (let i = 0; i < 60; i++) {
+    try { process.kill(pid, 0); } catch { return; }
+    await sleep(50);
+  }
+  try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+}
+
+export function cleanup(...dirs) {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+/** Runs a client process to its end (killed after `timeoutMs`): {code, signal, stdout, stderr, ms}. */
+export function run(cmd, args, { env, cwd, timeoutMs = 90000 }) {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+/** The scenario data both agent-client tests use. */
+export const QUESTIONS = {
+  questions: [{ id: 'db', question: 'Which database should the service use?', header: 'Storage',
+    options: [{ label: 'Postgres (Recommended)', description: 'One server, SQL.' }, { label: 'SQLite' }] }],
+};
+export const QUESTIONS_ANSWER = { answers: [{ id: 'db', selected: ['Postgres (Recommended)'] }] };
+// Two questions with one id: valid JSON for the schema, rejected by askd with a path.
+export const INVALID_QUESTIONS = {
+  questions: [
+    { id: 'q', question: 'First?', options: [{ label: 'A' }, { label: 'B' }] },
+    { id: 'q', question: 'Second?', options: [{ label: 'C' }, { label: 'D' }] },
+  ],
+};
+export const REVIEW = {
+  title: 'Release checklist',
+  items: [
+    { id: 'r1', title: 'Login works on the staging server' },
+    { id: 'r2', title: 'Export keeps the file name' },
+  ],
+};
+export const REVIEW_ANSWER = { answers: [{ id: 'r1', verdict: 'pass' }, { id: 'r2', verdict: 'fail', note: 'name lost' }] };
+export function surveyArgs() {
+  return JSON.parse(readFileSync(FIXTURE_SURVEY, 'utf8'));
+}
+// The path scope=a → api → ship of the fixture (crates/askd-daemon/tests/common full_answers()).
+export const SURVEY_ANSWER = { answers: [
+  { id: 'scope', selected: ['a'], justifications: { a: 'partners are blocked' } },
+  { id: 'api', selected: [], custom: 'REST endpoints first' },
+  { id: 'ship', selected: ['a', 'c'] },
+] };
