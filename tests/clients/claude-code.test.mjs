@@ -3,22 +3,33 @@
 // Messages API server of ours (standin/anthropic.mjs) scripted to load the askd tool with
 // ToolSearch, call it, and end with a text quoting the tool result; the stand-in records every
 // request, so each test asserts what the model was shown. The human answers through askd's API.
+// The server entry and the --allowedTools list are read from docs/integrations.md.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
 import {
-  CLIENTS, BINARY, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, killDaemon, cleanup, run,
+  ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, killDaemon, cleanup, run,
   QUESTIONS, QUESTIONS_ANSWER, INVALID_QUESTIONS, REVIEW, REVIEW_ANSWER, surveyArgs, SURVEY_ANSWER,
 } from './standin/harness.mjs';
 
 const CLAUDE = join(CLIENTS, 'node_modules', '.bin', 'claude');
 const T = (name) => `mcp__askd__${name}`;
 
-/** The .mcp.json server entry of docs/integrations.md, with the test's data directory. */
-function mcpConfig(askdEnv) {
-  return { mcpServers: { askd: { type: 'stdio', command: 'askd', args: ['mcp'], env: askdEnv } } };
+/**
+ * The Claude Code section of docs/integrations.md: its `.mcp.json` block (used verbatim as
+ * the --mcp-config file) and the `--allowedTools` list of its headless command line.
+ */
+export function documented() {
+  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Claude Code\n'));
+  assert.ok(section, 'docs/integrations.md has a "## Claude Code" section');
+  const block = section.match(/```json\n([\s\S]*?)```/);
+  assert.ok(block, 'the Claude Code section prints a JSON block');
+  const allowed = section.match(/--allowedTools ([\w,]+)/);
+  assert.ok(allowed, 'the Claude Code section prints a headless command line with --allowedTools');
+  return { config: JSON.parse(block[1]), allowedTools: allowed[1] };
 }
 
 /**
@@ -30,13 +41,15 @@ async function claude({ era, tools, steps, human, askdEnv = {}, env = {}, timeou
   const askdHome = tempDir('askd-cc-data-');
   const model = await startAnthropic(scripted(steps));
   const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify(mcpConfig({
-    ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1', ...askdEnv,
-  })));
+  const doc = documented();
+  for (const t of tools) assert.ok(doc.allowedTools.split(',').includes(T(t)), `the documented --allowedTools names ${T(t)}`);
+  // The documented server entry; only a scenario's own maxWait is added to its env.
+  doc.config.mcpServers.askd.env = { ...doc.config.mcpServers.askd.env, ...askdEnv };
+  writeFileSync(config, JSON.stringify(doc.config));
   try {
     const humanDone = human ? human(askdHome).catch((e) => e) : Promise.resolve();
     const res = await run(CLAUDE, ['-p', 'Use askd to ask the user, then report the answer.',
-      '--mcp-config', config, '--strict-mcp-config', '--allowedTools', tools.map(T).join(',')], {
+      '--mcp-config', config, '--strict-mcp-config', '--allowedTools', doc.allowedTools], {
       cwd: home,
       timeoutMs,
       env: {
@@ -48,6 +61,10 @@ async function claude({ era, tools, steps, human, askdEnv = {}, env = {}, timeou
         DISABLE_AUTOUPDATER: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         DISABLE_TELEMETRY: '1',
+        // The adapter inherits Claude Code's environment (docs/integrations.md).
+        ASKD_HOME: askdHome,
+        ASKD_LISTEN: '127.0.0.1:0',
+        ASKD_NO_BROWSER: '1',
         ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
         ...env,
       },
@@ -167,15 +184,24 @@ for (const era of ['modern', 'legacy']) {
       assertQuoted(r);
     });
 
+    let invalid;
     test('an invalid call: the model is shown what is wrong, where, and how to fix it', async () => {
-      const r = await claude({ era, tools: ['ask_user_question'], steps: callSteps('ask_user_question', INVALID_QUESTIONS) });
+      const r = invalid = await claude({ era, tools: ['ask_user_question'], steps: callSteps('ask_user_question', INVALID_QUESTIONS) });
       const shown = r.shown.at(-1);
       assert.equal(shown.is_error, true, shown.text);
-      // The readable line first: "<tool>: <code>: what is wrong, at which path, how to fix it".
-      assert.match(shown.text, /^ask_user_question: [\w-]+: /, shown.text);
       assert.match(shown.text, /questions\[1\]\.id/, `the path of the problem: ${shown.text}`);
-      assert.match(shown.text, /"error"\s*:\s*\{/, `the JSON envelope follows: ${shown.text}`);
+      assert.match(shown.text, /unique/, `how to fix it: ${shown.text}`);
+      const envelope = json(shown.text.slice(shown.text.indexOf('\n{') + 1))?.error;
+      assert.ok(envelope, `the JSON envelope follows the readable text: ${shown.text}`);
+      assert.ok(envelope.errors?.some((e) => e.path === 'questions[1].id' && e.code), shown.text);
       assertQuoted(r);
+    });
+
+    test('an invalid call: the readable line comes first, as "<tool>: <code>: …"', () => {
+      assert.ok(invalid, 'the invalid-call run happened');
+      const shown = invalid.shown.at(-1);
+      const code = json(shown.text.slice(shown.text.indexOf('\n{') + 1))?.error?.code;
+      assert.ok(shown.text.startsWith(`ask_user_question: ${code}: `), shown.text);
     });
 
     test("a human who answers after the client's limit: pending handle, then await_answer gets the answer", async () => {
