@@ -758,6 +758,7 @@ mod tests {
                 replaces: None,
                 seed_banked: vec![],
                 seed_autosave: None,
+                return_undelivered: false,
             })
             .await
             .unwrap();

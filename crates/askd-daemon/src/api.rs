@@ -321,6 +321,10 @@ async fn create_ask(State(d): St, body: JsonBody) -> ApiResult<Response> {
             session_id: opt_str(&b, "session")?,
             args,
             replaces: opt_str(&b, "replaces")?,
+            return_undelivered: b
+                .as_object()
+                .and_then(|o| o.get_present("return_undelivered"))
+                .is_some_and(|v| matches!(v, Json::Bool(true))),
         })
         .await?;
     let status = if created.created {

@@ -238,6 +238,7 @@ impl Daemon {
                     replaces,
                     seed_banked: Vec::new(),
                     seed_autosave: None,
+                    return_undelivered: false,
                 },
                 &follow,
             )

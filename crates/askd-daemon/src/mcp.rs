@@ -69,6 +69,7 @@ impl Backend for InProcess {
                 session_id: Some(session),
                 args: Json::from_value(args),
                 replaces,
+                return_undelivered: true,
             })
             .await
             .map_err(|e| tool_error(e, None))?;

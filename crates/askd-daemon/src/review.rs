@@ -162,6 +162,7 @@ impl Daemon {
             replaces: None,
             seed_banked: Vec::new(),
             seed_autosave: None,
+            return_undelivered: false,
         })
     }
 

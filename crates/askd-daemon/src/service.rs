@@ -36,6 +36,9 @@ pub struct CreateAsk<'a> {
     pub args: Json<'a>,
     /// `replaces` given beside the arguments (the arguments may carry it too).
     pub replaces: Option<&'a str>,
+    /// An agent's call: an identical ask whose result is undelivered is returned instead of
+    /// a new one (clients.md §2.5).
+    pub return_undelivered: bool,
 }
 
 /// The outcome of a create: the ask, and whether it is new or re-attached.
@@ -166,7 +169,7 @@ impl Daemon {
             Some(s) => s.to_string(),
             None => self.default_session().await?,
         };
-        let new = match req.kind {
+        let mut new = match req.kind {
             "survey" => self.new_survey(&session_id, req.args, req.replaces).await?,
             "review" => self.new_review(&session_id, &req.args).await?,
             "questions" => {
@@ -195,6 +198,7 @@ impl Daemon {
                     replaces: None,
                     seed_banked: Vec::new(),
                     seed_autosave: None,
+                    return_undelivered: false,
                 }
             }
             other => {
@@ -208,6 +212,7 @@ impl Daemon {
                 ));
             }
         };
+        new.return_undelivered = req.return_undelivered;
         let superseded = new
             .replaces
             .as_ref()
@@ -288,6 +293,7 @@ impl Daemon {
             replaces: None,
             seed_banked: Vec::new(),
             seed_autosave: None,
+            return_undelivered: false,
         };
         let Some(old_id) = replaces.or(resolved.replaces()) else {
             return Ok(new);
@@ -717,7 +723,7 @@ impl Daemon {
             notified.as_mut().enable();
             let ask = self.load(ask_id).await?;
             if ask.state == AskState::Settled {
-                return Ok(ask.result.unwrap_or(Value::Null));
+                return Ok(self.deliver(ask).await);
             }
             match deadline {
                 Some(d) => {
@@ -727,7 +733,7 @@ impl Daemon {
                         // was not told about — another process's — is returned too).
                         let ask = self.load(ask_id).await?;
                         if ask.state == AskState::Settled {
-                            return Ok(ask.result.unwrap_or(Value::Null));
+                            return Ok(self.deliver(ask).await);
                         }
                         return self.pending_handle(&ask);
                     }
@@ -735,6 +741,17 @@ impl Daemon {
                 None => notified.await,
             }
         }
+    }
+
+    /// A settled ask's result, handed to the agent call that waited for it: from now on it
+    /// is delivered, so an identical repeat call creates a new ask (clients.md §2.5).
+    async fn deliver(&self, ask: Ask) -> Value {
+        if ask.delivered_at.is_none()
+            && let Err(e) = self.store.mark_delivered(&ask.id).await
+        {
+            tracing::warn!(ask = %ask.id, error = %e, "could not record the result's delivery");
+        }
+        ask.result.unwrap_or(Value::Null)
     }
 
     pub fn pending_handle(&self, ask: &Ask) -> ApiResult<Value> {

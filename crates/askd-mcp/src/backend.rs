@@ -289,7 +289,9 @@ impl Backend for HttpBackend {
         args: &Value,
         replaces: Option<&str>,
     ) -> Result<CreatedAsk, ToolError> {
-        let body = json!({"kind": kind, "session": session, "args": args, "replaces": replaces});
+        // An agent's call: an identical ask answered while no call waited returns its
+        // result (clients.md §2.5).
+        let body = json!({"kind": kind, "session": session, "args": args, "replaces": replaces, "return_undelivered": true});
         let (status, b) = self
             .call(reqwest::Method::POST, "/api/asks", Some(&body), None)
             .await?;

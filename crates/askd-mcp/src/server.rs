@@ -691,7 +691,7 @@ impl AskdServer {
                 "applies",
             ],
             tools::ALIGN => &["session", "note"],
-            tools::ALIGNMENT_STATUS => &["session", "detail"],
+            tools::ALIGNMENT_STATUS => &["session", "detail", "before"],
             _ => &["session", "mode"],
         };
         if let Some(obj) = args.as_object()
@@ -729,8 +729,51 @@ impl AskdServer {
             }
             _ => None,
         };
+        let before = match args.get("before") {
+            None | Some(Value::Null) => None,
+            Some(b) => Some(b.as_u64().map(|b| b as usize).ok_or_else(|| {
+                invalid_argument(
+                    "before",
+                    "before must be a non-negative integer: the cursor a previous alignment_status gave in settled_decisions_page.before",
+                )
+            })?),
+        };
         let (session, status) = self.alignment_gate(name, &args, ctx).await?;
         let configured = self.configured();
+        let mut result = self
+            .alignment_result(
+                name,
+                &args,
+                &session,
+                (status, configured),
+                note.as_deref(),
+                mode,
+                ctx,
+            )
+            .await?;
+        // What the agent reads stays small however long the session is (clients.md §2.8).
+        if name == tools::ALIGNMENT_STATUS {
+            askd_core::alignment::status::bound_status(&mut result, before);
+        } else if result.get("status").is_some_and(Value::is_object) {
+            askd_core::alignment::status::bound_status(&mut result["status"], None);
+        }
+        Ok(result)
+    }
+
+    /// The daemon's answer to one alignment tool, before it is bounded for the agent.
+    #[allow(clippy::too_many_arguments)]
+    async fn alignment_result(
+        &self,
+        name: &str,
+        args: &Value,
+        session: &str,
+        (status, configured): (Value, Value),
+        note: Option<&str>,
+        mode: Option<String>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        let session = session.to_string();
+        let note = note.map(str::to_string);
         match name {
             tools::ALIGNMENT_STATUS if args.get("detail") == Some(&json!("full")) => {
                 let mut body = configured;

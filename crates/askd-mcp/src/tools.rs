@@ -620,7 +620,8 @@ fn alignment_status_tool() -> Tool {
             "type": "object",
             "properties": {
                 "session": selector(),
-                "detail": {"type": "string", "enum": ["summary", "full"]}
+                "detail": {"type": "string", "enum": ["summary", "full"]},
+                "before": {"type": "integer", "minimum": 0, "description": "Page to older settled decisions: settled_decisions_page.before of the previous result."}
             },
             "additionalProperties": false
         })),
@@ -633,6 +634,12 @@ fn alignment_status_tool() -> Tool {
             "mode": {"type": "object"},
             "rounds": {"type": "integer"},
             "settled_decisions": {"type": "array"},
+            "settled_decisions_page": {"type": "object", "properties": {
+                "total": {"type": "integer"},
+                "from": {"type": "integer"},
+                "to": {"type": "integer"},
+                "before": {"type": ["integer", "null"]}
+            }},
             "manual_checks": {"type": "object"},
             "baseline": {"type": ["object", "null"]},
             "drift": {"type": "object"},

@@ -21,6 +21,7 @@ macro_rules! conformance_tests {
             create_then_read_back_everything,
             identical_pending_payload_reattaches,
             reattach_is_per_session_and_kind_and_ends_at_settle,
+            undelivered_result_is_returned_to_an_identical_repeat,
             create_in_unknown_session_is_refused,
             bank_is_durable_ordered_and_locked,
             bank_and_autosave_need_a_pending_ask,
@@ -79,6 +80,7 @@ fn new_ask(id: &str, session_id: &str, payload: Value) -> NewAsk {
         replaces: None,
         seed_banked: Vec::new(),
         seed_autosave: None,
+        return_undelivered: false,
     }
 }
 
@@ -194,14 +196,100 @@ pub async fn reattach_is_per_session_and_kind_and_ends_at_settle(store: Arc<dyn 
     let mut q = new_ask("a3", &s1.id, payload.clone());
     q.kind = "questions".into();
     assert!(store.create_ask(q).await.unwrap().created);
-    // Once settled, the same payload creates a new ask.
+    // Once settled and its result delivered, the same payload creates a new ask.
     store.settle("a1", &settlement("answered")).await.unwrap();
+    assert!(store.mark_delivered("a1").await.unwrap());
     let again = store
         .create_ask(new_ask("a4", &s1.id, payload))
         .await
         .unwrap();
     assert!(again.created);
     assert_eq!(again.ask.id, "a4");
+}
+
+/// clients.md §2.5: a result settled while no call waited is returned to an identical
+/// repeat call in the same session (no new ask) until a call has got it.
+pub async fn undelivered_result_is_returned_to_an_identical_repeat(store: Arc<dyn Store>) {
+    let new_ask = |id: &str, session: &str, payload: Value| NewAsk {
+        return_undelivered: true,
+        ..new_ask(id, session, payload)
+    };
+    let s = store.open_session(session("c")).await.unwrap();
+    let other = store.open_session(session("c")).await.unwrap();
+    let payload = json!({"entry": "q1"});
+    store
+        .create_ask(new_ask("a1", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    assert_eq!(store.ask("a1").await.unwrap().unwrap().delivered_at, None);
+    // The repeat gets the settled ask back, with its result; nothing is written.
+    let before = store.last_event().await.unwrap();
+    let repeat = store
+        .create_ask(new_ask("a2", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    assert!(!repeat.created);
+    assert_eq!(repeat.ask.id, "a1");
+    assert_eq!(repeat.ask.state, AskState::Settled);
+    assert_eq!(repeat.ask.result, Some(settlement("answered").result));
+    assert_eq!(store.last_event().await.unwrap(), before);
+    // Not across sessions.
+    assert!(
+        store
+            .create_ask(new_ask("b1", &other.id, payload.clone()))
+            .await
+            .unwrap()
+            .created
+    );
+    // A plain create (not an agent call) does not take it.
+    let plain = store
+        .create_ask(self::new_ask("p1", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    assert!(plain.created);
+    store.settle("p1", &settlement("withdrawn")).await.unwrap();
+    // Delivered once: a later repeat is a new ask.
+    assert!(store.mark_delivered("a1").await.unwrap());
+    assert!(!store.mark_delivered("a1").await.unwrap());
+    assert!(
+        store
+            .ask("a1")
+            .await
+            .unwrap()
+            .unwrap()
+            .delivered_at
+            .is_some()
+    );
+    let fresh = store
+        .create_ask(new_ask("a3", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    assert!(fresh.created);
+    // A pending ask is not "delivered"; an agent-ended outcome is delivered as it settles.
+    assert!(!store.mark_delivered("a3").await.unwrap());
+    store.settle("a3", &settlement("withdrawn")).await.unwrap();
+    assert!(
+        store
+            .ask("a3")
+            .await
+            .unwrap()
+            .unwrap()
+            .delivered_at
+            .is_some()
+    );
+    assert!(
+        store
+            .create_ask(new_ask("a4", &s.id, payload))
+            .await
+            .unwrap()
+            .created
+    );
+    assert_eq!(
+        store.mark_delivered("nope").await.unwrap(),
+        false,
+        "an unknown id changes nothing"
+    );
 }
 
 pub async fn create_in_unknown_session_is_refused(store: Arc<dyn Store>) {

@@ -114,6 +114,10 @@ pub trait Store: Send + Sync + 'static {
         settlement: &Settlement,
         follow: &[FollowEvent],
     ) -> StoreResult<Vec<Event>>;
+    /// Records that an agent call got the settled ask's result (clients.md §2.5); `false`
+    /// when it was already delivered or the ask is not settled. Until then, an identical
+    /// create in the same session returns this ask instead of a new one.
+    async fn mark_delivered(&self, ask_id: &str) -> StoreResult<bool>;
     /// Marks whether an agent is still waiting on the ask (an MCP cancellation clears it).
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()>;
 

@@ -82,6 +82,10 @@ pub struct NewAsk {
     pub seed_banked: Vec<NewBanked>,
     /// An autosave carried over from a replaced ask.
     pub seed_autosave: Option<Value>,
+    /// Whether an identical ask of the session that settled while no agent call waited (its
+    /// result undelivered) is returned instead of a new ask: set for agent calls
+    /// (clients.md §2.5), not for plain API creates.
+    pub return_undelivered: bool,
 }
 
 /// A session event written in the same transaction as an ask's creation or settle: its
@@ -131,6 +135,9 @@ pub struct Ask {
     pub autosave_saved_at: Option<String>,
     /// The result returned to the agent, once settled.
     pub result: Option<Value>,
+    /// When an agent call first got the result; `None` while it is undelivered (settled
+    /// with no call waiting) or the ask is pending.
+    pub delivered_at: Option<String>,
     /// Client name and workspace of the asking session.
     pub client: String,
     pub workspace: Option<String>,

@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0002_drafts.sql"),
     include_str!("../migrations/sqlite/0003_event_sessions.sql"),
     include_str!("../migrations/sqlite/0004_settings.sql"),
+    include_str!("../migrations/sqlite/0005_delivery.sql"),
 ];
 
 /// Most writes one group commit takes.
@@ -297,7 +298,7 @@ async fn append_event(
     })
 }
 
-const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, s.client, s.workspace";
+const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, s.client, s.workspace";
 
 fn ask_from_row(row: &SqliteRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
     let get = |e: sqlx::Error| backend(e);
@@ -323,6 +324,7 @@ fn ask_from_row(row: &SqliteRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
         autosave_revision: row.try_get("autosave_revision").map_err(get)?,
         autosave_saved_at: row.try_get("autosave_saved_at").map_err(get)?,
         result: result.as_deref().map(parse_json).transpose()?,
+        delivered_at: row.try_get("delivered_at").map_err(get)?,
         client: row.try_get("client").map_err(get)?,
         workspace: row.try_get("workspace").map_err(get)?,
     })
@@ -421,7 +423,8 @@ async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> S
         }
     }
     let row = sqlx::query(
-        "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0
+        "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0,
+             delivered_at = CASE WHEN ?2 IN ('superseded', 'withdrawn') THEN ?3 END
          WHERE id = ?1 AND state = 'pending'
          RETURNING session_id, kind, created_at",
     )
@@ -511,17 +514,39 @@ async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created>
     if session.is_none() {
         return Err(StoreError::UnknownSession(a.session_id));
     }
+    // An identical ask of this session whose result no agent call has returned yet: the
+    // repeat call gets that result (clients.md §2.5). Agent-ended outcomes (superseded,
+    // withdrawn) are delivered when they settle; drift cards re-attach by their own key.
+    let undelivered: Option<String> =
+        if a.return_undelivered && matches!(a.kind.as_str(), "questions" | "survey" | "review") {
+            sqlx::query_scalar(
+                "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3
+               AND state = 'settled' AND delivered_at IS NULL
+             ORDER BY created_at LIMIT 1",
+            )
+            .bind(&a.session_id)
+            .bind(&a.kind)
+            .bind(&a.payload_key)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(backend)?
+        } else {
+            None
+        };
     // Re-attach: an identical pending ask of this session.
-    let existing: Option<String> = sqlx::query_scalar(
-        "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND state = 'pending'
-         ORDER BY created_at LIMIT 1",
-    )
-    .bind(&a.session_id)
-    .bind(&a.kind)
-    .bind(&a.payload_key)
-    .fetch_optional(&mut *tx)
-    .await
-    .map_err(backend)?;
+    let existing: Option<String> = match undelivered {
+        Some(id) => Some(id),
+        None => sqlx::query_scalar(
+            "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND state = 'pending'
+             ORDER BY created_at LIMIT 1",
+        )
+        .bind(&a.session_id)
+        .bind(&a.kind)
+        .bind(&a.payload_key)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?,
+    };
     if let Some(id) = existing {
         let ask = load_ask(tx, &id).await?.ok_or(StoreError::NotFound)?;
         return Ok(Created {
@@ -959,6 +984,26 @@ impl Store for SqliteStore {
                     events.push(append_follow(tx, f, &ask_id, &session, &s.settled_at).await?);
                 }
                 Ok(events)
+            })
+        })
+        .await
+    }
+
+    async fn mark_delivered(&self, ask_id: &str) -> StoreResult<bool> {
+        let ask_id = ask_id.to_string();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let changed = sqlx::query(
+                    "UPDATE asks SET delivered_at = ?2
+                     WHERE id = ?1 AND state = 'settled' AND delivered_at IS NULL",
+                )
+                .bind(&ask_id)
+                .bind(now())
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?
+                .rows_affected();
+                Ok(changed > 0)
             })
         })
         .await

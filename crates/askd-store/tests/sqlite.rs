@@ -26,7 +26,7 @@ async fn pragmas_are_wal_full_sync_and_foreign_keys() {
     assert_eq!(p.journal_mode, "wal");
     assert_eq!(p.synchronous, 2, "FULL");
     assert!(p.foreign_keys);
-    assert_eq!(p.user_version, 4, "migrations ran");
+    assert_eq!(p.user_version, 5, "migrations ran");
 }
 
 #[tokio::test]
@@ -56,6 +56,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
                 replaces: None,
                 seed_banked: vec![],
                 seed_autosave: None,
+                return_undelivered: false,
             })
             .await
             .unwrap();
@@ -82,7 +83,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
     assert_eq!(a.autosave_revision, 1);
     assert_eq!(
         store.pragmas().await.unwrap().user_version,
-        4,
+        5,
         "no re-migration"
     );
     store.checkpoint().await.unwrap();
@@ -122,7 +123,7 @@ async fn migration_3_backfills_the_session_of_existing_events() {
         conn.close().await.unwrap();
     }
     let store = SqliteStore::open(&path).await.unwrap();
-    assert_eq!(store.pragmas().await.unwrap().user_version, 4);
+    assert_eq!(store.pragmas().await.unwrap().user_version, 5);
     let events = store.session_events("s1").await.unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].payload["via"], "tool");

@@ -132,7 +132,11 @@ async fn tools_are_listed_with_input_and_output_schemas() {
     let quick_answer = schema_at(quick, &["properties", "answers", "additionalProperties"]);
     schema_at(quick_answer, &["properties", "selected"]);
     schema_at(quick_answer, &["properties", "custom"]);
-    let out = &survey["outputSchema"];
+    // The output schema admits the result or the error envelope (clients.md §2.2: the
+    // TypeScript SDK validates error results against it too).
+    let out = &survey["outputSchema"]["anyOf"][0];
+    assert_eq!(survey["outputSchema"]["type"], "object");
+    assert_eq!(required(&survey["outputSchema"]["anyOf"][1]), ["error"]);
     assert_eq!(required(out), ["outcome", "ask_id"]);
     assert_eq!(
         out["properties"]["outcome"]["enum"],
@@ -184,7 +188,7 @@ async fn tools_are_listed_with_input_and_output_schemas() {
         required(schema_at(q, &["properties", "options", "items"])),
         ["label"]
     );
-    let out = &auq["outputSchema"];
+    let out = &auq["outputSchema"]["anyOf"][0];
     assert_eq!(
         out["properties"]["outcome"]["enum"],
         json!(["answered", "pending"])
@@ -209,7 +213,10 @@ async fn tools_are_listed_with_input_and_output_schemas() {
     for member in ["query", "limit", "includeUnanswered"] {
         schema_at(&records["inputSchema"], &["properties", member]);
     }
-    assert_eq!(required(&records["outputSchema"]), ["count", "records"]);
+    assert_eq!(
+        required(&records["outputSchema"]["anyOf"][0]),
+        ["count", "records"]
+    );
     assert_eq!(records["annotations"]["readOnlyHint"], true);
 }
 

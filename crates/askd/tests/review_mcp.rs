@@ -153,7 +153,8 @@ async fn batch_review_is_listed_with_its_schemas_and_guidance() {
     ] {
         assert!(item["properties"][m].is_object(), "{m}");
     }
-    let out = &t["outputSchema"];
+    // The result branch; the other admits the error envelope (clients.md §2.2).
+    let out = &t["outputSchema"]["anyOf"][0];
     assert_eq!(
         out["properties"]["outcome"]["enum"],
         json!(["answered", "cancelled", "aborted", "pending"])

@@ -9,6 +9,7 @@
 //! - [`fold`] — the event model the fold reads ([`AlignEvent`]) and the folded
 //!   [`AlignmentState`] (§4.5, §4.6).
 //! - [`tail`] — the tail lines T1–T7 and the repeat marker (§5.7, §5.8).
+//! - [`status`] — the bounded status an agent reads (under 8 KB, paged by a cursor).
 //! - [`session`] — the ceilings of a session's labels (client, workspace, id).
 //! - [`policy`] — the static policy text for `auto` mode (§2) and the `align` check
 //!   instruction (§2.4).
@@ -23,6 +24,7 @@ pub mod drift;
 pub mod fold;
 pub mod policy;
 pub mod session;
+pub mod status;
 pub mod tail;
 
 pub use fold::{
