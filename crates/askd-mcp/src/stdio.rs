@@ -486,6 +486,8 @@ mod tests {
             repair_lone_surrogates(r#""\uD83D\uD83D""#),
             r#""\ufffd\ufffd""#
         );
+        // An escaped backslash, then a real lone escape: only the escape is repaired.
+        assert_eq!(repair_lone_surrogates(r#""\\\ud83d""#), r#""\\\ufffd""#);
         // Truncated escapes stay for the parser to refuse.
         assert_eq!(repair_lone_surrogates(r#""\ud8"#), r#""\ud8"#);
     }
