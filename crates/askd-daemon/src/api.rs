@@ -115,6 +115,11 @@ impl FromRequest<Arc<Daemon>> for JsonBody {
 }
 
 impl JsonBody {
+    /// The body's bytes, as checked (for a route that hands them on, like `/mcp`).
+    pub(crate) fn bytes(&self) -> &Bytes {
+        &self.0
+    }
+
     /// Parses the body; a parse failure is a 400 carrying the parser's message.
     pub fn parse(&self) -> ApiResult<Json<'_>> {
         let text = std::str::from_utf8(&self.0).map_err(|e| {

@@ -137,16 +137,19 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .merge(api::routes())
         .nest_service(
             "/mcp",
-            mcp::service(
-                daemon.clone(),
-                askd_mcp::Options {
-                    max_wait: daemon.settings.max_wait,
-                    language: daemon.settings.language,
-                    alignment_mode: daemon.settings.alignment_mode,
-                    alignment_section: daemon.settings.alignment_section.clone(),
-                    transport: "http",
-                    ..Default::default()
-                },
+            tower::Layer::layer(
+                &axum::middleware::from_fn_with_state(daemon.clone(), mcp::body_rules),
+                mcp::service(
+                    daemon.clone(),
+                    askd_mcp::Options {
+                        max_wait: daemon.settings.max_wait,
+                        language: daemon.settings.language,
+                        alignment_mode: daemon.settings.alignment_mode,
+                        alignment_section: daemon.settings.alignment_section.clone(),
+                        transport: "http",
+                        ..Default::default()
+                    },
+                ),
             ),
         )
         .route("/", get(ui::page))

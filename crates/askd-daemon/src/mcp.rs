@@ -1,5 +1,10 @@
 //! `/mcp`: askd's tools over MCP streamable HTTP, served by the daemon itself (behind the
 //! same fence as every route). The tools call the ask service in process.
+//!
+//! [`body_rules`] stands in front of rmcp's service: a POST body passes `/api`'s rules
+//! ([`JsonBody`]: 415 → 413 against the live `maxBodyBytes`, from `Content-Length` before
+//! any body is read → 400) and must be one JSON-RPC message (400), in the one JSON error
+//! shape; rmcp's own plain-text errors (406, 404, 405…) are rewritten into that shape.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,11 +14,17 @@ use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, SessionOpen, ToolError
 use askd_mcp::{AskdServer, Options};
 use askd_store::RecordFilter;
 use async_trait::async_trait;
+use axum::body::Body;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 
 use crate::Daemon;
+use crate::api::JsonBody;
 use crate::error::ApiError;
 use crate::service::CreateAsk;
 
@@ -183,6 +194,9 @@ pub fn service(
     config
         .allowed_hosts
         .extend(daemon.settings.allowed_hosts.iter().cloned());
+    // [`body_rules`] has already held the body to `maxBodyBytes` (a live setting); rmcp's
+    // fixed 4 MiB must not refuse what the daemon accepts.
+    config.max_request_body_bytes = usize::MAX;
     let backend: Arc<dyn Backend> = Arc::new(InProcess(daemon));
     let options = Arc::new(options);
     StreamableHttpService::new(
@@ -190,4 +204,77 @@ pub fn service(
         Default::default(),
         config,
     )
+}
+
+/// The body rules of `/api` for `POST /mcp`, then rmcp; every error answer in the one JSON
+/// error shape.
+pub async fn body_rules(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Response {
+    if req.method() != Method::POST {
+        return json_errors(next.run(req).await).await;
+    }
+    let (parts, body) = req.into_parts();
+    let checked = match JsonBody::from_request(Request::from_parts(parts.clone(), body), &d).await {
+        Ok(b) => b,
+        Err(e) => return e.into_response(),
+    };
+    if let Err(e) = checked.parse() {
+        return e.into_response();
+    }
+    if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(checked.bytes()) {
+        return ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid-request",
+            format!("the body is JSON but not one JSON-RPC 2.0 message: {e}"),
+        )
+        .into_response();
+    }
+    let req = Request::from_parts(parts, Body::from(checked.bytes().clone()));
+    json_errors(next.run(req).await).await
+}
+
+/// rmcp answers its own refusals (406, 404 for an unknown session, 405…) in plain text:
+/// the same status in the one JSON error shape, its other headers (`Allow`…) kept.
+/// JSON-RPC error bodies and event streams pass unchanged.
+async fn json_errors(resp: Response) -> Response {
+    let status = resp.status();
+    let passes = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| {
+            let ct = ct.to_ascii_lowercase();
+            ct.starts_with("application/json") || ct.starts_with("text/event-stream")
+        });
+    if !(status.is_client_error() || status.is_server_error()) || passes {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad-request",
+        StatusCode::NOT_FOUND => "not-found",
+        StatusCode::METHOD_NOT_ALLOWED => "method-not-allowed",
+        StatusCode::NOT_ACCEPTABLE => "not-acceptable",
+        StatusCode::CONFLICT => "conflict",
+        StatusCode::PAYLOAD_TOO_LARGE => "body-too-large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "json-required",
+        StatusCode::FORBIDDEN => "forbidden",
+        s if s.is_server_error() => "internal",
+        _ => "mcp-error",
+    };
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_string()
+    } else {
+        text
+    };
+    let mut out = ApiError::new(status, code, message).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    out
 }

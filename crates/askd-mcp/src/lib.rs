@@ -10,6 +10,8 @@
 //! - [`instructions`] — the server instructions, English or Chinese.
 //! - [`strict`] — schemas in the subset ajv's strict mode compiles; output schemas that
 //!   admit the error envelope.
+//! - [`stdio`] — the stdio transport: a line layer in front of rmcp that answers every line
+//!   it cannot hand on (`-32700`, `-32600`, `-32602`) and survives out-of-order messages.
 //!
 //! # Invariants
 //! - Only this crate knows MCP. It holds no ask state: every ask lives in the daemon, so an
@@ -21,22 +23,10 @@
 pub mod backend;
 pub mod instructions;
 pub mod server;
+pub mod stdio;
 pub mod strict;
 pub mod tools;
 
 pub use backend::{Backend, DraftLaunch, HttpBackend, SessionOpen, ToolError};
 pub use server::{AskdServer, Options};
-
-/// Serves one MCP session over this process's stdin/stdout until the client disconnects.
-pub async fn serve_stdio(server: AskdServer) -> Result<(), String> {
-    use rmcp::ServiceExt;
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| format!("MCP handshake failed: {e}"))?;
-    running
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("MCP session ended with an error: {e}"))
-}
+pub use stdio::serve_stdio;

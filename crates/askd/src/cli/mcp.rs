@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use askd_daemon::config::{self, Config, Paths};
 use askd_daemon::server::{read_daemon_info, read_token};
 use askd_mcp::backend::Reconnect;
-use askd_mcp::{AskdServer, HttpBackend, Options};
+use askd_mcp::{HttpBackend, Options};
 
 use super::EXIT_USAGE;
 use super::flags::ConfigFlags;
@@ -145,7 +145,7 @@ async fn adapter(
         Box::pin(async move { ensure_daemon(&paths, &flags).await })
     });
     let backend = Arc::new(HttpBackend::new(url, token).with_reconnect(reconnect));
-    askd_mcp::serve_stdio(AskdServer::new(backend, Arc::new(options))).await
+    askd_mcp::serve_stdio(backend, Arc::new(options)).await
 }
 
 /// The daemon's URL and token: the running daemon's, or a new one's.

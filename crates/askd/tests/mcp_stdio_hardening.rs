@@ -1,0 +1,409 @@
+//! Issue 12, items 8 and 9: `askd mcp` answers every line it is sent and survives messages
+//! out of order. Each test spawns the built `askd mcp` (its own `ASKD_HOME`, a daemon on a
+//! free port), writes raw lines to its stdin — garbage included — and reads its stdout line
+//! by line, as an agent would.
+//!
+//! To see that an answer is missing (not merely slow), a `ping` follows the line under test:
+//! the adapter answers lines in order, so the next response read must be the answer to the
+//! line under test, not the ping's.
+
+mod common_mcp;
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common_mcp::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+
+/// How long one answer may take (the first includes starting the daemon).
+const ANSWER: Duration = Duration::from_secs(30);
+
+/// `askd mcp` spoken to line by line.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::UnboundedReceiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Raw {
+    fn spawn(home: &Home) -> Raw {
+        let mut cmd = home.command(env!("CARGO_BIN_EXE_askd"), &["mcp"], &[]);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn askd mcp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut out = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = out.next_line().await {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let log = Arc::new(Mutex::new(String::new()));
+        let sink = log.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Raw {
+            child,
+            stdin,
+            lines,
+            stderr: log,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Writes `bytes` and a newline.
+    async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin
+            .write_all(bytes)
+            .await
+            .expect("write to askd mcp");
+        self.stdin
+            .write_all(b"\n")
+            .await
+            .expect("write to askd mcp");
+        self.stdin.flush().await.expect("flush askd mcp's stdin");
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.send_raw(message.to_string().as_bytes()).await;
+    }
+
+    /// The next response (a line with `result` or `error`), skipping notifications.
+    async fn response(&mut self) -> Value {
+        loop {
+            let line = match tokio::time::timeout(ANSWER, self.lines.recv()).await {
+                Ok(Some(line)) => line,
+                Ok(None) => panic!(
+                    "askd mcp closed stdout (exit: {:?})\nstderr: {}",
+                    self.child.try_wait(),
+                    self.stderr()
+                ),
+                Err(_) => panic!("no answer within {ANSWER:?}\nstderr: {}", self.stderr()),
+            };
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("askd mcp wrote a line that is not JSON ({e}): {line}"));
+            assert_eq!(v["jsonrpc"], "2.0", "{v}");
+            if v.get("result").is_some() || v.get("error").is_some() {
+                return v;
+            }
+        }
+    }
+
+    /// Sends `ping` with `id` and expects its answer next.
+    async fn ping(&mut self, id: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+        let r = self.response().await;
+        assert_eq!(r["id"], id, "expected the ping's answer, got {r}");
+        assert_eq!(r["result"], json!({}), "{r}");
+    }
+
+    /// The answer to the line just sent, which must be an error with `code` and `id`;
+    /// then a ping proves the adapter still serves.
+    async fn expect_error(&mut self, code: i64, id: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}))
+            .await;
+        let r = self.response().await;
+        assert_eq!(
+            r["error"]["code"], code,
+            "expected a {code} answer to the line under test, got {r}"
+        );
+        assert!(
+            r.get("id").is_some(),
+            "the answer must carry an id member: {r}"
+        );
+        assert_eq!(r["id"], id, "{r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{r}"
+        );
+        let after = self.response().await;
+        assert_eq!(after["id"], "after", "{after}");
+        r
+    }
+
+    async fn initialize(&mut self) -> Value {
+        self.send(&json!({
+            "jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw-test", "version": "1.0.0"}}
+        }))
+        .await;
+        let r = self.response().await;
+        assert_eq!(r["id"], "init", "{r}");
+        assert!(r["result"]["serverInfo"]["name"] == "askd", "{r}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        r
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().expect("poll askd mcp").is_none()
+    }
+}
+
+/// `tools/call` as one JSON line, with `PLACE` in `text` substituted verbatim afterwards.
+fn call_line(id: i64, name: &str, arguments: Value, place: &str, raw: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+    .to_string()
+    .replace(place, raw)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_8_lone_surrogate_is_replaced() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.initialize().await;
+    let mut args = fixture("release-scope.json");
+    args["survey"]["title"] = json!("Ship HIGH or LOW but PAIR");
+    args["timeout_s"] = json!(0);
+    // A truncated emoji (lone high surrogate), a lone low one, and a proper pair.
+    let line = call_line(1, "ask_survey", args.clone(), "HIGH", "\\ud83d")
+        .replace("LOW", "\\uDE00")
+        .replace("PAIR", "\\ud83d\\ude00");
+    assert!(line.contains(r"Ship \ud83d or \uDE00 but \ud83d\ude00"));
+    a.send_raw(line.as_bytes()).await;
+    let r = a.response().await;
+    assert_eq!(r["id"], 1, "{r}");
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let handle = &r["result"]["structuredContent"];
+    assert_eq!(handle["outcome"], "pending", "{r}");
+    assert_eq!(handle["title"], "Ship \u{FFFD} or \u{FFFD} but \u{1F600}");
+    // The stored ask carries the repaired text too.
+    let id = handle["ask_id"].as_str().unwrap();
+    assert_eq!(
+        home.api().ask(id).await["title"],
+        "Ship \u{FFFD} or \u{FFFD} but \u{1F600}"
+    );
+    // An escaped backslash before `ud83d` is not an escape: left as it is.
+    args["survey"]["title"] = json!("Literal \\ud83d");
+    a.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "ask_survey", "arguments": args}}))
+        .await;
+    let r = a.response().await;
+    assert_eq!(
+        r["result"]["structuredContent"]["title"], "Literal \\ud83d",
+        "{r}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_8_unparseable_lines_get_parse_error_with_null_id() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.initialize().await;
+    // Not JSON at all.
+    a.send_raw(b"this is not json").await;
+    a.expect_error(-32700, Value::Null).await;
+    // Truncated: the id cannot be read from an unfinished message.
+    a.send_raw(br#"{"jsonrpc":"2.0","id":5,"method":"tools/list""#)
+        .await;
+    a.expect_error(-32700, Value::Null).await;
+    // Not UTF-8.
+    a.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"\xff\"}")
+        .await;
+    a.expect_error(-32700, Value::Null).await;
+    // JSON but not a message object: -32600.
+    a.send_raw(b"[1, 2, 3]").await;
+    a.expect_error(-32600, Value::Null).await;
+    // An object with an id but no method or result: -32600 with its id.
+    a.send_raw(br#"{"jsonrpc":"2.0","id":7}"#).await;
+    a.expect_error(-32600, json!(7)).await;
+    // A wrong JSON-RPC version, id readable.
+    a.send_raw(br#"{"jsonrpc":"1.0","id":"v","method":"tools/list"}"#)
+        .await;
+    a.expect_error(-32600, json!("v")).await;
+    assert!(a.alive());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_8_deep_nesting_is_answered_with_its_id() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.initialize().await;
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let line = call_line(
+        9,
+        "ask_survey",
+        json!({"survey": "DEEP"}),
+        "\"DEEP\"",
+        &deep,
+    );
+    a.send_raw(line.as_bytes()).await;
+    let r = a.expect_error(-32700, json!(9)).await;
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("128"), "{message}");
+    // The id may come after the deep member: it is still read.
+    let line =
+        format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"x":{deep}}},"id":"late"}}"#);
+    a.send_raw(line.as_bytes()).await;
+    a.expect_error(-32700, json!("late")).await;
+    assert!(a.alive());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_8_line_over_16_mib_is_skipped_and_answered() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.initialize().await;
+    let pad = "x".repeat(16 * 1024 * 1024);
+    let line = call_line(10, "ask_survey", json!({"pad": "PAD"}), "PAD", &pad);
+    assert!(line.len() > 16 * 1024 * 1024);
+    a.send_raw(line.as_bytes()).await;
+    let r = a.expect_error(-32600, Value::Null).await;
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("16 MiB"), "{message}");
+    // The rest of the stream is intact: a normal call works.
+    a.send(&json!({"jsonrpc": "2.0", "id": 11, "method": "tools/list"}))
+        .await;
+    let r = a.response().await;
+    assert_eq!(r["id"], 11, "{r}");
+    assert!(
+        r["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{r}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_8_unreadable_id_is_answered_with_null_id() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.initialize().await;
+    a.send_raw(br#"{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}"#)
+        .await;
+    let r = a.expect_error(-32600, Value::Null).await;
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("id must be a string or an integer"),
+        "{message}"
+    );
+    // An object id cannot be read either.
+    a.send_raw(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#)
+        .await;
+    a.expect_error(-32600, Value::Null).await;
+    assert!(a.alive());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_8_non_object_tool_arguments_get_invalid_params() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.initialize().await;
+    for (id, arguments) in [
+        (20, json!("{\"survey\": {}}")),
+        (21, json!([1, 2])),
+        (22, json!(3)),
+    ] {
+        a.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": "ask_survey", "arguments": arguments}}))
+            .await;
+        let r = a.expect_error(-32602, json!(id)).await;
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("params.arguments") && message.contains("must be an object"),
+            "{message}"
+        );
+    }
+    assert!(a.alive());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_9_initialized_before_initialize_is_ignored() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    // A ping is fine before initialize; a plain request is answered with an error.
+    a.ping("early").await;
+    a.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .await;
+    let r = a.response().await;
+    assert_eq!(r["id"], 1, "{r}");
+    assert!(r["error"]["code"].is_i64(), "{r}");
+    // A stray response and a second early notification do not end it either.
+    a.send(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}))
+        .await;
+    a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    assert!(a.alive(), "stderr: {}", a.stderr());
+    // Then the normal lifecycle works: initialize, a tool call.
+    a.initialize().await;
+    let mut args = fixture("release-scope.json");
+    args["timeout_s"] = json!(0);
+    a.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "ask_survey", "arguments": args}}))
+        .await;
+    let r = a.response().await;
+    assert_eq!(r["id"], 2, "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["outcome"], "pending",
+        "{r}"
+    );
+    assert!(a.alive());
+    // Logged to the adapter's log in the data directory; the client's stderr stays quiet.
+    let log = std::fs::read_to_string(home.path().join("mcp.log")).unwrap_or_default();
+    assert!(log.contains("ignored notifications/initialized"), "{log}");
+    assert_eq!(a.stderr(), "");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_9_a_2026_client_without_initialize_is_still_served() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-2026", "version": "1.0.0"}
+    });
+    a.send(
+        &json!({"jsonrpc": "2.0", "id": "d", "method": "server/discover",
+                   "params": {"_meta": meta}}),
+    )
+    .await;
+    let r = a.response().await;
+    assert_eq!(r["id"], "d", "{r}");
+    assert!(r.get("result").is_some(), "{r}");
+    a.send(&json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list",
+                   "params": {"_meta": meta}}))
+        .await;
+    let r = a.response().await;
+    assert_eq!(r["id"], "l", "{r}");
+    assert!(
+        r["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{r}"
+    );
+    assert!(a.alive());
+}
