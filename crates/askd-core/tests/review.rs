@@ -1643,3 +1643,37 @@ proptest! {
         prop_assert!(items.iter().all(|i| i.filled || i.verdict.is_empty()));
     }
 }
+
+#[test]
+fn hardening_13_import_problems_are_capped_with_the_count() {
+    let spec = all_types("en");
+    // JSON: 150 unknown ids → the first 100, then too_many_errors naming the total.
+    let entries: Vec<Value> = (0..150)
+        .map(|k| json!({"id": format!("zz{k}"), "verdict": "pass"}))
+        .collect();
+    let file =
+        json!({"format": "askd-batch-review", "version": 1, "ask_id": "x", "items": entries});
+    let p = import::import(&spec, "x", Format::Json, &file.to_string()).unwrap_err();
+    assert_eq!(p.total, 150);
+    assert_eq!(p.len(), 101);
+    assert!(p[..100].iter().all(|e| e.code == "unknown_item"));
+    assert_eq!(p[99].path, "items[99].id");
+    assert_eq!(p[100].code, "too_many_errors");
+    assert_eq!(
+        p[100].message,
+        "the file has 150 problems; the first 100 are listed — fix these and import again"
+    );
+    // CSV: exactly 100 problems are all listed, with no count entry.
+    let mut sheet = String::from("id,verdict,note\n");
+    for k in 0..100 {
+        sheet.push_str(&format!("zz{k},pass,\n"));
+    }
+    let p = import::import_csv(&spec, &sheet).unwrap_err();
+    assert_eq!((p.total, p.len()), (100, 100));
+    assert!(p.iter().all(|e| e.code == "unknown_item"));
+    // One more row: 100 listed, then the count.
+    sheet.push_str("c,maybe,\n");
+    let p = import::import_csv(&spec, &sheet).unwrap_err();
+    assert_eq!((p.total, p.len()), (101, 101));
+    assert_eq!(p[100].code, "too_many_errors");
+}

@@ -164,31 +164,11 @@ fn read_file(path: &Path, slug: &str) -> Option<DraftFile> {
     DraftFile::parse(&text, slug)
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same directory, flushed to
-/// disk, renamed into place, then the directory flushed.
+/// Writes `text` to `path` atomically ([`crate::atomic::write`]), creating its directory.
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::atomic::write(path, text.as_bytes(), 0o666)
 }
 
 async fn write_file(path: &Path, file: &DraftFile) -> std::io::Result<()> {
@@ -330,8 +310,26 @@ fn with_file(
     Ok(params)
 }
 
-fn store_failure(prefix: &str, e: impl std::fmt::Display) -> ApiError {
+/// A failed store or file operation of the builder; a full disk is the 507 every write gets.
+fn store_failure<E: std::fmt::Display + 'static>(prefix: &str, e: E) -> ApiError {
+    let any = &e as &dyn std::any::Any;
+    if let Some(StoreError::StorageFull(_)) = any.downcast_ref::<StoreError>() {
+        tracing::error!(error = %e, "{prefix}: the disk is full");
+        return ApiError::storage_full();
+    }
     refuse(codes::BAD_OP, format!("{prefix}: {e}"))
+}
+
+/// A draft file that could not be written.
+fn file_failure(prefix: &str, path: &Path, e: std::io::Error) -> ApiError {
+    if e.kind() == std::io::ErrorKind::StorageFull {
+        tracing::error!(path = %path.display(), "{prefix}: the disk is full");
+        return ApiError::storage_full();
+    }
+    refuse(
+        codes::BAD_OP,
+        format!("{prefix}: cannot write {}: {e}", path.display()),
+    )
 }
 
 impl Daemon {
@@ -684,7 +682,7 @@ impl Daemon {
     ) -> ApiResult<Value> {
         write_file(&path, &file)
             .await
-            .map_err(|e| store_failure(prefix, format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| file_failure(prefix, &path, e))?;
         let event = self
             .store
             .save_draft(DraftSave {
@@ -798,9 +796,9 @@ impl Daemon {
                 file.ask_id = row.ask_id.clone();
                 file.session = row.session_id.clone();
                 file.updated_at = now;
-                write_file(&path, &file).await.map_err(|e| {
-                    store_failure(prefix, format!("cannot write {}: {e}", path.display()))
-                })?;
+                write_file(&path, &file)
+                    .await
+                    .map_err(|e| file_failure(prefix, &path, e))?;
                 let new_row = row_of(&row, &file);
                 let event = self
                     .store

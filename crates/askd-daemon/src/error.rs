@@ -73,6 +73,15 @@ impl ApiError {
         )
     }
 
+    /// 507: the disk holding the data directory is full, so nothing was saved.
+    pub fn storage_full() -> Self {
+        ApiError::new(
+            StatusCode::INSUFFICIENT_STORAGE,
+            "storage-full",
+            "the disk holding askd's data directory is full: nothing was saved. Free some space and try again; reading still works",
+        )
+    }
+
     /// Maps a store failure for an operation on `ask_id`.
     pub fn store(e: StoreError, ask_id: &str) -> Self {
         match e {
@@ -84,6 +93,10 @@ impl ApiError {
                 "unknown-session",
                 format!("session {s:?} does not exist — open it with POST /api/sessions first"),
             ),
+            StoreError::StorageFull(m) => {
+                tracing::error!(error = %m, "the disk is full");
+                ApiError::storage_full()
+            }
             StoreError::Backend(m) => {
                 tracing::error!(error = %m, "store failure");
                 ApiError::internal("the store failed; see the daemon log")

@@ -30,6 +30,7 @@
 
 pub mod alignment;
 pub mod api;
+pub mod atomic;
 pub mod config;
 pub mod diagram;
 pub mod drafts;
@@ -39,6 +40,7 @@ pub mod fence;
 pub mod hub;
 pub mod mcp;
 pub mod render;
+pub mod reserve;
 pub mod review;
 pub mod server;
 pub mod service;

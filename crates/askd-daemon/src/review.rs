@@ -61,6 +61,17 @@ fn invalid_answers(problems: Vec<Problem>) -> ApiError {
     ApiError::invalid("invalid-answers", None, problems)
 }
 
+/// 422 for a refused import: at most 100 problems listed (then `too_many_errors`), and
+/// `problem_count`, every problem the file had.
+fn invalid_import(refused: imports::Refused) -> ApiError {
+    let total = refused.total;
+    let mut e = invalid_answers(refused.problems);
+    let mut details = Map::new();
+    details.insert("problem_count".into(), json!(total));
+    e.details = Some(Box::new(details));
+    e
+}
+
 /// 409 with the review's actual outcome.
 fn already_settled(ask: &Ask) -> ApiError {
     let mut e = ApiError::not_pending(&ask.id);
@@ -293,7 +304,7 @@ impl Daemon {
         if dry_run {
             let spec = spec(&ask)?;
             let imported =
-                imports::import(&spec, &ask.id, format, content).map_err(invalid_answers)?;
+                imports::import(&spec, &ask.id, format, content).map_err(invalid_import)?;
             let items = fold::fold(&spec, &imported.answers);
             let summary = fold::summary(&items);
             let unfilled: Vec<&str> = items
@@ -315,7 +326,7 @@ impl Daemon {
         let result = self
             .settle_review(ask_id, |ask, spec| {
                 let imported =
-                    imports::import(spec, &ask.id, format, content).map_err(invalid_answers)?;
+                    imports::import(spec, &ask.id, format, content).map_err(invalid_import)?;
                 missing = imported.missing;
                 Ok((
                     "answered".into(),
@@ -562,16 +573,16 @@ pub mod persist {
         Ok(resolved)
     }
 
-    /// Writes the persist file atomically (a temporary file in the same directory, flushed,
-    /// renamed over the target); `content` is `(json, markdown)`. Returns the canonical path
-    /// written, or why not.
+    /// Writes the persist file atomically through [`crate::atomic::write`] (a temporary file
+    /// created exclusively under a random name in the same directory, flushed, renamed over
+    /// the target — nothing planted there is followed); `content` is `(json, markdown)`.
+    /// Returns the canonical path written, or why not.
     pub fn write(
         workspace: Option<&str>,
         path: &str,
         allow_external: bool,
         content: &(String, String),
     ) -> Result<PathBuf, String> {
-        use std::io::Write;
         let target = check(workspace, path, allow_external).map_err(|p| p.message)?;
         let parent = target
             .parent()
@@ -580,7 +591,6 @@ pub mod persist {
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         // Creating the directories may have changed what the path resolves to: check again.
         let target = check(workspace, path, allow_external).map_err(|p| p.message)?;
-        let parent = target.parent().unwrap_or(Path::new("/"));
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -589,21 +599,8 @@ pub mod persist {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("md"));
         let text = if is_md { &content.1 } else { &content.0 };
-        let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
-        let written = (|| -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(text.as_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &target)?;
-            if let Ok(d) = std::fs::File::open(parent) {
-                let _ = d.sync_all();
-            }
-            Ok(())
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(format!("cannot write {}: {e}", target.display()));
-        }
+        crate::atomic::write(&target, text.as_bytes(), 0o666)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
         Ok(target)
     }
 }

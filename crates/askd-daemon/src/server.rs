@@ -1,22 +1,24 @@
 //! Start-up, serving and shutdown of `askd serve`.
 //!
 //! Start: open the store (migrations), load or create the token (mode 0600), bind, write
-//! `daemon.json`, print the tokenised URL. Stop (SIGTERM, SIGINT or idle exit): stop
+//! `daemon.json`, print the tokenised URL. On a full disk the start gives back the data
+//! directory's reserve ([`crate::reserve`]) to open the store and write `daemon.json`, then
+//! serves reads and answers writes with `507 storage-full`. Stop (SIGTERM, SIGINT or idle exit): stop
 //! accepting, give in-flight requests a short grace, checkpoint the database, remove
 //! `daemon.json`.
 
-use std::io::Write;
+use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use askd_store::{AskState, SqliteStore};
+use askd_store::{AskState, SqliteStore, StoreError};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::{Daemon, Settings, router};
+use crate::{Daemon, Settings, reserve, router};
 
 /// How long in-flight requests (long waits, event streams) get after a stop signal.
 const GRACE: Duration = Duration::from_secs(3);
@@ -87,13 +89,7 @@ pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = open_private(&tmp)?;
-        f.write_all(token.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, &path)?;
+    crate::atomic::write(&path, token.as_bytes(), 0o600)?;
     Ok(token)
 }
 
@@ -102,22 +98,6 @@ pub fn read_token(data_dir: &Path) -> std::io::Result<String> {
     Ok(std::fs::read_to_string(token_path(data_dir))?
         .trim()
         .to_string())
-}
-
-#[cfg(unix)]
-fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::create(path)
 }
 
 #[cfg(unix)]
@@ -136,15 +116,9 @@ fn restrict(_: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes a file atomically: a temporary file, fsync, rename.
+/// Writes a file atomically ([`crate::atomic::write`]).
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(tmp, path)
+    crate::atomic::write(path, text.as_bytes(), 0o666)
 }
 
 /// Reads `daemon.json`, if a daemon wrote one.
@@ -215,9 +189,14 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
     let token = load_or_create_token(&cfg.data_dir)
         .map_err(|e| format!("cannot read or create the token file: {e}"))?;
     let db = database_path(&cfg.data_dir);
-    let store = SqliteStore::open(&db)
-        .await
-        .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+    // On a full disk, the start-up reserve gives back the space opening needs (crate::reserve).
+    let store = match SqliteStore::open(&db).await {
+        Err(StoreError::StorageFull(_)) if reserve::release(&cfg.data_dir) => {
+            SqliteStore::open(&db).await
+        }
+        opened => opened,
+    }
+    .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
     let listener = TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -253,11 +232,15 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
         started_at: askd_store::now(),
     };
     let info_path = daemon_json_path(&cfg.data_dir);
-    write_atomic(
-        &info_path,
-        &serde_json::to_string_pretty(&json!(info)).unwrap_or_default(),
-    )
+    let info_text = serde_json::to_string_pretty(&json!(info)).unwrap_or_default();
+    match write_atomic(&info_path, &info_text) {
+        Err(e) if e.kind() == ErrorKind::StorageFull && reserve::release(&cfg.data_dir) => {
+            write_atomic(&info_path, &info_text)
+        }
+        written => written,
+    }
     .map_err(|e| format!("cannot write {}: {e}", info_path.display()))?;
+    reserve::ensure(&cfg.data_dir);
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = router(daemon.clone());

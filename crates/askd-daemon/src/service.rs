@@ -478,15 +478,8 @@ impl Daemon {
                     .join("surveys");
                 std::fs::create_dir_all(&dir)?;
                 let path = dir.join(&name);
-                let tmp = dir.join(format!(".{name}.tmp"));
                 let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-                {
-                    use std::io::Write;
-                    let mut f = std::fs::File::create(&tmp)?;
-                    f.write_all(text.as_bytes())?;
-                    f.sync_all()?;
-                }
-                std::fs::rename(&tmp, &path)?;
+                crate::atomic::write(&path, text.as_bytes(), 0o666)?;
                 Ok(path)
             })
             .await;

@@ -46,6 +46,9 @@ pub enum StoreError {
     Conflict(String),
     /// The session named by a new ask does not exist.
     UnknownSession(String),
+    /// The disk (or the volume's quota) is full: nothing was written. Reads still work.
+    /// SQLite's `SQLITE_FULL` and the OS's `ENOSPC` land here; the message is the backend's.
+    StorageFull(String),
     /// The backend failed (I/O, corruption, …). The message never holds a secret.
     Backend(String),
 }
@@ -57,6 +60,7 @@ impl std::fmt::Display for StoreError {
             StoreError::NotPending => f.write_str("the ask is no longer pending"),
             StoreError::Conflict(m) => write!(f, "conflict: {m}"),
             StoreError::UnknownSession(s) => write!(f, "unknown session {s:?}"),
+            StoreError::StorageFull(m) => write!(f, "the disk is full: {m}"),
             StoreError::Backend(m) => write!(f, "store backend error: {m}"),
         }
     }

@@ -69,7 +69,27 @@ pub struct SqliteStore {
 }
 
 fn backend(e: sqlx::Error) -> StoreError {
-    StoreError::Backend(e.to_string())
+    if is_full(&e) {
+        StoreError::StorageFull(e.to_string())
+    } else {
+        StoreError::Backend(e.to_string())
+    }
+}
+
+/// `SQLITE_FULL` (13, the primary code of its extended codes), `SQLITE_IOERR_SHMSIZE` (4874:
+/// SQLite could not allocate the `-shm` index of a WAL database — on opening, after a clean
+/// stop removed it, when the disk is full) or an OS `ENOSPC`.
+fn is_full(e: &sqlx::Error) -> bool {
+    const SQLITE_FULL: i32 = 13;
+    const SQLITE_IOERR_SHMSIZE: i32 = 10 | (19 << 8);
+    match e {
+        sqlx::Error::Database(d) => d
+            .code()
+            .and_then(|c| c.parse::<i32>().ok())
+            .is_some_and(|c| c & 0xff == SQLITE_FULL || c == SQLITE_IOERR_SHMSIZE),
+        sqlx::Error::Io(io) => io.kind() == std::io::ErrorKind::StorageFull,
+        _ => false,
+    }
 }
 
 fn to_text(v: &Value) -> String {
@@ -119,8 +139,10 @@ impl SqliteStore {
             Box::pin(async move {
                 let r = f(conn).await;
                 let ok = r.is_ok();
+                // A write that failed reports its own error (a full disk, a conflict) even
+                // when the batch's commit failed too.
                 let reply: Reply = Box::new(move |commit| {
-                    let _ = done.send(commit.and(r));
+                    let _ = done.send(r.and_then(|v| commit.map(|()| v)));
                 });
                 (ok, reply)
             })

@@ -58,10 +58,16 @@ pub fn verdict_label(item: &ReviewItem, lang: Lang, verdict: &str) -> String {
 
 /// One entry per item, in input order; answers for unknown ids are ignored.
 pub fn fold(spec: &ReviewSpec, answers: &[ItemAnswer]) -> Vec<FoldedItem> {
+    // The first answer of an id counts (answers are validated unique anyway).
+    let mut by_id: crate::hash::FastMap<&str, &ItemAnswer> =
+        crate::hash::FastMap::with_capacity_and_hasher(answers.len(), Default::default());
+    for a in answers {
+        by_id.entry(a.id.as_str()).or_insert(a);
+    }
     spec.items
         .iter()
         .map(|item| {
-            let a = answers.iter().find(|a| a.id == item.id);
+            let a = by_id.get(item.id.as_str()).copied();
             let filled = is_filled(item, a);
             let note = a.map(|a| a.note.trim().to_string()).unwrap_or_default();
             let verdict = match (item.kind, a) {
@@ -187,6 +193,7 @@ pub fn report_text(spec: &ReviewSpec, items: &[FoldedItem], s: &Summary) -> Stri
     let mut out = title_line(spec);
     out.push('\n');
     out.push_str(&counts_line(spec, s));
+    let index = spec.index();
 
     type Pick = fn(&FoldedItem) -> bool;
     let sections: [(&str, &str, Pick); 8] = [
@@ -237,7 +244,9 @@ pub fn report_text(spec: &ReviewSpec, items: &[FoldedItem], s: &Summary) -> Stri
                         out.push_str(&one_line(&i.verdict_label));
                     }
                     ItemType::Scale => {
-                        let (lo, hi) = spec.item(&i.id).map_or((1, 5), ReviewItem::bounds);
+                        let (lo, hi) = index
+                            .get(i.id.as_str())
+                            .map_or((1, 5), |item| item.bounds());
                         if zh {
                             out.push_str(&format!("：{}（{lo}–{hi}）", i.verdict));
                         } else {

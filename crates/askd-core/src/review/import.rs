@@ -1,14 +1,88 @@
 //! Filled files back to answers (`review.md` §8.2, §8.3): a CSV sheet or a JSON answers file,
 //! validated all or nothing with the rules and codes of §3.4. Paths: `rows[r].verdict` for a
 //! CSV (`r` is the spreadsheet row, header = row 1), `items[k].verdict` for JSON.
+//!
+//! Bounded and linear: items are indexed by id once, so an import costs rows + items whatever
+//! the file holds, and a refusal lists at most [`MAX_PROBLEMS`] problems, then one
+//! `too_many_errors` entry with the total (as `batch_review` validation caps its list).
 
 use crate::json::{self, Json};
 use crate::problem::{PathBuf, Problem};
 
 use super::answers::{ItemAnswer, Seen, check_entry, check_note, parse_verdict, verdict_problem};
 use super::export::JSON_FORMAT;
-use super::model::{ItemType, ReviewSpec};
+use super::model::{ItemType, MAX_PROBLEMS, ReviewSpec};
 use super::validate::quote;
+
+/// Why an import was refused: the problems listed (at most [`MAX_PROBLEMS`], then one
+/// `too_many_errors` entry naming the total) and how many the file had in all. Derefs to
+/// the listed problems.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub problems: Vec<Problem>,
+    /// Every problem found, listed or not.
+    pub total: usize,
+}
+
+impl std::ops::Deref for Refused {
+    type Target = [Problem];
+    fn deref(&self) -> &[Problem] {
+        &self.problems
+    }
+}
+
+impl From<Vec<Problem>> for Refused {
+    fn from(problems: Vec<Problem>) -> Self {
+        let mut c = Collector::default();
+        for p in problems {
+            c.push(p);
+        }
+        c.finish()
+    }
+}
+
+/// Keeps the first [`MAX_PROBLEMS`] problems and counts the rest.
+#[derive(Default)]
+struct Collector {
+    problems: Vec<Problem>,
+    total: usize,
+}
+
+impl Collector {
+    fn push(&mut self, p: Problem) {
+        self.total += 1;
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(p);
+        }
+    }
+
+    fn extend(&mut self, ps: impl IntoIterator<Item = Problem>) {
+        for p in ps {
+            self.push(p);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    fn finish(mut self) -> Refused {
+        if self.total > self.problems.len() {
+            self.problems.push(Problem::new(
+                "",
+                "too_many_errors",
+                format!(
+                    "the file has {} problems; the first {MAX_PROBLEMS} are listed — fix these and import again",
+                    self.total
+                ),
+            ));
+        }
+        Refused {
+            problems: self.problems,
+            total: self.total,
+        }
+    }
+}
 
 /// A validated import: the answers, and the ids of the items the file left out (blank).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +114,7 @@ pub fn import(
     ask_id: &str,
     format: Format,
     content: &str,
-) -> Result<Imported, Vec<Problem>> {
+) -> Result<Imported, Refused> {
     match format {
         Format::Csv => import_csv(spec, content),
         Format::Json => import_json(spec, ask_id, content),
@@ -48,9 +122,10 @@ pub fn import(
 }
 
 fn missing(spec: &ReviewSpec, answers: &[ItemAnswer]) -> Vec<String> {
+    let answered: crate::hash::FastSet<&str> = answers.iter().map(|a| a.id.as_str()).collect();
     spec.items
         .iter()
-        .filter(|i| !answers.iter().any(|a| a.id == i.id))
+        .filter(|i| !answered.contains(i.id.as_str()))
         .map(|i| i.id.clone())
         .collect()
 }
@@ -123,7 +198,7 @@ pub fn unguard(cell: &str) -> &str {
 }
 
 /// A filled CSV sheet (§8.3).
-pub fn import_csv(spec: &ReviewSpec, text: &str) -> Result<Imported, Vec<Problem>> {
+pub fn import_csv(spec: &ReviewSpec, text: &str) -> Result<Imported, Refused> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let delim = delimiter(text);
     let records = parse_csv(text, delim);
@@ -132,7 +207,8 @@ pub fn import_csv(spec: &ReviewSpec, text: &str) -> Result<Imported, Vec<Problem
             "rows",
             "empty",
             "the sheet is empty: row 1 must name the columns id, verdict and note",
-        )]);
+        )]
+        .into());
     };
     let col = |name: &str| {
         header
@@ -152,11 +228,12 @@ pub fn import_csv(spec: &ReviewSpec, text: &str) -> Result<Imported, Vec<Problem
         }
     }
     if !problems.is_empty() {
-        return Err(problems);
+        return Err(problems.into());
     }
     let [id_c, verdict_c, note_c] = cols;
     let type_c = col("type");
-    let mut seen = Seen::default();
+    let mut problems = Collector::default();
+    let mut seen = Seen::new(spec);
     let mut answers = Vec::new();
     for (k, rec) in records.iter().enumerate().skip(1) {
         if rec.iter().all(|c| c.trim().is_empty()) {
@@ -174,14 +251,14 @@ pub fn import_csv(spec: &ReviewSpec, text: &str) -> Result<Imported, Vec<Problem
             ));
             continue;
         }
-        let item = match seen.item(spec, &id_at, id) {
+        let item = match seen.item(&id_at, id) {
             Ok(i) => i,
             Err(p) => {
                 problems.push(p);
                 continue;
             }
         };
-        let before = problems.len();
+        let before = problems.total;
         if let Some(tc) = type_c {
             let t = cell(tc).trim();
             if !t.is_empty() && !t.eq_ignore_ascii_case(item.kind.as_str()) {
@@ -215,26 +292,27 @@ pub fn import_csv(spec: &ReviewSpec, text: &str) -> Result<Imported, Vec<Problem
             Ok(n) => answer.note = n,
             Err(p) => problems.push(p),
         }
-        if problems.len() == before {
+        if problems.total == before {
             answers.push(answer);
         }
     }
     if !problems.is_empty() {
-        return Err(problems);
+        return Err(problems.finish());
     }
     let missing = missing(spec, &answers);
     Ok(Imported { answers, missing })
 }
 
 /// A JSON answers file (§8.1's format with answers filled in).
-pub fn import_json(spec: &ReviewSpec, ask_id: &str, text: &str) -> Result<Imported, Vec<Problem>> {
+pub fn import_json(spec: &ReviewSpec, ask_id: &str, text: &str) -> Result<Imported, Refused> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let doc = json::parse(text).map_err(|e| {
+    let doc = json::parse(text).map_err(|e| -> Refused {
         vec![Problem::new(
             "",
             "invalid_json",
             format!("the file is not valid JSON: {e}"),
         )]
+        .into()
     })?;
     let Some(root) = doc.as_object() else {
         return Err(vec![Problem::new(
@@ -244,9 +322,10 @@ pub fn import_json(spec: &ReviewSpec, ask_id: &str, text: &str) -> Result<Import
                 "the file must be an object {{format, version, ask_id, items}} (got {})",
                 doc.kind()
             ),
-        )]);
+        )]
+        .into());
     };
-    let mut problems = Vec::new();
+    let mut problems = Collector::default();
     if root.get("format").and_then(Json::as_str) != Some(JSON_FORMAT) {
         problems.push(Problem::new(
             "format",
@@ -277,7 +356,8 @@ pub fn import_json(spec: &ReviewSpec, ask_id: &str, text: &str) -> Result<Import
     let mut answers = Vec::new();
     match root.get_present("items") {
         Some(Json::Array(entries)) => {
-            let mut seen = Seen::default();
+            let mut seen = Seen::new(spec);
+            let mut one = Vec::new();
             for (k, e) in entries.iter().enumerate() {
                 let e_at = at.index(k);
                 let Some(obj) = e.as_object() else {
@@ -288,9 +368,10 @@ pub fn import_json(spec: &ReviewSpec, ask_id: &str, text: &str) -> Result<Import
                     ));
                     continue;
                 };
-                if let Some(a) = check_entry(spec, &e_at, obj, &mut seen, false, &mut problems) {
+                if let Some(a) = check_entry(&e_at, obj, &mut seen, false, &mut one) {
                     answers.push(a);
                 }
+                problems.extend(one.drain(..));
             }
         }
         Some(other) => problems.push(Problem::new(
@@ -301,13 +382,17 @@ pub fn import_json(spec: &ReviewSpec, ask_id: &str, text: &str) -> Result<Import
         None => problems.push(Problem::new("items", "required", "items is required")),
     }
     if !problems.is_empty() {
-        return Err(problems);
+        return Err(problems.finish());
     }
     // A text item's verdict is always "" (check_entry refuses one); nothing else to fix up.
-    debug_assert!(answers.iter().all(|a| {
-        spec.item(&a.id)
-            .is_none_or(|i| i.kind != ItemType::Text || a.verdict.is_empty())
-    }));
+    debug_assert!({
+        let index = spec.index();
+        answers.iter().all(|a| {
+            index
+                .get(a.id.as_str())
+                .is_none_or(|i| i.kind != ItemType::Text || a.verdict.is_empty())
+        })
+    });
     let missing = missing(spec, &answers);
     Ok(Imported { answers, missing })
 }

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::hash::FastMap;
+
 /// Items of an interactive review when the caller passes no cap (`maxItems` default).
 pub const DEFAULT_MAX_ITEMS: usize = 100;
 /// Items of an offline review: a fixed ceiling.
@@ -255,8 +257,19 @@ pub struct ReviewSpec {
 }
 
 impl ReviewSpec {
+    /// One item by id: a scan, for a single lookup. Code that looks up many ids (an import,
+    /// a fold) builds [`ReviewSpec::index`] once instead.
     pub fn item(&self, id: &str) -> Option<&ReviewItem> {
         self.items.iter().find(|i| i.id == id)
+    }
+
+    /// Every item by id (ids are unique in a normal form), built in one pass.
+    pub fn index(&self) -> FastMap<&str, &ReviewItem> {
+        let mut index = FastMap::with_capacity_and_hasher(self.items.len(), Default::default());
+        for item in &self.items {
+            index.entry(item.id.as_str()).or_insert(item);
+        }
+        index
     }
 
     pub fn has_type(&self, t: ItemType) -> bool {
