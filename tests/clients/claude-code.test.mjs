@@ -10,7 +10,7 @@ import { writeFileSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
 import {
-  ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, killDaemon, cleanup, run,
+  ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, humanOutcome, killDaemon, cleanup, run,
   QUESTIONS, QUESTIONS_ANSWER, INVALID_QUESTIONS, REVIEW, REVIEW_ANSWER, surveyArgs, SURVEY_ANSWER,
 } from './standin/harness.mjs';
 
@@ -69,8 +69,8 @@ async function claude({ era, tools, steps, human, askdEnv = {}, env = {}, timeou
         ...env,
       },
     });
-    const humanError = await humanDone;
-    if (humanError instanceof Error) throw humanError;
+    assert.notEqual(res.code, null, `the client ran: ${res.stderr}`);
+    await humanOutcome(humanDone, () => JSON.stringify(toolResults(model.requests.at(-1)?.body)));
     const main = model.requests.filter((r) => (r.body?.tools || []).some((t) => t.name === 'ToolSearch'));
     const shown = toolResults(main.at(-1)?.body);
     let sessions = [];
@@ -141,6 +141,14 @@ for (const era of ['modern', 'legacy']) {
       assert.equal(result.outcome, 'answered');
       assert.deepEqual(result.answers.find((a) => a.id === 'db').selected, ['Postgres (Recommended)']);
       assertQuoted(r);
+    });
+
+    test(`Claude Code spoke protocol ${era === 'modern' ? '2026-07-28' : '2025-11-25 (initialize)'} to askd`, () => {
+      assert.ok(first, 'the ask_user_question run happened');
+      const connected = first.mcpLog.map((l) => l.debug || '').find((d) => d.startsWith('Connection established'));
+      assert.ok(connected, JSON.stringify(first.mcpLog));
+      const version = JSON.parse(connected.slice(connected.indexOf('{'))).negotiatedProtocolVersion;
+      assert.equal(version, era === 'modern' ? '2026-07-28' : '2025-11-25', connected);
     });
 
     test('the session askd records is labelled claude-code', () => {

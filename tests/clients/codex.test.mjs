@@ -10,7 +10,7 @@ import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startResponses, scripted, callOutputs } from './standin/responses.mjs';
 import {
-  ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, killDaemon, cleanup, run,
+  ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, humanOutcome, killDaemon, cleanup, run,
   QUESTIONS, QUESTIONS_ANSWER, INVALID_QUESTIONS, REVIEW, REVIEW_ANSWER, surveyArgs, SURVEY_ANSWER,
 } from './standin/harness.mjs';
 
@@ -72,8 +72,8 @@ ${block}`);
         RUST_LOG: 'codex_rmcp_client=info',
       },
     });
-    const humanError = await humanDone;
-    if (humanError instanceof Error) throw humanError;
+    assert.notEqual(res.code, null, `the client ran: ${res.stderr}`);
+    await humanOutcome(humanDone, () => JSON.stringify(callOutputs(model.requests.at(-1)?.body)));
     const events = res.stdout.split('\n').filter((l) => l.trim()).map((l) => { try { return JSON.parse(l); } catch { return { raw: l }; } });
     const calls = events.filter((e) => e.type === 'item.completed' && e.item?.type === 'mcp_tool_call').map((e) => e.item);
     const final = events.filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message').map((e) => e.item.text).at(-1) ?? '';
@@ -127,6 +127,14 @@ describe('Codex 0.171.0, the documented [mcp_servers.askd] block', () => {
     const result = shownJson(r.shown.at(-1).text);
     assert.equal(result?.outcome, 'answered', r.shown.at(-1).text);
     assert.deepEqual(result.answers.find((a) => a.id === 'db').selected, ['Postgres (Recommended)']);
+  });
+
+  test('the model is offered the askd tools as the namespace mcp__askd', () => {
+    assert.ok(first, 'the ask_user_question run happened');
+    const ns = (first.requests[0]?.body?.tools || []).find((t) => t.type === 'namespace' && t.name === NS);
+    assert.ok(ns, 'a namespace tool mcp__askd');
+    const names = ns.tools.map((t) => t.name);
+    for (const t of ['ask_user_question', 'ask_survey', 'batch_review', 'await_answer']) assert.ok(names.includes(t), `${t} in ${names}`);
   });
 
   test('the session askd records is labelled with the Codex client name', () => {

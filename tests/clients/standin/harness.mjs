@@ -52,6 +52,7 @@ export async function api(url, token, method, path, body) {
 export async function pendingAsk(home, { kind, timeoutMs = 60000 } = {}) {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
+    if (!existsSync(home)) throw new Error(`${home} was removed: the run ended with no pending ask`);
     if (existsSync(join(home, 'daemon.json'))) {
       try {
         const d = await daemonOf(home, { timeoutMs: 2000 });
@@ -95,6 +96,15 @@ export function cleanup(...dirs) {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
+/** The human's outcome once the client has exited: an error if it is not done within `graceMs`. */
+export async function humanOutcome(done, shown = () => '', graceMs = 3000) {
+  let timer;
+  const late = new Promise((r) => { timer = setTimeout(() => r(new Error(`the human never saw a pending ask; the model was shown ${shown()}`)), graceMs); });
+  const out = await Promise.race([done, late]);
+  clearTimeout(timer);
+  if (out instanceof Error) throw out;
+}
+
 /** Runs a client process to its end (killed after `timeoutMs`): {code, signal, stdout, stderr, ms}. */
 export function run(cmd, args, { env, cwd, timeoutMs = 90000 }) {
   const t0 = Date.now();
@@ -105,7 +115,12 @@ export function run(cmd, args, { env, cwd, timeoutMs = 90000 }) {
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code, signal) => {
+    // A client that cannot be started is a result too (code null, the error in stderr).
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stdout, stderr: `${stderr}${e.message}`, ms: Date.now() - t0 });
+    });
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
     });
