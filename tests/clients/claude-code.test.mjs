@@ -205,11 +205,16 @@ for (const era of ['modern', 'legacy']) {
       assertQuoted(r);
     });
 
-    test('an invalid call: the readable line comes first, as "<tool>: <code>: …"', () => {
+    // askd keeps each tool's own error text as the readable first block (the originals' texts
+    // are pinned by their specs); the machine code reaches the model in the envelope after it.
+    test('an invalid call: the readable text comes first, then the machine code', () => {
       assert.ok(invalid, 'the invalid-call run happened');
       const shown = invalid.shown.at(-1);
-      const code = json(shown.text.slice(shown.text.indexOf('\n{') + 1))?.error?.code;
-      assert.ok(shown.text.startsWith(`ask_user_question: ${code}: `), shown.text);
+      const at = shown.text.indexOf('\n{');
+      assert.ok(at > 0, `readable text before the JSON: ${shown.text}`);
+      assert.ok(!shown.text.slice(0, at).trim().startsWith('{'), shown.text);
+      const code = json(shown.text.slice(at + 1))?.error?.code;
+      assert.match(code || '', /^[A-Z_a-z-]+$/, `the machine code: ${shown.text}`);
     });
 
     test("a human who answers after the client's limit: pending handle, then await_answer gets the answer", async () => {
