@@ -151,3 +151,91 @@ async fn schemas_stay_in_the_strict_subset() {
     assert!(bad.is_empty(), "outside the strict subset: {bad:#?}");
     kill_daemon(&home).await;
 }
+
+/// §2.8: `alignment_status` stays under 8 KB however long the session — here 5,000
+/// answered asks — and pages to older decisions with its cursor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alignment_status_stays_under_8_kb_for_5000_answered_asks() {
+    // The data directory in memory: 10,000 commits.
+    let home = Home {
+        dir: tempfile::tempdir_in("/dev/shm").unwrap_or_else(|_| tempfile::tempdir().unwrap()),
+    };
+    let a = home.adapter("claude-code", &[]).await;
+    let api = home.api();
+    let mut first = questions(0);
+    first["timeout_s"] = json!(0);
+    let handle = structured(&a.call("ask_user_question", first).await);
+    let first_id = handle["ask_id"].as_str().unwrap().to_string();
+    let session = api.ask(&first_id).await["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    const N: usize = 5000;
+    let api = std::sync::Arc::new(api);
+    let mut set = tokio::task::JoinSet::new();
+    for worker in 0..8 {
+        let (api, session) = (api.clone(), session.clone());
+        set.spawn(async move {
+            for i in (worker..N).step_by(8) {
+                let (status, created) = api
+                    .call(
+                        reqwest::Method::POST,
+                        "/api/asks",
+                        Some(json!({"kind": "questions", "session": session,
+                                    "args": questions(i + 1)})),
+                    )
+                    .await;
+                assert_eq!(status, 201, "{created}");
+                let id = created["ask_id"].as_str().expect("ask_id").to_string();
+                api.submit(
+                    &id,
+                    json!({"answers": [{"id": "q", "selected": ["Yes (Recommended)"]}]}),
+                )
+                .await;
+            }
+        });
+    }
+    while let Some(r) = set.join_next().await {
+        r.expect("a worker");
+    }
+    let r = a.call("alignment_status", json!({})).await;
+    let text = r["content"][0]["text"].as_str().unwrap().to_string();
+    let sc = structured(&r);
+    // What a model reads: the structured result (Claude Code, Codex), or every text block
+    // joined (DeepSeek Harness shows only text).
+    let structured_size = serde_json::to_string(&r["structuredContent"])
+        .unwrap()
+        .len();
+    let shown_as_text: Vec<&str> = r["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    let text_size = shown_as_text.join("\n").len();
+    eprintln!(
+        "alignment_status for {N} answered asks: structuredContent {structured_size} bytes, text blocks {text_size} bytes (first block {} bytes)",
+        text.len()
+    );
+    assert!(structured_size < 8 * 1024, "{structured_size} bytes");
+    assert!(text_size < 8 * 1024, "{text_size} bytes");
+    assert_eq!(sc["rounds"], N as u64);
+    assert_eq!(sc["settled_decisions_page"]["total"], N as u64);
+    let page = sc["settled_decisions"].as_array().unwrap();
+    assert!(!page.is_empty());
+    assert!(
+        page.iter().all(|d| d["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("Question number ")),
+        "{page:#?}"
+    );
+    // The cursor pages to older decisions, and the first page has no cursor.
+    let before = sc["settled_decisions_page"]["before"].as_u64().unwrap();
+    let older = structured(&a.call("alignment_status", json!({"before": before})).await);
+    assert_eq!(older["settled_decisions_page"]["to"], before);
+    let oldest = structured(&a.call("alignment_status", json!({"before": 3})).await);
+    assert_eq!(oldest["settled_decisions"].as_array().unwrap().len(), 3);
+    assert_eq!(oldest["settled_decisions_page"]["before"], Value::Null);
+    kill_daemon(&home).await;
+}

@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn five_thousand_decisions_fit_in_one_small_page_with_a_cursor() {
-        let mut v = view(5000, 40);
+        let mut v = view(5000, 10);
         bound_status(&mut v, None);
         assert!(v.to_string().len() < 8 * 1024, "{}", v.to_string().len());
         let page = v["settled_decisions"].as_array().unwrap();
@@ -111,12 +111,12 @@ mod tests {
         assert_eq!(v["settled_decisions_page"]["total"], 5000);
         assert_eq!(v["settled_decisions_page"]["before"], 4980);
         // The next page ends where this one starts.
-        let mut older = view(5000, 40);
+        let mut older = view(5000, 10);
         bound_status(&mut older, Some(4980));
         let o = older["settled_decisions"].as_array().unwrap();
         assert!(o[19]["question"].as_str().unwrap().starts_with("4979 "));
         // The first page has no cursor.
-        let mut first = view(5000, 40);
+        let mut first = view(5000, 10);
         bound_status(&mut first, Some(5));
         assert_eq!(first["settled_decisions"].as_array().unwrap().len(), 5);
         assert_eq!(first["settled_decisions_page"]["before"], Value::Null);
