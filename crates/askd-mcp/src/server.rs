@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptArgument, PromptMessage, Role,
-    ServerCapabilities, ServerConfig,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptArgument,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -1062,6 +1063,7 @@ impl ServerHandler for AskdServer {
                 .enable_tool_list_changed()
                 .enable_prompts()
                 .enable_prompts_list_changed()
+                .enable_resources()
                 .build(),
         )
         .with_server_info(Implementation::new("askd", env!("CARGO_PKG_VERSION")))
@@ -1083,8 +1085,16 @@ impl ServerHandler for AskdServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let mut skill = Prompt::new(
+            instructions::SKILL_NAME,
+            Some(
+                "The survey authoring doctrine: the builder loop, the bar, the insight triple, the writing standard, result handling. Load it before authoring.",
+            ),
+            None,
+        );
+        skill.title = Some("Author rich questions".into());
         if self.current_mode().await == Mode::Off {
-            return Ok(ListPromptsResult::with_all_items(vec![]));
+            return Ok(ListPromptsResult::with_all_items(vec![skill]));
         }
         let mut session = PromptArgument::new("session");
         session.description = Some("Continue this askd session (its id).".into());
@@ -1100,7 +1110,7 @@ impl ServerHandler for AskdServer {
             Some(vec![session, note]),
         );
         prompt.title = Some("Check alignment".into());
-        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+        Ok(ListPromptsResult::with_all_items(vec![prompt, skill]))
     }
 
     /// The `align` prompt (`alignment.md` §5.2): records a check (via prompt, actor human),
@@ -1110,11 +1120,20 @@ impl ServerHandler for AskdServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name == instructions::SKILL_NAME {
+            let text = instructions::skill(self.opts.language);
+            return Ok(
+                GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                    .with_description("The survey authoring doctrine")
+                    .into(),
+            );
+        }
         if request.name != tools::ALIGN {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "askd has no prompt named {:?}; its prompt is align",
-                    request.name
+                    "askd has no prompt named {:?}; its prompts are align and {}",
+                    request.name,
+                    instructions::SKILL_NAME
                 ),
                 None,
             ));
@@ -1162,6 +1181,42 @@ impl ServerHandler for AskdServer {
                 .with_description("Requirements alignment check")
                 .into(),
         )
+    }
+
+    /// The authoring skill as a resource (`survey.md` §13.1).
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let text = instructions::skill(self.opts.language);
+        let skill = Resource::new(instructions::SKILL_URI, instructions::SKILL_NAME)
+            .with_title("Author rich questions")
+            .with_description("The survey authoring doctrine; read it before authoring.")
+            .with_mime_type("text/markdown")
+            .with_size(text.len() as u64);
+        Ok(ListResourcesResult::with_all_items(vec![skill]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != instructions::SKILL_URI {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "askd has no resource {:?}; its resource is {}",
+                    request.uri,
+                    instructions::SKILL_URI
+                ),
+                None,
+            ));
+        }
+        let text = instructions::skill(self.opts.language);
+        let contents =
+            ResourceContents::text(text, instructions::SKILL_URI).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn call_tool(

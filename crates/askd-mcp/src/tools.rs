@@ -16,23 +16,87 @@ pub const SURVEY_DRAFT_SET: &str = "survey_draft_set";
 pub const SURVEY_DRAFT_GET: &str = "survey_draft_get";
 pub const SURVEY_DRAFT_LAUNCH: &str = "survey_draft_launch";
 
-const ASK_SURVEY_DESCRIPTION: &str = "Put a branching survey in front of the user and wait for their structured decision. Use it for 4+ questions, whenever an answer changes what is asked next, or when options need more than one sentence to choose well (for 1-3 flat confirmations use ask_user_question; for 10+ questions or research-backed work, grow the survey with survey_draft_set instead of one giant call). The survey is a graph: `entry` names the first question; each option's `next` (an id, a list of ids, or null = branch ends) decides what follows; a question-level `next` applies to options without one. The bar: an intro that orients (what is decided, why now, how long); self-contained prompts; at least 5 genuinely distinct stance options per question (never filler — make it free-text instead); every option's `insight` as three Markdown rows **Promise** / **Price** / **Present**, each one checkable sentence; `sources` on every option; branching wherever an answer changes what matters; the user's language, short ASCII ids and keys; quick templates last, as whole-survey stances that answer exactly the questions their own branch reaches. Call survey_records first and never re-ask what a record already answered. Invalid specs come back with every problem and its path: fix them all in one retry. The call waits for the user; when it returns `outcome: pending`, call await_answer with the ask_id — never answer for the user. On `answered`, follow `handling`: mirror the user's stance in one line first, trace each decision to its answer, never re-ask, honour justifications. Reroll / Push / Discuss outcomes carry an `instruction` to follow.";
+const ASK_SURVEY_DESCRIPTION: &str = "Show the user a branching survey and wait for their decision: for 4+ questions or answers that change what is asked next (1-3 flat questions: ask_user_question; 10+ or research-backed: survey_draft_set). Load the rich-questions-authoring prompt before authoring. `entry` is the first question; an option's `next` (id, ids, or null = branch ends) decides what follows, else the question's `next`. The bar: an orienting intro, self-contained prompts, 5+ genuinely distinct options, insights as rows **Promise** / **Price** / **Present**, sources on every option, the user's language, quick templates last. Call survey_records first. An invalid spec returns every problem with its path: fix all in one retry. On `outcome: pending` call await_answer with the ask_id, never answer for the user; on `answered` follow `handling`; Reroll / Push / Discuss carry an `instruction`.";
 
-const ASK_USER_QUESTION_DESCRIPTION: &str = "Ask the user 1-4 quick, flat questions (no branching) and wait for the answers; for 1-3 confirmations or choices. Each question: a unique `id` (echoed back), the `question` (Markdown), an optional short `header` chip, optional `detail`, and 2-12 `options` ({label, description?}) — omit options for a free-text question; a free-text \"other\" row is always offered. Set `multi_select: true` to allow several labels. A label ending in \"(Recommended)\" shows a badge. The result is `{outcome: \"answered\", answers: [{id, selected: [labels], custom?}], skipped: [ids], handling}`; when it is `outcome: pending`, call await_answer with the ask_id. For 4+ questions or answers that change what comes next, use ask_survey.";
+const ASK_USER_QUESTION_DESCRIPTION: &str = "Ask the user 1-4 quick, flat questions (no branching) and wait. Give 2-12 `options` or none for free text (a free-text row is always offered); `multi_select: true` allows several; a label ending in \"(Recommended)\" gets a badge. Result: `{outcome: \"answered\", answers: [{id, selected: [labels], custom?}], skipped, handling}`; on `outcome: pending` call await_answer with the ask_id. For 4+ questions or branching, use ask_survey.";
 
-const AWAIT_ANSWER_DESCRIPTION: &str = "Re-attach to a pending ask (an ask_survey or ask_user_question call that returned `outcome: pending`, was cut off by a client timeout, or ran before a restart) and wait for the user again. Returns exactly what the original call would have returned: the answers, another pending handle if the user is still working (call again), or the cancelled/aborted error. Once settled, repeated calls return the same result. Never answer on the user's behalf.";
+const AWAIT_ANSWER_DESCRIPTION: &str = "Re-attach to a pending ask (it returned `outcome: pending`, was cut off by a client timeout, or ran before a restart) and wait again. Returns what the original call would have: the answers, another pending handle (call again), or the cancelled/aborted error. Never answer for the user.";
 
-const SURVEY_RECORDS_DESCRIPTION: &str = "Read the user's recent settled surveys: what they decided, with dates. Call it BEFORE authoring a survey, cite past answers with their dates, never re-ask what a record already answers, and treat older records as possibly stale. `query` filters by a case-insensitive substring over titles, prompts, selected labels, custom texts and justifications; `limit` 1-25 (default 8); `includeUnanswered` adds cancelled, aborted, pre-flight and superseded surveys with their banked answers (`partial: true`).";
+const SURVEY_RECORDS_DESCRIPTION: &str = "Read the user's recent settled surveys: what they decided, with dates. Call it BEFORE authoring a survey, cite dates, never re-ask what a record answers, and treat old records as possibly stale. `query` matches titles, prompts, labels, custom texts and justifications.";
 
-const WITHDRAW_ASK_DESCRIPTION: &str = "Take back an ask this session created that the user no longer needs to answer (the question became moot). It settles as aborted, leaves the inbox, and stays in the records. Withdrawing a settled ask returns its result unchanged.";
+const WITHDRAW_ASK_DESCRIPTION: &str = "Take back an ask of this session that became moot. It settles as aborted and stays in the records; a settled ask's result comes back unchanged.";
 
-const BATCH_REVIEW_DESCRIPTION: &str = "Hand the human a checklist in one call and wait for one verdict and an optional note per item, all on one screen (1 item: a card; 2+: a panel). Use it when the human must give several independent, same-shaped decisions at once: a checklist to verify, acceptance items (op + expect), review findings to triage, a list of renames or deletions to confirm, options to rate. For one to three flat questions use ask_user_question; when later questions depend on earlier answers use ask_survey. Build it well: one heading per item (title); the action and its expected result in op and expect, long context in detail (Markdown), never in the heading; related items sorted into groups (a large review is only workable in sections); no padding with things you can decide yourself, and never re-ask what the human already decided. Types: confirm (pass / fail / pending; the default), bool (yes / no; boolDesc says what Yes means), choice (options [{v, t}], multiSelect), text (a written answer, returned in note), scale (min..max, default 1..5). At most maxItems items (100 by default): for more, split into batches by group, or pass offline: true to have it reviewed as a spreadsheet (askd review export / import). persist writes a copy of the result to a file inside your workspace (.md gets report_text, anything else JSON); the result says persisted or persist_error. Subagents may call it directly. An invalid call comes back with every problem as {path, code, message} and nothing was shown: fix them all in one retry. Reading the result: only filled verdicts are decisions. A blank item (filled: false) is NEVER an approval: report it and follow it up. pending is not a pass either. fail items and their notes are the work to do next. cancelled: true means there are no verdicts at all: ask again. Call batch_review once per batch; if it returns outcome: pending, resume with await_answer(ask_id); if a call was cut off before it returned an ask id, repeating the identical call re-attaches to the same review — never send a changed copy of a batch that is still pending. report_text is ready to paste into your reply; act on items and summary.";
+const BATCH_REVIEW_DESCRIPTION: &str = "Hand the human a checklist and wait for one verdict and optional note per item, on one screen: for several independent, same-shaped decisions (items to verify, op + expect acceptance items, findings to triage); 1-3 flat questions: ask_user_question; dependent ones: ask_survey. One heading per item (title), context in detail, related items in a group; no padding. Types: confirm (pass/fail/pending), bool, choice (options), text (answer in note), scale. At most maxItems (100 by default): split by group or pass offline: true. Only filled verdicts are decisions: a blank item (filled: false) is NEVER an approval, pending is no pass; cancelled: true means no verdicts: ask again. On outcome: pending resume with await_answer; an identical repeat re-attaches.";
 
-const SURVEY_DRAFT_SET_DESCRIPTION: &str = "Grow a large, research-grounded survey as a draft file (<workspace>/.askd/survey-drafts/<slug>.json, git-diffable, kept as reference) a few questions at a time instead of one giant ask_survey payload: use it for 10+ questions or research-backed work. The loop: research 9-12 comparable systems first and write the findings down (.docs/research/, .docs/digest/, .docs/research/rips/, .refs/); op=begin locks a full-frame skeleton (every id, at least 5 option keys per question, the `next` wiring; prompts and labels may be `TODO:` stubs); op=patch fleshes out at most 3 questions per call, prose only (prompt, header, detail, option label / description / insight / diagram / sources / recommended; options merge by `key`, or by index when no entry has one; `null` deletes a field; a changed `next` is refused — rewire with op=structure), and also sets the draft-level `intro` and `quick` (quick templates last, coverage-checked at once); op=structure replaces the whole graph (rewire, add or remove questions and options) while the incoming graph has fewer questions than structureQuestionCap, carrying prose over by question id and option key, and bumps the revision; op=discard abandons a draft (the file stays); op=reopen brings one back. For large payloads pass file=: a workspace JSON file whose members are these parameters (inline arguments win). The bar: self-contained prompts; at least 5 genuinely distinct stance options; every insight as three rows **Promise** / **Price** / **Present**; sources on every option, and one per question naming a file path or URL; the user's language, short ASCII ids and keys. Every result carries the checklist (`completeness`); repeat research → patch → survey_draft_get until it is clean, then survey_draft_launch.";
+const SURVEY_DRAFT_SET_DESCRIPTION: &str = "Grow a large survey as a draft file (<workspace>/.askd/survey-drafts/<slug>.json) a few questions at a time, for 10+ questions or research-backed work. Load the rich-questions-authoring prompt first; research 9-12 comparable systems and write it down. op=begin locks the skeleton in `survey` (every id, 5+ option keys each, the `next` wiring; `TODO:` stubs allowed); op=patch fills prose for at most 3 `questions` per call, plus `intro` and, last, `quick`; op=structure replaces the graph while under structureQuestionCap; op=discard / reopen. `file`: a workspace JSON file holding these parameters. Results carry the checklist (`completeness`): patch until survey_draft_get is clean, then survey_draft_launch.";
 
-const SURVEY_DRAFT_GET_DESCRIPTION: &str = "The builder's checklist for a draft (default: this session's active draft; an explicit slug also finds discarded drafts): per question, every missing required field (`TODO:` stubs, missing descriptions, insights and sources), survey-level gaps, totals, the grounding gaps (every option needs a source; in standard mode one option per question must cite where its comparison target lives, as a file path or URL), and validation of the current file, hand edits included. It is the launch gate made visible: fix every entry with survey_draft_set op=patch (or op=structure for the graph), then call survey_draft_launch.";
+const SURVEY_DRAFT_GET_DESCRIPTION: &str = "The builder's checklist for a draft (default: the active one): missing fields per question (`TODO:` stubs, descriptions, insights, sources), survey-level and grounding gaps (standard mode: one source per question is a path or URL), validation of the file as edited. Fix with survey_draft_set, then launch.";
 
-const SURVEY_DRAFT_LAUNCH_DESCRIPTION: &str = "Put a finished builder draft in front of the user as the survey wizard and wait, exactly like ask_survey. Nothing is shown while the file fails validation (SURVEY_DRAFT_BAD_SPEC: fix with survey_draft_set op=structure), has any `TODO:` stub or missing required field (SURVEY_DRAFT_INCOMPLETE, with the exact list), or misses sources (SURVEY_DRAFT_UNGROUNDED); fix them with op=patch and relaunch. A draft already launched re-attaches to its pending survey. Results are ask_survey's plus `draft`: on `answered` follow `handling` (mirror the user's stance in one line first, trace each decision, never re-ask, honour justifications); reroll / push / discuss / superseded reopen the draft (`draftReopened: true`): follow the `instruction` and revise the same draft through the builder loop, never one-shot a new ask_survey; on `pending` call await_answer with the ask_id and never answer for the user.";
+const SURVEY_DRAFT_LAUNCH_DESCRIPTION: &str = "Show a finished builder draft to the user and wait, like ask_survey. Refused, with the exact list, while the file is invalid (SURVEY_DRAFT_BAD_SPEC: op=structure), incomplete (SURVEY_DRAFT_INCOMPLETE) or ungrounded (SURVEY_DRAFT_UNGROUNDED): fix with op=patch. On `answered` follow `handling`; reroll / push / discuss / superseded reopen the draft: follow the `instruction` and revise it, never a new ask_survey; on `pending` call await_answer.";
+
+/// `schema` without its `description` and `title` annotations: what a model needs to fill a
+/// field is its name, type, limits and enums, plus the few descriptions [`describe`] puts
+/// back (`clients.md` §2.8). Maps of schemas keep their member names.
+fn undescribed(schema: &Value) -> Value {
+    match schema {
+        Value::Array(a) => Value::Array(a.iter().map(undescribed).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "description" | "title"))
+                .map(|(k, v)| {
+                    let v = match k.as_str() {
+                        "properties" | "$defs" | "patternProperties" => Value::Object(
+                            v.as_object()
+                                .map(|m| {
+                                    m.iter().map(|(n, s)| (n.clone(), undescribed(s))).collect()
+                                })
+                                .unwrap_or_default(),
+                        ),
+                        "enum" | "const" | "default" | "examples" | "required" => v.clone(),
+                        _ => undescribed(v),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Sets the description of the subschema at `pointer` (a JSON pointer), when there is one.
+fn describe(schema: &mut Value, pointer: &str, text: &str) {
+    if let Some(Value::Object(o)) = schema.pointer_mut(pointer) {
+        o.insert("description".into(), json!(text));
+    }
+}
+
+/// `ask_survey`'s arguments as listed: the declared schema, every member, limit and required
+/// list kept, with only the descriptions a model needs to fill it.
+fn ask_survey_schema() -> Value {
+    let mut s = undescribed(&askd_core::survey::model::args_schema());
+    let q = "/properties/survey/properties/questions";
+    let option = format!("{q}/additionalProperties/properties/options/items/properties");
+    describe(&mut s, &format!("{option}/diagram"), "Mermaid source.");
+    describe(
+        &mut s,
+        "/properties/survey/properties/quick/items/properties/answers",
+        "Question id -> {selected: keys, custom?}: exactly the questions its branch reaches.",
+    );
+    describe(
+        &mut s,
+        "/properties/replaces",
+        "The ask_id of the survey this one revises.",
+    );
+    // schemars wraps the optional `next` as anyOf [Next, null]; Next admits null already.
+    let next = json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]});
+    let question = format!("{q}/additionalProperties/properties");
+    for at in [format!("{question}/next"), format!("{option}/next")] {
+        if let Some(n) = s.pointer_mut(&at) {
+            *n = next.clone();
+        }
+    }
+    s
+}
 
 fn object(v: Value) -> Arc<JsonObject> {
     match v {
@@ -123,11 +187,38 @@ fn review_result() -> Value {
     })
 }
 
+/// `batch_review`'s arguments as listed: every member, limit and enum, with the field-level
+/// rules a model needs (which type uses which field).
+fn batch_review_schema() -> Value {
+    let mut s = undescribed(&askd_core::review::model::args_schema());
+    let item = "/properties/items/items/properties";
+    for (member, text) in [
+        ("id", "Unique; A-Z a-z 0-9 . _ : - or an integer."),
+        ("title", "One line (or label; confirm may use op)."),
+        ("op", "confirm: the action under review."),
+        ("expect", "confirm: the expected outcome."),
+        ("boolDesc", "bool: what Yes means."),
+        (
+            "options",
+            "choice (required): v a unique value without , or ;",
+        ),
+        ("max", "scale: at most 20 steps above min."),
+    ] {
+        describe(&mut s, &format!("{item}/{member}"), text);
+    }
+    describe(
+        &mut s,
+        "/properties/persist",
+        "A workspace file for the result: .md gets report_text, else JSON.",
+    );
+    s
+}
+
 fn batch_review() -> Tool {
     let mut t = Tool::new(
         BATCH_REVIEW,
         BATCH_REVIEW_DESCRIPTION,
-        object(askd_core::review::model::args_schema()),
+        object(batch_review_schema()),
     );
     t.title = Some("Ask the user for a verdict on each item of a checklist".into());
     t.output_schema = Some(object(result_schema(
@@ -151,7 +242,7 @@ fn ask_survey() -> Tool {
     let mut t = Tool::new(
         ASK_SURVEY,
         ASK_SURVEY_DESCRIPTION,
-        object(askd_core::survey::model::args_schema()),
+        object(ask_survey_schema()),
     );
     t.title = Some("Ask the user a branching survey".into());
     t.output_schema = Some(object(result_schema(SURVEY_OUTCOMES, survey_answers())));
@@ -162,7 +253,7 @@ fn ask_user_question() -> Tool {
     let mut t = Tool::new(
         ASK_USER_QUESTION,
         ASK_USER_QUESTION_DESCRIPTION,
-        object(askd_core::questions::args_schema()),
+        object(undescribed(&askd_core::questions::args_schema())),
     );
     t.title = Some("Ask the user 1-4 quick questions".into());
     t.output_schema = Some(object(result_schema(
@@ -194,8 +285,8 @@ fn await_answer() -> Tool {
         object(json!({
             "type": "object",
             "properties": {
-                "ask_id": {"type": "string", "description": "The ask_id of a pending handle or an earlier call."},
-                "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds; the shorter of it and askd's maxWait applies."}
+                "ask_id": {"type": "string"},
+                "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds."}
             },
             "required": ["ask_id"]
         })),
@@ -243,9 +334,9 @@ fn survey_records() -> Tool {
         object(json!({
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "Case-insensitive substring to match."},
+                "query": {"type": "string", "description": "A case-insensitive substring."},
                 "limit": {"type": "number", "description": "1-25, default 8."},
-                "includeUnanswered": {"type": "boolean", "description": "Also return cancelled, aborted, pre-flight and superseded surveys."}
+                "includeUnanswered": {"type": "boolean", "description": "Add cancelled, aborted, pre-flight and superseded ones."}
             }
         })),
     );
@@ -294,52 +385,13 @@ fn withdraw_ask() -> Tool {
     t
 }
 
-/// The `survey` member of the builder's arguments: `ask_survey`'s survey schema, with the
-/// prompt and option labels optional (begin and structure stub them in), or the same as
-/// JSON text.
+/// The `survey` member of the builder's arguments: `ask_survey`'s survey with every field
+/// optional, or the same as JSON text. Its shape is stated, not repeated: the daemon validates
+/// it fully and returns every problem with its path (`clients.md` §2.8).
 fn draft_survey_schema() -> Value {
-    let mut survey = askd_core::survey::model::args_schema()["properties"]["survey"].clone();
-    let question = &mut survey["properties"]["questions"]["additionalProperties"];
-    if let Some(r) = question["required"].as_array_mut() {
-        r.retain(|m| m != "prompt");
-    }
-    if let Some(r) = question["properties"]["options"]["items"]["required"].as_array_mut() {
-        r.retain(|m| m != "label");
-    }
-    survey["description"] = json!(
-        "The graph {entry, questions, title?, intro?, quick?} (begin, structure); prompts and labels may be omitted or `TODO:` stubs. May be sent as JSON text."
-    );
-    json!({"anyOf": [survey, {"type": "string", "description": "The survey as JSON text."}]})
-}
-
-/// A question patch: prose fields only; `null` deletes.
-fn question_patch_schema() -> Value {
-    let option = json!({
-        "type": "object",
-        "description": "Merged onto the stored option with the same key, or by index when no entry has a key; an unknown key appends.",
-        "properties": {
-            "key": {"type": "string"},
-            "label": {"type": ["string", "null"]},
-            "description": {"type": ["string", "null"]},
-            "insight": {"type": ["string", "null"], "description": "Three Markdown rows: **Promise** / **Price** / **Present**."},
-            "diagram": {"type": ["string", "null"]},
-            "sources": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Replaces the whole list."},
-            "recommended": {"type": ["boolean", "null"]},
-            "next": {"description": "Accepted only when equal to the stored value (rewire with op=structure)."}
-        }
-    });
     json!({
-        "type": "object",
-        "properties": {
-            "prompt": {"type": ["string", "null"]},
-            "header": {"type": ["string", "null"]},
-            "detail": {"type": ["string", "null"]},
-            "multiSelect": {"type": ["boolean", "null"]},
-            "allowCustom": {"type": ["boolean", "null"]},
-            "skippable": {"type": ["boolean", "null"]},
-            "options": {"type": "array", "items": option},
-            "next": {"description": "Accepted only when equal to the stored value (rewire with op=structure)."}
-        }
+        "anyOf": [{"type": "object"}, {"type": "string"}],
+        "description": "begin, structure: the shape of ask_survey's `survey` {entry, questions, title?, intro?, quick?}, every field optional (prompts and labels may be `TODO:` stubs), or the same as JSON text."
     })
 }
 
@@ -367,9 +419,6 @@ fn gap_schema() -> Value {
 }
 
 fn survey_draft_set() -> Tool {
-    let quick =
-        askd_core::survey::model::args_schema()["properties"]["survey"]["properties"]["quick"]
-            .clone();
     let mut t = Tool::new(
         SURVEY_DRAFT_SET,
         SURVEY_DRAFT_SET_DESCRIPTION,
@@ -377,15 +426,16 @@ fn survey_draft_set() -> Tool {
             "type": "object",
             "properties": {
                 "op": {"type": "string", "enum": ["begin", "patch", "structure", "discard", "reopen"]},
-                "slug": {"type": "string", "description": "Which draft (patch, structure, discard, reopen). Default: this session's active draft."},
-                "title": {"type": "string", "description": "The draft title, which is also the survey title. Begin defaults it to \"Draft survey\"; later ops rename without changing the slug."},
-                "grounding": {"type": "string", "enum": ["standard", "internal"], "description": "internal (surveys about the project's own internals) skips the file-path-or-URL comparison check. Default standard."},
+                "slug": {"type": "string", "description": "Default: the active draft."},
+                "title": {"type": "string", "description": "The survey title (begin: default \"Draft survey\")."},
+                "grounding": {"type": "string", "enum": ["standard", "internal"], "description": "internal: about the project itself (no path-or-URL check)."},
                 "survey": draft_survey_schema(),
-                "questions": {"type": "object", "maxProperties": 3, "additionalProperties": question_patch_schema(),
-                    "description": "patch: question id -> prose patch, at most 3 per call."},
-                "intro": {"type": ["string", "null"], "description": "patch: replaces (or with null deletes) the intro."},
-                "quick": {"anyOf": [quick, {"type": "null"}], "description": "patch: replaces (or with null deletes) the quick templates; author them last."},
-                "file": {"type": "string", "description": "A JSON file inside the workspace whose members are used as these parameters (inline arguments win)."}
+                "questions": {"type": "object", "maxProperties": 3,
+                    "additionalProperties": {"type": "object", "properties": {"options": {"type": "array", "items": {"type": "object"}}}},
+                    "description": "patch: question id -> prose: prompt, header, detail, multiSelect, allowCustom, skippable, options [{key, label, description, insight, diagram, sources, recommended}] merged by key (else by index); null deletes; `next` stays."},
+                "intro": {"type": ["string", "null"]},
+                "quick": {"type": ["array", "null"], "items": {"type": "object"}, "description": "patch: ask_survey's `quick` templates, authored last."},
+                "file": {"type": "string"}
             },
             "required": ["op"]
         })),
@@ -419,7 +469,7 @@ fn survey_draft_get() -> Tool {
         object(json!({
             "type": "object",
             "properties": {
-                "slug": {"type": "string", "description": "Which draft. Default: this session's active draft."}
+                "slug": {"type": "string", "description": "Default: the active draft."}
             }
         })),
     );
@@ -458,8 +508,8 @@ fn survey_draft_launch() -> Tool {
         object(json!({
             "type": "object",
             "properties": {
-                "slug": {"type": "string", "description": "Which draft. Default: this session's active draft."},
-                "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds; the shorter of it and askd's maxWait applies."}
+                "slug": {"type": "string", "description": "Default: the active draft."},
+                "timeout_s": {"type": "number", "minimum": 0}
             }
         })),
     );
@@ -475,7 +525,7 @@ pub const SET_ALIGNMENT_MODE: &str = "set_alignment_mode";
 pub const ESTABLISH_BASELINE: &str = "establish_baseline";
 pub const REPORT_DRIFT: &str = "report_drift";
 
-const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question, no card): goal, explicit_constraints, must_preserve, allowed_scope, user_decisions. Call it before the first substantive change when the request states a constraint or limits scope (\"don't change X\", \"only X\", \"no backend changes\"), after the greenfield gate questions are answered, and after the human approves or redirects a drift (it applies pending updates). Given fields replace their value; omitted fields are kept unless replace is true. askd refuses to drop a protected item (explicit constraint or must-preserve) unless a human decision is applied: report such a change with report_drift first.";
+const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question). Call it before the first substantive change when the request states a constraint or limits scope, after the greenfield gate questions, and after the human approves or redirects a drift (it applies pending updates). Given fields replace their value; others stay unless replace is true. Dropping an explicit constraint or must-preserve item needs a human decision: report_drift first.";
 
 fn string_list() -> Value {
     json!({"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 500}})
@@ -522,7 +572,7 @@ fn establish_baseline_tool() -> Tool {
     t
 }
 
-const REPORT_DRIFT_DESCRIPTION: &str = "Stop and report an action that would materially change the requirement baseline, BEFORE taking it (never as a summary afterwards): askd shows the human a drift decision card and returns their decision. reason is one of scope-expansion (a focused task grows into broad rework), constraint-conflict (it breaks an explicit constraint or must-preserve item), behaviour-change (unauthorised change to user-visible behaviour, a default or compatibility), architecture-shift (local to cloud, a backend, auth, several users, sync, persistence, public API, schema, migration), invalidated-assumption (something learned forces a new direction), user-direction-change (the human changes direction mid-task: report it before any clarifying question). For a genuine choice pass 2 to 4 options. Follow the decision: approve or a chosen direction → record it with establish_baseline before the next substantive step; reject → do not make the change; dismissed or pending → do not make the change. If the wait ends first (outcome pending), re-attach with await_answer on ask_id or report_drift {\"resume\": \"<drift_id>\"}; an identical report re-attaches too.";
+const REPORT_DRIFT_DESCRIPTION: &str = "Report an action that would materially change the requirement baseline BEFORE taking it: the human gets a drift card, you get their decision. reason: scope-expansion (a focused task grows into broad rework), constraint-conflict (breaks a constraint or must-preserve item), behaviour-change (unauthorised visible behaviour, default or compatibility change), architecture-shift (cloud, backend, auth, several users, sync, persistence, public API, schema, migration), invalidated-assumption (a finding forces a new direction), user-direction-change (the human changes direction mid-task: report before any clarifying question). Approve or a chosen option: record it with establish_baseline before the next substantive step; otherwise do not make the change. Re-attach with await_answer or {\"resume\": \"<drift_id>\"}.";
 
 fn report_drift_tool() -> Tool {
     let mut t = Tool::new(
@@ -533,11 +583,11 @@ fn report_drift_tool() -> Tool {
             "properties": {
                 "session": selector(),
                 "reason": {"type": "string", "enum": ["scope-expansion", "constraint-conflict", "behaviour-change", "architecture-shift", "invalidated-assumption", "user-direction-change"]},
-                "description": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "What the action is and why it changes direction."},
+                "description": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "The action and why it changes direction."},
                 "required_change": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "How the baseline would have to change."},
                 "options": {
                     "type": "array", "minItems": 2, "maxItems": 4,
-                    "description": "Alternative directions for the human to choose from, in your order. Labels must be distinct and must not be the card's own actions (approve, reject, …).",
+                    "description": "For a genuine choice: directions to pick from; distinct labels, not approve / reject.",
                     "items": {
                         "type": "object",
                         "properties": {
@@ -548,8 +598,8 @@ fn report_drift_tool() -> Tool {
                         "additionalProperties": false
                     }
                 },
-                "resume": {"type": "string", "description": "A drift id (d1, d2, …): re-attach to that drift instead of reporting a new one. With resume, give no other field except session and timeout_s."},
-                "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds."}
+                "resume": {"type": "string", "description": "A drift id (d1…) to re-attach to; only session and timeout_s may accompany it."},
+                "timeout_s": {"type": "number", "minimum": 0}
             },
             "additionalProperties": false
         })),
@@ -572,16 +622,16 @@ fn report_drift_tool() -> Tool {
     t
 }
 
-const ALIGN_DESCRIPTION: &str = "Run the requirements-alignment check (alignment.md): askd records the check, then returns its durable session report (mode, question rounds, settled decisions, manual checks, baseline, drift, posture) and a compact instruction. Call it when the human asks you to check alignment. It never blocks anything and never takes over the workflow.";
-const ALIGNMENT_STATUS_DESCRIPTION: &str = "Read this session's alignment state as askd recorded it: mode, question rounds, settled decisions (question and chosen labels), manual checks, baseline, drift and posture, plus the guidance lines (the no-repeat guard). Read-only. Never ask a settled decision again.";
+const ALIGN_DESCRIPTION: &str = "Run the requirements-alignment check: askd records it and returns the session's report (mode, rounds, decisions, baseline, drift, posture) and an instruction. Call it when the human asks for a check; it never blocks anything.";
+const ALIGNMENT_STATUS_DESCRIPTION: &str = "Read this session's alignment state as askd recorded it: mode, rounds, settled decisions, checks, baseline, drift, posture, guidance. Read-only. Never ask a settled decision again.";
 const SET_ALIGNMENT_MODE_DESCRIPTION: &str = "Change this session's alignment mode: auto, manual, off, or default (clears the session override). Call it only when the human asks for a mode change.";
-const AUTO_NOTE_QUESTION: &str = " Alignment: for direction questions ask one question per call, give 2 or 3 options with the recommendation first, and never ask a decision that askd has reported as settled.";
+const AUTO_NOTE_QUESTION: &str = " Alignment: a direction question goes one per call, with 2 or 3 options, the recommendation first; never ask a decision that askd has reported as settled.";
 const AUTO_NOTE_SURVEY: &str =
     " Alignment: never re-ask decisions that askd has reported as settled.";
 
 /// The optional session selector (`alignment.md` §4.2): continue a session by id.
 fn selector() -> Value {
-    json!({"type": "string", "minLength": 1, "maxLength": 64, "description": "An askd session id to run in (continue). Omit for this connection's session."})
+    json!({"type": "string", "minLength": 1, "maxLength": 64, "description": "An askd session id to continue."})
 }
 
 fn align_tool() -> Tool {

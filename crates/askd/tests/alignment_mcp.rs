@@ -487,7 +487,7 @@ async fn the_align_prompt_records_a_human_check_and_returns_the_report() {
     let prompts = a.service.list_all_prompts().await.unwrap();
     assert_eq!(
         prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-        ["align"]
+        ["align", "rich-questions-authoring"]
     );
     let get = |note: Option<&str>| {
         let mut p = rmcp::model::GetPromptRequestParams::new("align");
@@ -557,7 +557,7 @@ async fn configured_modes_shape_instructions_tools_and_prompts() {
         .find(|t| t.name == "ask_user_question")
         .unwrap();
     assert!(!auq.description.as_deref().unwrap().contains("Alignment:"));
-    assert_eq!(m.service.list_all_prompts().await.unwrap().len(), 1);
+    assert_eq!(m.service.list_all_prompts().await.unwrap().len(), 2);
     let st = status(&m, json!({})).await;
     assert_eq!(
         st["mode"],
@@ -597,7 +597,17 @@ async fn configured_modes_shape_instructions_tools_and_prompts() {
     assert!(!names.iter().any(|n| {
         n == "align" || n == "alignment_status" || n == "establish_baseline" || n == "report_drift"
     }));
-    assert!(o.service.list_all_prompts().await.unwrap().is_empty());
+    // The authoring skill is no alignment prompt: it stays.
+    assert_eq!(
+        o.service
+            .list_all_prompts()
+            .await
+            .unwrap()
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>(),
+        ["rich-questions-authoring"]
+    );
     assert!(
         !o.service
             .peer_info()
@@ -1620,7 +1630,14 @@ async fn a_mode_switch_relists_the_tools_of_that_session() {
             .any(|n| n == "align" || n == "report_drift" || n == "alignment_status")
     );
     assert_eq!(names.last().unwrap(), "set_alignment_mode");
-    assert!(a.service.list_all_prompts().await.unwrap().is_empty());
+    assert!(
+        !a.service
+            .list_all_prompts()
+            .await
+            .unwrap()
+            .iter()
+            .any(|p| p.name == "align")
+    );
     // The human sets the session to manual on the page; a new connection continuing the
     // session gets no policy and the manual tool list.
     home.api()

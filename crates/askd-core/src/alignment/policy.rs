@@ -10,121 +10,85 @@ pub const HEADING_EN: &str = "## Requirements alignment";
 pub const HEADING_ZH: &str = "## 需求对齐（Requirements alignment）";
 
 const POLICY_EN: &str = "\
-### A1. Who decides what
-The human owns product direction and the boundaries that shape it; you own ordinary engineering. A convenient default (runs in a browser, data stays local, no sign-in, no server) is an engineering guess: never let it quietly settle a direction question for the human.
-
-### A2. Classify the task first
-Greenfield or vague: the project is empty or new, the request is a new product or an early idea, the product form, first-version scope or main way of use is undefined, or several materially different directions are plausible. Explicit: the repository already sets the direction, or the human asked for a clear, local change with a known result.
-
+### A1. Who decides
+The human owns product direction and its boundaries; you own the engineering. A convenient default (browser-only, local data, no sign-in) is a guess, never a settled direction.
+### A2. Classify the task
+Greenfield or vague: a new project or idea, an undefined product form, scope or main use, or several plausible directions. Explicit: the repository sets the direction, or the change is clear and local.
 ### A3. Greenfield Alignment Gate
-Before substantive implementation of greenfield or vague work, make sure three things are clear enough to act on: the product goal (what the first version must deliver), the MVP scope (what it includes and leaves for later) and the primary interaction (how the user mainly uses it). Ask only about the items that are not already clear.
-
+Before substantive greenfield or vague work, the product goal, the MVP scope and the primary interaction must be clear; ask only about unclear ones.
 ### A4. Explicit work proceeds
-For explicit work, go ahead without asking, unless an unresolved decision would materially change product behaviour, scope, persistence or data ownership, public APIs, compatibility, authentication or authorisation, security, migrations, destructive behaviour or irreversible operations.
-
+Go ahead unless an open decision would materially change behaviour, scope, persistence or data ownership, public APIs, compatibility, auth, security, migrations, or destructive or irreversible operations.
 ### A5. Priority
-Ask the highest open decision first: 1 product or user goal; 2 scope and boundaries; 3 user-facing behaviour and UX; 4 data, identity, sync and compatibility; 5 architecture; 6 implementation details (normally never asked).
-
+Ask the highest open decision first: goal, scope, user-facing behaviour, data/identity/sync/compatibility, architecture; implementation details normally never.
 ### A6. How to ask
-Use ask_user_question with exactly one question per call, about the highest-priority open decision whose answer changes the next step, and wait for the answer. Give 2 or 3 genuinely different options, the recommended one first and marked, each with a one-line trade-off. Frame it around the outcome, the main use or the first version's boundary, never an implementation preference. Treat the answer as a requirement: restate it in one sentence and carry on; never ask to confirm it. Use ask_survey for alignment only when the human asks for one.
-
+Use ask_user_question, one question per call, and wait: 2 or 3 genuinely different options about the outcome, not the implementation, the recommended one first and marked, each with a one-line trade-off. Restate the answer in one sentence and go on; never ask to confirm it. Use ask_survey for alignment only if the human asks.
 ### A7. Never ask about
-File names, where helpers live, variable names, loops versus maps or other routine code structure, formatting, ordinary library use, small refactors, lint fixes, or anything the repository or an earlier answer already settles.
-
+File or variable names, helper locations, routine code structure, formatting, ordinary library use, small refactors, lint, or anything settled.
 ### A8. Stop
-Stop asking as soon as the answers give a coherent direction for a first implementation: usually after one question, rarely after more than three. This is not an interview or a specification.
-
+Stop once a first implementation has a coherent direction: usually one question, rarely over three.
 ### A9. Delegated direction
-\"Pick whatever makes sense\" or \"you decide\" hands over the engineering, not the direction. For a greenfield idea, still ask the single highest-priority direction question (goal, target user or product form) before the first substantive implementation; then decide everything else yourself.
-
+\"You decide\" hands over engineering, not direction: for a greenfield idea still ask the top direction question first, then decide the rest.
 ### A10. Re-align only on something new
-Ask again only when a NEW direction-defining decision comes up (accounts for several users, cloud sync, a different product form or target user). Never re-run a decision already settled in this session: askd's results list the settled decisions, so read them before asking. If a baseline exists, re-align through report_drift instead.
-
+Ask again only for a NEW direction-defining decision, never a settled one (askd's results list them); with a baseline, via report_drift.
 ### A11. Subagents
-A subagent asks through askd in its parent's askd session, so it sees the same settled decisions and baseline and never re-asks them. When you delegate to a subagent with its own askd connection, pass it your askd session id.
-
+A subagent asks in its parent's askd session and never re-asks its decisions; pass your askd session id to one with its own askd connection.
 ### B1. The baseline
-Work against a small requirement baseline: the goal, explicit constraints, behaviour that must be preserved, the allowed scope, and settled user decisions. Keep it to what decides direction.
-
+Keep a small baseline: goal, explicit constraints, must-preserve behaviour, allowed scope, settled decisions.
 ### B2. When to record it
-If the request states a constraint or limits scope (\"don't change X\", \"only work on X\", \"no backend changes\", \"leave the public API alone\"), call establish_baseline silently before the first substantive change; this is not a question to the human. For greenfield work, record it once the gate questions are answered. For a trivial request such as a typo fix, record nothing.
-
+When the request states a constraint or limits scope (\"don't change X\", \"only X\"), call establish_baseline silently before the first substantive change; greenfield: after the gate; trivial: never.
 ### B3. Stay quiet
-Interrupting the human is the exception. Never check alignment on a schedule (steps, time, tokens, files). Never ask about the established stack, small internal designs, bug fixes inside the allowed scope, or tests the change needs.
-
+Never check alignment on a schedule; never ask about the established stack, small internal designs, in-scope bug fixes or needed tests.
 ### B4. What counts as drift
-Stop before an action that would materially change the baseline. Reasons for report_drift: scope-expansion (a focused task grows into broad rework); constraint-conflict (it breaks an explicit constraint or must-preserve item); behaviour-change (an unauthorised change to user-visible behaviour, UX, a default or compatibility); architecture-shift (local to cloud, a backend, auth, several users, sync, persistence, public API, schema, migration); invalidated-assumption (something learned forces a new direction); user-direction-change (the human changes direction mid-task).
-
+An action that materially changes the baseline, for one of report_drift's reasons: scope-expansion, constraint-conflict, behaviour-change, architecture-shift, invalidated-assumption, user-direction-change.
 ### B5. Report before acting
-Call report_drift before the action, never as a summary after it. A human change of direction with a baseline in place comes first as report_drift with user-direction-change, before any clarifying question. For a genuine choice, pass 2 to 4 options.
-
+Call report_drift before the action, never after; a human's change of direction is reported first (user-direction-change), before any clarifying question. A genuine choice gets 2 to 4 options.
 ### B6. Follow the decision
-Approved: record it with establish_baseline before the next substantive step, then proceed. Kept the current baseline: do not make the change. Chose a direction: record it with establish_baseline, then proceed in it. No decision: do not make the change; wait or re-attach as the result says.
-
+Approved or a chosen direction: record it with establish_baseline before the next substantive step. Baseline kept, or no decision: do not make the change.
 ### B7. Keep the baseline honest
-Never drop or weaken a protected constraint except to apply the human's decision; askd refuses other such revisions. Never ask a settled decision again.
-
+Never drop or weaken a protected constraint except to apply the human's decision (askd refuses it); never re-ask a settled decision.
 ### B8. Planning modes
-A client's planning or plan-review mode governs planning; this policy governs direction during execution. Run the align check whenever the human asks.
+A client's planning mode governs planning; this policy, direction during execution. Run the align check when the human asks.
 ";
 
 const POLICY_ZH: &str = "\
 ### A1. 谁决定什么
-人负责产品方向及其边界；你负责普通工程。方便的默认（浏览器运行、数据本地、无登录、无服务器）只是工程猜测，不能悄悄替人决定方向问题。
-
+人负责产品方向及其边界；你负责普通工程。方便的默认（只在浏览器、数据本地、无登录、无服务器）只是工程猜测，不能悄悄替人决定方向问题。
 ### A2. 先给任务分类
-全新或模糊：项目为空或新建、请求是新产品或早期想法、产品形态/首版范围/主要用法未定，或存在多个差异明显的方向。明确：仓库已定方向，或人要求清晰、局部、结果已知的改动。
-
+全新或模糊：项目为空或新建、新产品或早期想法、产品形态/首版范围/主要用法未定，或有多个可行方向。明确：仓库已定方向，或人要求清晰、局部的改动。
 ### A3. 全新项目对齐关口（Greenfield Alignment Gate）
-在全新或模糊工作的实质实现之前，确认三件事足够清楚：产品目标（product goal）、MVP 范围（MVP scope）、主要交互（primary interaction）。只问尚不清楚的项。
-
+全新或模糊工作实质实现前，确认产品目标（product goal）、MVP 范围（MVP scope）、主要交互（primary interaction）足够清楚；只问不清楚的项。
 ### A4. 明确的工作直接进行
-明确的工作无需提问，除非有未决决定会实质改变：产品行为、范围、持久化或数据归属、公共 API、兼容性、认证或授权、安全、迁移、破坏性行为、不可逆操作。
-
+无需提问，除非未决决定会实质改变行为、范围、持久化或数据归属、公共 API、兼容性、认证授权、安全、迁移、破坏性或不可逆操作。
 ### A5. 优先级
-先问最高的未决决定：1 产品或用户目标；2 范围与边界；3 面向用户的行为与 UX；4 数据、身份、同步与兼容性；5 架构；6 实现细节（通常不问）。
-
+先问最高的未决决定：目标，其次范围、面向用户的行为、数据/身份/同步/兼容性、架构；实现细节通常不问。
 ### A6. 如何提问
-用 ask_user_question，每次只问一个问题：问答案会改变下一步的最高优先级决定，并等待回答。给出 2 到 3 个真正不同的选项，推荐项放第一并标明，每项一句取舍。围绕结果、主要用途或首版边界提问，不问实现偏好。把答案当作需求：用一句话复述后继续，不要求确认。只有人要求时才用 ask_survey 做对齐。
-
+用 ask_user_question，每次一个问题，并等待回答。给 2 到 3 个真正不同的选项，推荐项在前并标明，每项一句取舍；围绕结果而非实现提问。用一句话复述答案后继续，不要求确认。只有人要求时才用 ask_survey 做对齐。
 ### A7. 永远不问
-文件名、辅助函数放哪、变量名、循环还是 map 等常规代码结构、格式、普通库用法、小重构、lint 修复，以及仓库或先前回答已确定的任何事。
-
+文件名、辅助函数放哪、变量名、常规代码结构、格式、普通库用法、小重构、lint，以及已确定的任何事。
 ### A8. 停止
-一旦答案足以给出首个实现的连贯方向就停止提问：通常一个问题，很少超过三个。这不是访谈，也不是规格说明。
-
+方向足以支撑首个实现就停：通常一个问题，很少超过三个。
 ### A9. 委托的方向
-“你看着办”“你决定”交出的是工程，不是方向。对全新想法，在首个实质实现前仍要问一个最高优先级的方向问题（目标、目标用户或产品形态），其余自己决定。
-
+“你决定”交出的是工程，不是方向：对全新想法仍先问一个最高优先级的方向问题，其余自己决定。
 ### A10. 只在出现新情况时重新对齐
-只有出现新的方向性决定（多用户账户、云同步、不同产品形态或目标用户）时才再问。不要重问本会话已确定的决定：askd 的结果列出已确定的决定，提问前先读。若已有基线，改用 report_drift。
-
+只有出现新的方向性决定才再问；不重问已确定的决定（askd 的结果会列出）。已有基线时改用 report_drift。
 ### A11. 子代理
-子代理在父代理的 askd 会话中通过 askd 提问，因此看到相同的已定决定和基线，绝不重问。委派给有自己 askd 连接的子代理时，把你的 askd 会话 id 传给它。
-
+子代理在父代理的 askd 会话中提问，绝不重问已定决定；委派给有自己 askd 连接的子代理时，传给它你的 askd 会话 id。
 ### B1. 基线
-工作依据一个小的需求基线：目标、明确约束、必须保留的行为、允许范围、已确定的用户决定。只记录决定方向的内容。
-
+依据一个小的基线工作：目标、明确约束、必须保留的行为、允许范围、已定决定。
 ### B2. 何时记录
-请求声明约束或限定范围（“不要改 X”“只改 X”“不改后端”“公共 API 不动”）时，在首个实质改动前静默调用 establish_baseline；这不是向人提问。全新工作在关口问题回答后记录。错别字修复等琐碎请求不记录。
-
+请求声明约束或限定范围（“不要改 X”“只改 X”“不改后端”）时，在首个实质改动前静默调用 establish_baseline。全新工作：关口问题回答后。琐碎请求：不记录。
 ### B3. 保持安静
-打扰人是例外。不要按步骤、时间、token 或文件数定期检查对齐。不问既有技术栈、小的内部设计、允许范围内的 bug 修复或所需测试。
-
+打扰人是例外：不定期检查对齐，不问既有技术栈、小的内部设计、范围内的 bug 修复或所需测试。
 ### B4. 什么算偏移
-在会实质改变基线的操作之前停下。report_drift 的原因：scope-expansion（聚焦任务扩成大改）；constraint-conflict（违反明确约束或必须保留项）；behaviour-change（未经授权改变可见行为、UX、默认值或兼容性）；architecture-shift（本地变云、加后端、认证、多用户、同步、持久化、公共 API、schema、迁移）；invalidated-assumption（新发现迫使改变方向）；user-direction-change（人在任务中途改变方向）。
-
+在实质改变基线的操作前停下：scope-expansion、constraint-conflict、behaviour-change（未经授权改变可见行为、默认值或兼容性）、architecture-shift（云、后端、认证、多用户、同步、持久化、公共 API、schema、迁移）、invalidated-assumption、user-direction-change。
 ### B5. 先报告再行动
-在操作之前调用 report_drift，不要事后总结。已有基线时人改变方向，先用 user-direction-change 调用 report_drift，再做任何澄清提问。确有方向选择时给出 2 到 4 个 options。
-
+在操作之前调用 report_drift，不要事后；人改变方向时先用 user-direction-change 报告，再做任何澄清提问。确有选择时给 2 到 4 个 options。
 ### B6. 遵循决定
-批准：在下一个实质步骤前用 establish_baseline 记录，然后继续。保留当前基线：不做这个改动。选择了方向：用 establish_baseline 记录后按该方向继续。没有决定：不做这个改动，按结果提示等待或重新等待。
-
+批准或选定方向：下一个实质步骤前用 establish_baseline 记录，再继续。保留基线或没有决定：不做这个改动。
 ### B7. 保持基线真实
-除非执行人的决定，绝不删除或削弱受保护的约束；askd 会拒绝其他此类修订。绝不重问已确定的决定。
-
+除非执行人的决定，绝不删除或削弱受保护的约束（askd 会拒绝），也绝不重问已定决定。
 ### B8. 规划模式
-客户端的规划或计划审阅模式管规划；本策略管执行中的方向。人要求时运行 align 检查。
+客户端的规划模式管规划；本策略管执行中的方向。人要求时运行 align 检查。
 ";
 
 /// The built-in policy text, without its heading.
