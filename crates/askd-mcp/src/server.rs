@@ -115,6 +115,9 @@ pub struct AskdServer {
     announced: std::sync::Mutex<Mode>,
     /// Whether this connection has received the policy text (instructions or a notice).
     has_policy: AtomicBool,
+    /// The open `subscriptions/listen` streams of a 2026-07-28 client: list-changed
+    /// notifications go through them (`clients.md` §2.6).
+    subscriptions: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
 }
 
 impl AskdServer {
@@ -129,6 +132,7 @@ impl AskdServer {
             first_ask: AtomicBool::new(true),
             announced: std::sync::Mutex::new(configured),
             has_policy: AtomicBool::new(configured == Mode::Auto),
+            subscriptions: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -646,6 +650,16 @@ impl AskdServer {
         let notice = self.mode_notice(view)?;
         let _ = ctx.peer.notify_tool_list_changed().await;
         let _ = ctx.peer.notify_prompt_list_changed().await;
+        // A 2026-07-28 client hears list changes on its subscriptions/listen streams.
+        let sinks = self
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for sink in sinks {
+            let _ = sink.notify_tool_list_changed().await;
+            let _ = sink.notify_prompt_list_changed().await;
+        }
         Some(notice)
     }
 
@@ -1056,6 +1070,32 @@ impl AskdServer {
 }
 
 impl ServerHandler for AskdServer {
+    /// `subscriptions/listen` (2026-07-28): askd's tool and prompt lists follow the
+    /// session's alignment mode, so a client may listen for their changes.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        let mut accepted = rmcp::model::SubscriptionFilter::new();
+        accepted.tools_list_changed = Some(true);
+        accepted.prompts_list_changed = Some(true);
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        let id = context.sink().id().clone();
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(context.sink().clone());
+        context.cancelled().await;
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|s| *s.id() != id);
+        Ok(())
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()

@@ -92,6 +92,16 @@ impl Raw {
         self.send_raw(message.to_string().as_bytes()).await;
     }
 
+    /// The next message of any kind (response or notification).
+    async fn message(&mut self) -> Value {
+        let line = match tokio::time::timeout(ANSWER, self.lines.recv()).await {
+            Ok(Some(line)) => line,
+            Ok(None) => panic!("askd mcp closed stdout\nstderr: {}", self.stderr()),
+            Err(_) => panic!("no message within {ANSWER:?}\nstderr: {}", self.stderr()),
+        };
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
     /// The next response (a line with `result` or `error`), skipping notifications.
     async fn response(&mut self) -> Value {
         loop {
@@ -404,6 +414,65 @@ async fn hardening_9_a_2026_client_without_initialize_is_still_served() {
             .as_array()
             .is_some_and(|t| !t.is_empty()),
         "{r}"
+    );
+    assert!(a.alive());
+}
+
+/// clients.md §2.6: a 2026-07-28 client (Claude Code's default) opens `subscriptions/listen`;
+/// askd acknowledges it and sends the tool and prompt list changes of a mode switch on that
+/// stream, tagged with its subscription id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_client_hears_list_changes_on_subscriptions_listen() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"}
+    });
+    a.send(
+        &json!({"jsonrpc": "2.0", "id": "d", "method": "server/discover",
+                   "params": {"_meta": meta}}),
+    )
+    .await;
+    let r = a.response().await;
+    assert_eq!(r["id"], "d", "{r}");
+    a.send(&json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+                   "params": {"_meta": meta,
+                              "notifications": {"toolsListChanged": true, "promptsListChanged": true}}}))
+        .await;
+    let ack = a.message().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert!(ack.get("error").is_none(), "{ack}");
+    // A mode switch changes the tool list: the change arrives on the stream.
+    a.send(&json!({"jsonrpc": "2.0", "id": "m", "method": "tools/call",
+                   "params": {"_meta": meta, "name": "set_alignment_mode",
+                              "arguments": {"mode": "off"}}}))
+        .await;
+    let mut seen = Vec::new();
+    let mut answered = false;
+    let tagged = |m: &Value| {
+        m["method"] == "notifications/tools/list_changed"
+            && m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub"
+    };
+    while !(answered && seen.iter().any(tagged)) {
+        let m = a.message().await;
+        if m["id"] == "m" {
+            assert!(m.get("result").is_some(), "{m}");
+            answered = true;
+        } else {
+            seen.push(m);
+        }
+        assert!(seen.len() < 20, "{seen:#?}");
+    }
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "notifications/prompts/list_changed"
+                && m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "sub"),
+        "{seen:#?}"
     );
     assert!(a.alive());
 }
