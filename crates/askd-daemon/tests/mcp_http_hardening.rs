@@ -234,3 +234,65 @@ async fn hardening_11_mcp_errors_have_the_json_shape() {
     assert_shape(&r, 401, "unauthorized");
     s.stop().await;
 }
+
+/// The JSON-RPC message of a (possibly event-stream) `/mcp` answer.
+fn rpc_message(text: &str) -> Value {
+    let body = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(text);
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {text}"))
+}
+
+/// clients.md §2.6: `/mcp` serves the stateless 2026-07-28 revision (no `initialize`, the
+/// client named in each request's `_meta`, the `Mcp-Method` header) beside the 2025 ones.
+#[tokio::test]
+async fn the_2026_stateless_revision_is_served_at_mcp() {
+    let s = TestServer::start().await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"}
+    });
+    let post = |method: &str, body: Value| {
+        json_post(&s, body.to_string())
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", method)
+    };
+    let discover = s
+        .send(post(
+            "server/discover",
+            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                   "params": {"_meta": meta}}),
+        ))
+        .await;
+    assert_eq!(discover.status.as_u16(), 200, "{}", discover.text);
+    let d = rpc_message(&discover.text);
+    assert!(
+        d["result"]["supportedVersions"]
+            .as_array()
+            .is_some_and(|v| v.iter().any(|x| x == "2026-07-28")),
+        "{d}"
+    );
+    let call = s
+        .send(
+            post(
+                "tools/call",
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"_meta": meta, "name": "ask_user_question",
+                                  "arguments": {"timeout_s": 0, "questions": [{"id": "q",
+                                      "question": "Ship it?",
+                                      "options": [{"label": "Yes"}, {"label": "No"}]}]}}}),
+            )
+            .header("Mcp-Name", "ask_user_question"),
+        )
+        .await;
+    assert_eq!(call.status.as_u16(), 200, "{}", call.text);
+    let r = rpc_message(&call.text);
+    assert_eq!(
+        r["result"]["structuredContent"]["outcome"], "pending",
+        "{r}"
+    );
+    let asks = s.get("/api/asks?state=all").await.expect(200).clone();
+    assert_eq!(asks["asks"][0]["client"], "claude-code", "{asks}");
+}
