@@ -42,6 +42,8 @@ test('askd try: starts the daemon, the example survey is answered in the browser
     await page.click('.seg[data-key="nav.prev"]');
     await page.click('.seg[data-key="action.quick"]');
     await page.click('.row[data-key="a"] .row-hit');
+    // The template's preview asks before it submits (issue 18).
+    await page.click('dialog[open] button[value="yes"]');
     await page.waitForSelector('.card.settled');
     const code = await exited;
     assert.equal(code, 0, stderr);

@@ -126,7 +126,7 @@ test('a branching walk: back-navigation changes the path, multi-select fans out,
   await context.close();
 });
 
-test('a quick template fills in every answer and submits', async () => {
+test('a quick template fills in every answer and submits (after its preview is confirmed)', async () => {
   const id = await daemon.createSurvey(branchingSurvey());
   const { context, page, problems } = await openAsk(id);
   await page.click('.seg[data-key="action.quick"]');
@@ -135,6 +135,8 @@ test('a quick template fills in every answer and submits', async () => {
   assert.equal(await page.textContent('.row[data-key="a"] .label-text'), 'Public API first');
   assert.equal(await page.isVisible('.row[data-key="a"] .badge.rec'), true, 'the (Recommended) suffix is a badge');
   await choose(page, 'a');
+  // Issue 18: the template shows what it fills in and asks before it submits.
+  await page.click('dialog[open] button[value="yes"]');
   await page.waitForSelector('.card.settled');
   const result = await daemon.result(id);
   assert.equal(result.outcome, 'answered');
@@ -146,7 +148,7 @@ test('a quick template fills in every answer and submits', async () => {
   await context.close();
 });
 
-test('Reroll, Push and Discuss settle with their outcome; a confirmation comes first when answers exist', async () => {
+test('Reroll, Push and Discuss settle with their outcome; a confirmation comes first (issue 18: always)', async () => {
   for (const action of ['reroll', 'push', 'discuss']) {
     const id = await daemon.createSurvey(branchingSurvey({ title: `Pre-flight ${action}` }));
     const { context, page, problems } = await openAsk(id);
@@ -161,6 +163,8 @@ test('Reroll, Push and Discuss settle with their outcome; a confirmation comes f
       await page.click('dialog[open] button[value="yes"]');
     } else {
       await page.click(`.seg[data-key="action.${action}"]`);
+      await page.waitForSelector('dialog[open] .dialog-text');
+      await page.click('dialog[open] button[value="yes"]');
     }
     await page.waitForSelector('.card.settled');
     const result = await daemon.result(id);

@@ -2,7 +2,7 @@
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
 import { ask as askApi } from './api.js';
-import { h, icon, revealText } from './dom.js';
+import { h, icon, revealText, plainText } from './dom.js';
 import { t, setLang, askLanguage, userLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';
@@ -93,7 +93,7 @@ async function route() {
       sessionLink.replaceChildren(h('a', { href: `/sessions/${encodeURIComponent(data.session)}`, 'data-nav': '', class: 'btn ghost small' }, t('session.link')));
       sessionLink.hidden = false;
     }
-    document.title = `${revealText(data.title || t(`kind.${data.kind}`))} · askd`;
+    document.title = `${revealText(plainText(data.title || t(`kind.${data.kind}`)))} · askd`;
     // Each kind's module loads only on its own page, so the inbox stays light.
     const kinds = {
       survey: async () => (await import('./wizard.js')).Wizard,

@@ -2,13 +2,18 @@
 import { h, icon } from './dom.js';
 import { t } from './i18n.js';
 
-/** Resolves true when the human confirms; `focusNo` focuses "No" (a repeated key cancels). */
-export function confirmDialog(text, { focusNo = false } = {}) {
+/**
+ * Resolves true when the human confirms; `focusNo` focuses "No" (a repeated key cancels).
+ * `body` is shown under the question (built with h(), so agent text stays text); `yes` and
+ * `no` relabel the buttons.
+ */
+export function confirmDialog(text, { focusNo = false, body = null, yes: yesLabel = null, no: noLabel = null } = {}) {
   return new Promise((resolve) => {
-    const yes = h('button', { type: 'button', class: 'btn primary', value: 'yes' }, t('confirm.yes'));
-    const no = h('button', { type: 'button', class: 'btn', value: 'no' }, t('confirm.no'));
-    const dialog = h('dialog', { class: 'dialog', 'aria-label': text },
+    const yes = h('button', { type: 'button', class: 'btn primary', value: 'yes' }, yesLabel || t('confirm.yes'));
+    const no = h('button', { type: 'button', class: 'btn', value: 'no' }, noLabel || t('confirm.no'));
+    const dialog = h('dialog', { class: `dialog${body ? ' wide' : ''}`, 'aria-label': text },
       h('p', { class: 'dialog-text' }, text),
+      body,
       h('div', { class: 'dialog-actions' }, no, yes));
     const done = (ok) => {
       dialog.close();

@@ -27,6 +27,28 @@ export function revealText(s) {
   return s.replace(HIDDEN, (m, c) => (c ? `⟨${code(c)}⟩` : m));
 }
 
+/** A title as text without Markdown marks (`**db**` → db); snake_case and code spans stay. */
+export function plainText(s) {
+  s = String(s ?? '');
+  // Quadratic at worst: past 1,000 characters the rest stays as it is.
+  if (s.length > 1000) return plainText(s.slice(0, 1000)) + s.slice(1000);
+  if (!/[*_`~[\\#>!<+-]|^\s*\d+[.)]\s/.test(s)) return s;
+  return s.split(/(`+)([^`]|[^`][^]*?[^`])\1(?!`)/).map((part, i) => {
+    if (i % 3 === 1) return '';
+    if (i % 3 === 2) return part.replace(/^ (.*) $/, '$1');
+    return part
+      .replace(/\\([!-/:-@[-`{-~])/g, (m, c) => String.fromCodePoint(0xF0000 + c.charCodeAt(0)))
+      .replace(/^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+)/gm, '')
+      .replace(/!?\[([^\]]*)\]\([^)\s]*(?:\s+"[^"]*")?\)/g, '$1')
+      .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
+      .replace(/(\*\*|__)(?=\S)([^]*?\S)\1/g, (m, d, x, o, all) => (d === '__' && (/\w/.test(all[o - 1] || '') || /\w/.test(all[o + m.length] || '')) ? m : x))
+      .replace(/~~(?=\S)([^]*?\S)~~/g, '$1')
+      .replace(/(^|[^\w*])\*(?=[^\s*])([^*]*?[^\s*])\*(?![\w*])/g, '$1$2')
+      .replace(/(^|[^\w_])_(?=[^\s_])([^_]*?[^\s_])_(?![\w_])/g, '$1$2')
+      .replace(/[\u{F0021}-\u{F007E}]/gu, (c) => String.fromCharCode(c.codePointAt(0) - 0xF0000));
+  }).join('');
+}
+
 /** A text node of `s`, or a fragment where each hidden character is a marked ⟨U+XXXX⟩ span. */
 export function textNode(s) {
   s = String(s);
@@ -92,6 +114,7 @@ const ICONS = {
   back: ['M15 5l-7 7 7 7'],
   down: ['M6 9l6 6 6-6'],
   close: ['M6 6l12 12', 'M18 6L6 18'],
+  ban: ['M12 21a9 9 0 100-18 9 9 0 000 18z', 'M5.7 5.7l12.6 12.6'],
   info: ['M12 17v-6', 'M12 7.5v.01', 'M12 21a9 9 0 100-18 9 9 0 000 18z'],
   branch: ['M6 3v12', 'M18 9a3 3 0 100-6 3 3 0 000 6z', 'M6 21a3 3 0 100-6 3 3 0 000 6z', 'M18 9a9 9 0 01-9 9'],
   pencil: ['M4 20h4L19 9a2.8 2.8 0 00-4-4L4 16v4z', 'M13.5 6.5l4 4'],

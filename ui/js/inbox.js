@@ -2,7 +2,7 @@
 // waiting time), live through the event stream; recently settled asks below. A new ask raises
 // a browser notification (when permitted) and the pending count shows in the tab title.
 import { ask as askApi } from './api.js';
-import { h, icon, duration } from './dom.js';
+import { h, icon, duration, plainText } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
 import { Builder } from './builder.js';
 
@@ -110,7 +110,7 @@ export class Inbox {
     if (document.visibilityState === 'visible' && document.hasFocus()) return;
     try {
       const n = new Notification(t('inbox.notification', { client: session.client || data.session }), {
-        body: data.title || t(`kind.${data.kind}`), tag: data.ask_id,
+        body: plainText(data.title || t(`kind.${data.kind}`)), tag: data.ask_id,
       });
       n.onclick = () => {
         window.focus();
@@ -205,7 +205,7 @@ export class Inbox {
 
   /** An ask without a title (a questions ask from before titles were stored): its first question (a drift: its description) stands in. */
   titleOf(a) {
-    if (a.title) return a.title;
+    if (a.title) return plainText(a.title);
     if (a.kind !== 'questions' && a.kind !== 'drift') return t(`kind.${a.kind}`);
     if (!this.titles) this.titles = new Map();
     const fallback = a.kind === 'drift' ? t('drift.badge') : t('kind.questions');
@@ -214,7 +214,8 @@ export class Inbox {
     askApi.view(a.id).then((v) => {
       const q = v.drift ? { question: v.drift.description } : v.spec && v.spec.questions && v.spec.questions[0];
       if (q && q.question) {
-        this.titles.set(a.id, q.question.length > 140 ? `${q.question.slice(0, 140)}…` : q.question);
+        const text = plainText(q.question);
+        this.titles.set(a.id, text.length > 140 ? `${text.slice(0, 140)}…` : text);
         this.render();
       }
     }, () => {});

@@ -1,14 +1,42 @@
 // The ask_user_question card (platform.md §4.1): 1–4 flat questions on one card, built from
 // the wizard's row component. The answer is {answers: [{id, selected: [labels], custom?}]};
 // a single-select question takes one label or custom text. Progress autosaves like the
-// wizard's, and a settle elsewhere closes the card.
+// wizard's, and a settle elsewhere closes the card, showing the stored answers.
+//
+// It also holds the read-only answers list (answerList and friends) that the wizard imports
+// lazily for its settled page and a quick template's preview: a module the daemon already
+// serves, loaded only when needed, so the wizard's first load stays under its budget.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, displayLabel } from './dom.js';
+import { h, icon, nextId, displayLabel, setText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t, repeatNotice } from './i18n.js';
+import { t, repeatNotice, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp } from './dialog.js';
 import { hideTooltip } from './tooltip.js';
+
+/** The strings of the read-only answers, added to both tables (the wizard loads this module
+ * only when it needs them, so they stay out of its first load). Same keys in both. */
+export const ANSWER_STRINGS = {
+  en: {
+    'quick.preview': 'Submit “{name}”? It fills in these answers and ends the survey:',
+    'quick.submit': 'Submit these answers',
+    'quick.back': 'Back to the templates',
+    'answers.label': 'Answers',
+    'answers.title': 'Your answers',
+    'answers.skipped': 'Skipped',
+    'answers.none': 'No answer',
+  },
+  zh: {
+    'quick.preview': '提交“{name}”？它会填写以下答案并结束问卷：',
+    'quick.submit': '提交这些答案',
+    'quick.back': '返回模板列表',
+    'answers.label': '答案',
+    'answers.title': '你的答案',
+    'answers.skipped': '已跳过',
+    'answers.none': '未作答',
+  },
+};
+addStrings(ANSWER_STRINGS.en, ANSWER_STRINGS.zh);
 
 const SAVE_DELAY_MS = 500;
 
@@ -238,13 +266,18 @@ export class QuestionsCard {
     hideTooltip();
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
       mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
-    this.root.replaceChildren(h('section', { class: `card settled outcome-${outcome || 'answered'}` },
+    const card = h('section', { class: `card settled outcome-${outcome || 'answered'}` },
       h('div', { class: 'settled-body' },
         h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
         heading,
         h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
-        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
+        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
+    this.root.replaceChildren(card);
     heading.focus();
+    // What was sent, read back from the ask's stored result.
+    Promise.resolve(this.view.result ? this.view : askApi.view(this.id)).then((v) => {
+      if (v.result && v.result.answers) showAnswers(card, questionsResult(this.questions, (this.view.rendered || {}).questions || {}, v.result));
+    }, () => {});
   }
 
   /** Digits choose in the question that holds focus (else the first); Ctrl+Enter submits. */
@@ -281,4 +314,75 @@ export class QuestionsCard {
     const q = this.questions.find((x) => x.id === section.getAttribute('data-qid'));
     this.choose(q, label);
   }
+}
+
+// ---------------------------------------------------------------- read-only answers
+
+/** items: [{id, html?, prompt, picks: [{key?, label, why?}], custom?, skipped?}] */
+export function answerList(items) {
+  return h('ol', { class: 'answer-list', 'aria-label': t('answers.label') }, items.map((it) => {
+    const q = h('div', { class: 'answer-q prose' });
+    if (it.html) setSanitizedHtml(q, it.html);
+    else setText(q, it.prompt);
+    const picks = it.picks.map((p) => h('li', { class: 'answer-pick', 'data-key': p.key },
+      p.key ? [h('span', { class: 'answer-key' }, p.key), ' '] : null,
+      h('span', { class: 'answer-label' }, p.label),
+      p.why ? h('span', { class: 'answer-why' }, ` — ${p.why}`) : null));
+    const custom = (typeof it.custom !== 'string' || !it.custom.trim()) ? null : h('p', { class: 'answer-custom' }, it.custom);
+    return h('li', { class: 'answer-item', 'data-qid': it.id }, q,
+      picks.length ? h('ul', { class: 'answer-picks' }, picks) : null, custom,
+      picks.length || custom ? null : h('p', { class: 'answer-none' }, t(it.skipped ? 'answers.skipped' : 'answers.none')));
+  }));
+}
+
+/** Survey answers ({id, keys, custom, skipped, justifications}) with their prompts and labels. */
+export function surveyItems(spec, rendered, answers) {
+  return answers.map((a) => {
+    const q = spec.questions[a.id] || {};
+    const byKey = new Map((q.options || []).map((o) => [o.key, o]));
+    const why = a.justifications || {};
+    return {
+      id: a.id, html: ((rendered.questions || {})[a.id] || {}).prompt, prompt: q.prompt || a.id,
+      picks: (a.keys || []).map((k) => ({ key: k, label: byKey.has(k) ? displayLabel(byKey.get(k).label, byKey.get(k).recommended).label : k, why: why[k] })),
+      custom: a.custom, skipped: a.skipped,
+    };
+  });
+}
+
+/** A settled survey's result as items, in path order. */
+export function surveyResult(spec, rendered, r) {
+  const skipped = new Set(r.skipped || []);
+  const byId = new Map(r.answers.map((a) => [a.id, a]));
+  const ids = (r.path || [...byId.keys()]).filter((id) => byId.has(id) || skipped.has(id));
+  return surveyItems(spec, rendered, ids.map((id) => {
+    const a = byId.get(id) || {};
+    return { id, skipped: skipped.has(id), keys: (a.selected || []).map((s) => (s && s.key) || s), custom: a.custom, justifications: a.justifications };
+  }));
+}
+
+/** A settled questions ask's result as items, in the card's order. */
+export function questionsResult(questions, rendered, r) {
+  const skipped = new Set(r.skipped || []);
+  const byId = new Map(r.answers.map((a) => [a.id, a]));
+  return questions.filter((q) => byId.has(q.id) || skipped.has(q.id)).map((q) => {
+    const a = byId.get(q.id) || {};
+    return {
+      id: q.id, html: (rendered[q.id] || {}).question, prompt: q.question || q.id, skipped: skipped.has(q.id),
+      picks: (a.selected || []).map((l) => ({ label: displayLabel(String(l), false).label })), custom: a.custom,
+    };
+  });
+}
+
+/** Appends "Your answers" to a settled card. */
+export function showAnswers(card, items) {
+  if (!items.length || !card.isConnected) return;
+  card.appendChild(h('div', { class: 'settled-answers' },
+    h('h2', { class: 'answers-title' }, t('answers.title')), answerList(items)));
+}
+
+/** A quick template's preview: what it fills in; resolves true when the human submits it. */
+export function confirmTemplate(name, items) {
+  return confirmDialog(t('quick.preview', { name }), {
+    body: answerList(items), yes: t('quick.submit'), no: t('quick.back'), focusNo: true,
+  });
 }

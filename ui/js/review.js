@@ -6,7 +6,7 @@
 // settled review shows the read-only result (verdicts, notes, counts). Agent text goes in as
 // text only; `rendered.items.{id}.detail` through html.js.
 import { api, ask as askApi } from './api.js';
-import { h, icon, nextId } from './dom.js';
+import { h, icon, nextId, plainText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { confirmDialog } from './dialog.js';
@@ -214,7 +214,7 @@ export class ReviewPanel {
     const head = h('header', { class: 'card-head rv-head' },
       h('div', { class: 'head-main' },
         h('div', { class: 'eyebrow' }, [this.view.client, this.view.workspace].filter(Boolean).join(' · ') || t('kind.review')),
-        h('div', { class: 'card-title', id: titleId }, this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review')),
+        h('div', { class: 'card-title', id: titleId }, plainText(this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review'))),
         h('div', { class: 'rv-meta' }, this.progress)),
       h('div', { class: 'head-tools' },
         tool(t('review.keys'), 'keyboard', () => this.showKeys()),
@@ -732,7 +732,7 @@ export class ReviewPanel {
       h('header', { class: 'card-head rv-head' },
         h('div', { class: 'head-main' },
           h('div', { class: 'eyebrow' }, [this.view.client, this.view.workspace].filter(Boolean).join(' · ') || t('kind.review')),
-          h('div', { class: 'card-title', id: titleId }, this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review')))),
+          h('div', { class: 'card-title', id: titleId }, plainText(this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review'))))),
       h('div', { class: 'rv-offline-body' },
         h('p', { class: 'rv-offline-intro' }, t('review.offlineIntro')),
         h('p', { class: 'rv-offline-total' }, t('review.offlineTotal', { n: this.items.length })),

@@ -9,7 +9,7 @@
 // that view and names the same session.
 import { api, ask as askApi } from './api.js';
 import { setSanitizedHtml } from './html.js';
-import { h, icon, setText } from './dom.js';
+import { h, icon, setText, plainText } from './dom.js';
 import { t, lang, addStrings } from './i18n.js';
 import enStrings from '../i18n/align-en.js';
 import zhStrings from '../i18n/align-zh-CN.js';
@@ -384,7 +384,7 @@ export class SessionPage {
       return h('tr', { 'data-ask-id': q.ask_id },
         h('td', { class: 'nowrap' }, h('a', { href: `/a/${encodeURIComponent(q.ask_id)}`, 'data-nav': '' }, when(q.settled_at))),
         h('td', { class: 'mono small' }, q.tool),
-        h('td', null, q.question, repeat ? [' ', h('span', { class: 'chip warn repeat', 'data-tip': t('session.repeat.hint') }, t('session.repeat'))] : null),
+        h('td', null, plainText(q.question), repeat ? [' ', h('span', { class: 'chip warn repeat', 'data-tip': t('session.repeat.hint') }, t('session.repeat'))] : null),
         h('td', null, (q.chosen || []).length ? h('ul', { class: 'chosen' }, q.chosen.map((c) => h('li', null, c))) : '—'),
         h('td', null, q.custom || '—'));
     });

@@ -4,7 +4,7 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, repeatNotice } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -374,7 +374,7 @@ export class Wizard {
   // ------------------------------------------------------------------ the card
 
   build() {
-    const title = this.spec.title || t('title.default');
+    const title = plainText(this.spec.title || t('title.default'));
     const eyebrow = [this.view.client, this.view.workspace].filter(Boolean).join(' · ');
     this.titleId = nextId('title');
     const btn = (cls, label, hint, iconName, onclick) => h('button', {
@@ -384,7 +384,8 @@ export class Wizard {
     this.headTools = h('div', { class: 'head-tools' },
       btn('tool', t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp()),
       btn('tool', t('nav.putAway'), t('nav.putAway.hint'), 'down', () => this.putAway()),
-      btn('tool', t('nav.cancel'), t('nav.cancel.hint'), 'close', () => this.cancel()));
+      // Not an ×: closing the page is Put away; cancelling ends the ask, so it asks first.
+      btn('tool', t('nav.cancel'), t('nav.cancel.hint'), 'ban', () => this.cancel()));
     this.bar = h('div', { class: 'bar-fill' });
     this.progressBar = h('div', {
       class: 'bar', role: 'progressbar', 'aria-valuemin': '0', 'aria-label': t('progress.label'),
@@ -457,7 +458,7 @@ export class Wizard {
   }
 
   renderIntro() {
-    const heading = h('h1', { class: 'prompt intro-title', tabindex: '-1' }, this.spec.title || t('title.default'));
+    const heading = h('h1', { class: 'prompt intro-title', tabindex: '-1' }, plainText(this.spec.title || t('title.default')));
     const body = h('div', { class: 'prose intro' });
     if (this.rendered.intro) setSanitizedHtml(body, this.rendered.intro);
     this.page.replaceChildren(heading, this.rendered.intro ? body : null);
@@ -775,19 +776,29 @@ export class Wizard {
       if (!blank(a.custom)) e.custom = a.custom.trim();
       return e;
     });
+    // A template submits and ends the survey: show what it fills in, and ask first.
+    const name = displayLabel(tpl.label, tpl.recommended).label;
+    const m = await import('./questions.js');
+    if (!(await m.confirmTemplate(name, m.surveyItems(this.spec, this.rendered,
+      entries.map((e) => ({ id: e.id, keys: e.selected, custom: e.custom })))))) return;
     await this.send(() => askApi.submit(this.id, { answers: entries, quick: key }), 'answered');
   }
 
+  /** Reroll, Push and Discuss settle the ask: each asks first, answers or not. */
   async preflight(action) {
     if (this.busy || this.banked.size > 0) return;
-    if (this.hasAnyAnswer()
-      && !(await confirmDialog(t('preflight.confirm', { action: t(`action.${action}`), n: this.answerCount() })))) return;
+    const label = t(`action.${action}`);
+    const text = this.hasAnyAnswer()
+      ? t('preflight.confirm', { action: label, n: this.answerCount() })
+      : t('preflight.confirmEnd', { action: label });
+    if (!(await confirmDialog(text, { yes: t('preflight.yes', { action: label }), focusNo: true }))) return;
     await this.send(() => askApi.preflight(this.id, action), action);
   }
 
+  /** Cancelling ends the ask for good: it always asks first, "Keep answering" focused. */
   async cancel() {
     if (this.busy || this.settled) return;
-    if ((this.hasAnyAnswer() || this.banked.size > 0) && !(await confirmDialog(t('cancel.confirm')))) return;
+    if (!(await confirmDialog(t('cancel.confirm'), { yes: t('cancel.yes'), focusNo: true }))) return;
     await this.send(() => askApi.cancel(this.id), 'cancelled');
   }
 
@@ -809,11 +820,15 @@ export class Wizard {
         h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
         heading,
         h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
-        h('p', { class: 'muted small' }, this.spec.title || t('title.default')),
+        h('p', { class: 'muted small' }, plainText(this.spec.title || t('title.default'))),
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
     card.classList.add(`outcome-${outcome || 'answered'}`);
     this.root.replaceChildren(card);
     heading.focus();
+    // What was sent, read back from the ask's stored result (whoever settled it, wherever).
+    Promise.all([this.view.result ? this.view : askApi.view(this.id), import('./questions.js')]).then(([v, m]) => {
+      if (v.result && v.result.answers) m.showAnswers(card, m.surveyResult(this.spec, this.rendered, v.result));
+    }, () => {});
   }
 
   // ------------------------------------------------------------------ keyboard
