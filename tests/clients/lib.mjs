@@ -3,6 +3,7 @@
 // the human's side through askd's HTTP API (docs/api.md), the fixtures every client is
 // driven with, and ajv in strict mode. No part of askd is mocked.
 import { spawn } from 'node:child_process';
+import { api } from './standin/harness.mjs';
 import { mkdtempSync, mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -110,17 +111,7 @@ export async function stopDaemonOf(home, { keep = false } = {}) {
 function daemonHandle(home, url, token, pid, child) {
   const daemon = {
     url, token, home, pid, child,
-    async api(method, path, body) {
-      const res = await fetch(url + path, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-      });
-      const text = await res.text();
-      let json;
-      try { json = JSON.parse(text); } catch { json = text; }
-      return { status: res.status, body: json };
-    },
+    api: (method, path, body) => api(url, token, method, path, body),
     async asks(state = 'pending') {
       const r = await daemon.api('GET', `/api/asks?state=${state}`);
       if (r.status !== 200) throw new Error(`GET /api/asks: ${r.status} ${JSON.stringify(r.body)}`);

@@ -2,19 +2,13 @@
 // no model: each POST /v1/messages is recorded and answered by `script(request, log)`, which
 // returns either {tool: {name, input}} or {text} (see turn()). Test code, not a model.
 import { createServer } from 'node:http';
-import { appendFileSync } from 'node:fs';
+import { record } from './record.mjs';
 
 export async function startAnthropic(script) {
   const requests = [];
   let n = 0;
   const server = createServer(async (req, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    let json = null;
-    try { json = JSON.parse(body); } catch { /* not JSON */ }
-    requests.push({ method: req.method, url: req.url, headers: req.headers, body: json ?? body });
-    // ASKD_STANDIN_DUMP=<file>: every request the client sent, one JSON a line (to read the shapes).
-    if (process.env.ASKD_STANDIN_DUMP) appendFileSync(process.env.ASKD_STANDIN_DUMP, `${JSON.stringify(requests.at(-1))}\n`);
+    const json = await record(req, requests);
     if (req.method !== 'POST' || !req.url.startsWith('/v1/messages')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'stand-in' } }));

@@ -3,19 +3,13 @@
 // answered by `script(request, requests)`, which returns {tool: {name, input}} (one tool
 // call) or {text} (an assistant message). Test code, not a model.
 import { createServer } from 'node:http';
-import { appendFileSync } from 'node:fs';
+import { record } from './record.mjs';
 
 export async function startChat(script) {
   const requests = [];
   let n = 0;
   const server = createServer(async (req, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    let json = null;
-    try { json = JSON.parse(body); } catch { /* not JSON */ }
-    requests.push({ method: req.method, url: req.url, headers: req.headers, body: json ?? body });
-    // ASKD_STANDIN_DUMP=<file>: every request the client sent, one JSON a line (to read the shapes).
-    if (process.env.ASKD_STANDIN_DUMP) appendFileSync(process.env.ASKD_STANDIN_DUMP, `${JSON.stringify(requests.at(-1))}\n`);
+    const json = await record(req, requests);
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'stand-in: not served', type: 'not_found' } }));
