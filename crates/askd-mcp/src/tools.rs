@@ -153,7 +153,8 @@ fn question_answers() -> Value {
                 "custom": {"type": "string"}
             },
             "required": ["id", "selected"]
-        }}
+        }},
+        "surface": {"type": "string", "enum": ["page", "terminal", "client-form"], "description": "Where the human answered."}
     })
 }
 
