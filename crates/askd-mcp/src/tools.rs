@@ -275,6 +275,11 @@ fn await_answer() -> Tool {
             "answers".into(),
             json!({"type": "array", "items": {"type": "object"}}),
         );
+        // A review's surface (card, panel, …) or a question's (page, client-form, …).
+        o.insert(
+            "surface".into(),
+            json!({"type": "string", "enum": ["page", "terminal", "client-form", "card", "panel", "import"]}),
+        );
     }
     // A drift card's result (report_drift, re-attached here).
     if let (Some(o), Value::Object(drift)) = (extra.as_object_mut(), drift_result()) {
