@@ -1572,6 +1572,27 @@ mod tests {
     }
 
     #[test]
+    fn elicitation_setting_refuses_unknown_values_naming_the_choices() {
+        assert_eq!(Config::default().elicitation, Elicitation::Auto);
+        let m = err(from_env(&[("ASKD_ELICITATION", "forms")]));
+        contains_all(
+            &m,
+            &[
+                "ASKD_ELICITATION=\"forms\"",
+                "\"auto\", \"form\", \"url\" or \"off\"",
+            ],
+        );
+        let m = err(from_file("elicitation = true"));
+        contains_all(&m, &["elicitation = true", "a lowercase string", "boolean"]);
+        assert_eq!(
+            from_env(&[("ASKD_ELICITATION", "off")])
+                .unwrap()
+                .elicitation,
+            Elicitation::Off
+        );
+    }
+
+    #[test]
     fn enumerated_values() {
         assert_eq!(
             err(from_env(&[("ASKD_LANGUAGE", "fr")])),

@@ -453,6 +453,9 @@ impl Daemon {
             Some(result) => {
                 r["answers"] = result["answers"].clone();
                 r["skipped"] = result["skipped"].clone();
+                if let Some(surface) = result.get("surface") {
+                    r["surface"] = surface.clone();
+                }
             }
             None => r["autosave"] = ask.autosave.clone().unwrap_or(Value::Null),
         }
