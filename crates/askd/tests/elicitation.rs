@@ -280,7 +280,7 @@ async fn elicitation_without_capability_or_when_off_is_todays_behaviour() {
         .eliciting_adapter("form-client", &[("ASKD_ELICITATION", "off")])
         .await;
     let call = a.start_call("ask_user_question", questions(6)).await;
-    let id2 = api.new_ask(&[id.clone()]).await["id"]
+    let id2 = api.new_ask(std::slice::from_ref(&id)).await["id"]
         .as_str()
         .unwrap()
         .to_string();
