@@ -36,6 +36,11 @@ impl Elicitation {
     }
 }
 
+/// A decline that comes back faster than this was not a human's: some clients declare
+/// form elicitation yet decline every form without showing it (`codex exec`, Claude Code's
+/// print mode). Such a decline leaves the ask pending instead of settling it cancelled.
+pub const AUTOMATIC_DECLINE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The `surface` a form answer is recorded with.
 pub const SURFACE: &str = "client-form";
 

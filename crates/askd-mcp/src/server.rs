@@ -420,6 +420,7 @@ impl AskdServer {
                     requested_schema,
                 },
             ));
+            let sent = Instant::now();
             // A 2026-07-28 client cannot be sent a request: it only waits (this slice).
             let Ok(mut form) = ctx
                 .peer
@@ -459,6 +460,15 @@ impl AskdServer {
                         // returns whichever result is stored.
                         _ => break,
                     }
+                }
+                ElicitationAction::Decline if sent.elapsed() < crate::elicit::AUTOMATIC_DECLINE => {
+                    // Declined before anyone could read it: the client cannot show forms.
+                    // The ask stays pending in the inbox and the call waits.
+                    tracing::info!(
+                        ask_id,
+                        "the client declined the form at once; waiting for the page"
+                    );
+                    break;
                 }
                 ElicitationAction::Decline => {
                     // The human said no: the ask settles cancelled (a lost race keeps

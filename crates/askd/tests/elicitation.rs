@@ -145,6 +145,8 @@ async fn elicitation_decline_settles_cancelled() {
     let (a, mut forms) = home.eliciting_adapter("form-client", &[]).await;
     let call = a.start_call("ask_user_question", questions(1)).await;
     let form = next_form(&mut forms).await;
+    // A human reads the form before declining it.
+    tokio::time::sleep(Duration::from_millis(1300)).await;
     form.reply
         .send(reply(ElicitationAction::Decline, None))
         .unwrap();
@@ -157,6 +159,29 @@ async fn elicitation_decline_settles_cancelled() {
     assert_eq!(stored["state"], "settled", "{stored}");
     assert_eq!(stored["outcome"], "cancelled", "{stored}");
     assert_eq!(stored["result"]["error"], *e);
+}
+
+/// A decline at once (a client that declares form elicitation but declines every form
+/// unseen, as `codex exec` does) is not the human's no: the ask stays pending and the page
+/// answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_instant_decline_leaves_the_ask_to_the_page() {
+    let home = Home::new();
+    let (a, mut forms) = home.eliciting_adapter("form-client", &[]).await;
+    let call = a.start_call("ask_user_question", questions(8)).await;
+    let form = next_form(&mut forms).await;
+    form.reply
+        .send(reply(ElicitationAction::Decline, None))
+        .unwrap();
+    let api = home.api();
+    let id = api.new_ask(&[]).await["id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(api.ask(&id).await["state"], "pending");
+    api.submit(&id, json!({"answers": [{"id": "q", "selected": ["No"]}]}))
+        .await;
+    let sc = structured(&finish(call).await);
+    assert_eq!(sc["outcome"], "answered", "{sc}");
+    assert_eq!(sc["surface"], "page", "{sc}");
 }
 
 /// Cancel (the form dismissed): the ask stays pending in the inbox and the call keeps

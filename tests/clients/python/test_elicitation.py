@@ -96,6 +96,7 @@ class Elicitation(unittest.TestCase):
 
     def test_elicitation_decline_settles_cancelled(self):
         async def callback(context, params):
+            await anyio.sleep(1.3)  # a human reads the form before declining it
             return types.ElicitResult(action="decline")
 
         async def body(session):
