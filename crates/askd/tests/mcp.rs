@@ -374,7 +374,9 @@ async fn ask_user_question_answered_over_http() {
     );
     assert_eq!(
         keys(&sc),
-        ["outcome", "ask_id", "answers", "skipped", "handling", "surface"]
+        [
+            "outcome", "ask_id", "answers", "skipped", "handling", "surface"
+        ]
     );
 }
 
