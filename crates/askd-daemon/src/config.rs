@@ -224,6 +224,39 @@ impl AlignmentMode {
     }
 }
 
+/// `elicitation` (`clients.md` §3): whether askd puts an ask in front of the human inside
+/// their client — `auto` (a form when the ask fits one), `form`, `url`, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Elicitation {
+    #[default]
+    Auto,
+    Form,
+    Url,
+    Off,
+}
+
+impl Elicitation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Form => "form",
+            Self::Url => "url",
+            Self::Off => "off",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "auto" => Some(Self::Auto),
+            "form" => Some(Self::Form),
+            "url" => Some(Self::Url),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+}
+
 /// `[survey]` (survey.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -290,6 +323,8 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// Seconds with nothing pending before the daemon exits; 0 = never.
     pub idle_exit: u64,
+    /// Answering in the client (`clients.md` §3).
+    pub elicitation: Elicitation,
     pub survey: SurveyConfig,
     #[serde(rename = "batch_review")]
     pub batch_review: BatchReviewConfig,
@@ -305,6 +340,7 @@ impl Default for Config {
             language: Language::Auto,
             allowed_hosts: Vec::new(),
             idle_exit: 0,
+            elicitation: Elicitation::Auto,
             survey: SurveyConfig::default(),
             batch_review: BatchReviewConfig::default(),
             alignment: AlignmentConfig::default(),
@@ -386,6 +422,7 @@ enum Key {
     Language,
     AllowedHosts,
     IdleExit,
+    Elicitation,
     StructureQuestionCap,
     WorkspaceRecords,
     MaxItems,
@@ -406,6 +443,7 @@ enum Kind {
     Bool,
     Language,
     Mode,
+    Elicitation,
     Hosts,
     Section,
 }
@@ -484,6 +522,15 @@ const KEYS: &[KeyDef] = &[
         env: "ASKD_IDLE_EXIT",
         flag: "idle-exit",
         kind: int(&IDLE_EXIT_RANGE, " seconds (0 = never)"),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::Elicitation,
+        table: None,
+        name: "elicitation",
+        env: "ASKD_ELICITATION",
+        flag: "elicitation",
+        kind: Kind::Elicitation,
         file_only: false,
     },
     KeyDef {
@@ -599,6 +646,7 @@ enum Val {
     Bool(bool),
     Lang(Language),
     Mode(AlignmentMode),
+    Elicit(Elicitation),
     Hosts(Vec<String>),
     Text(String),
 }
@@ -676,7 +724,7 @@ fn expected(kind: Kind) -> &'static str {
         Kind::Addr => "a socket address string such as \"127.0.0.1:7391\"",
         Kind::Int { .. } => "an integer",
         Kind::Bool => "a boolean (true or false)",
-        Kind::Language | Kind::Mode | Kind::Section => "a string",
+        Kind::Language | Kind::Mode | Kind::Elicitation | Kind::Section => "a string",
         Kind::Hosts => "an array of host-name strings",
     }
 }
@@ -771,6 +819,25 @@ fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Val, ConfigEr
             AlignmentMode::parse(s).map(Val::Mode).ok_or_else(|| {
                 ConfigError::new(format!(
                     "{} is not allowed — mode must be one of \"auto\", \"manual\" or \"off\" (lowercase)",
+                    label()
+                ))
+            })
+        }
+        Kind::Elicitation => {
+            let s = match raw {
+                Raw::Toml(toml::Value::String(s)) => s.as_str(),
+                Raw::Toml(v) => {
+                    return Err(ConfigError::new(format!(
+                        "{} is not allowed — elicitation must be one of \"auto\", \"form\", \"url\" or \"off\" (a lowercase string), found {}",
+                        label(),
+                        v.type_str()
+                    )));
+                }
+                Raw::Text(s) => s,
+            };
+            Elicitation::parse(s).map(Val::Elicit).ok_or_else(|| {
+                ConfigError::new(format!(
+                    "{} is not allowed — elicitation must be one of \"auto\", \"form\", \"url\" or \"off\" (lowercase)",
                     label()
                 ))
             })
@@ -871,6 +938,7 @@ fn set(cfg: &mut Config, key: Key, val: Val) {
         (Key::Language, Val::Lang(l)) => cfg.language = l,
         (Key::AllowedHosts, Val::Hosts(h)) => cfg.allowed_hosts = h,
         (Key::IdleExit, Val::Int(n)) => cfg.idle_exit = n,
+        (Key::Elicitation, Val::Elicit(e)) => cfg.elicitation = e,
         // The ranges of these keys fit in u32.
         (Key::StructureQuestionCap, Val::Int(n)) => cfg.survey.structure_question_cap = n as u32,
         (Key::WorkspaceRecords, Val::Bool(b)) => cfg.survey.workspace_records = b,
@@ -1282,6 +1350,9 @@ mod tests {
             |c| c.allowed_hosts == ["a.example", "b.example"],
         ),
         ("idleExit", "600", "600", |c| c.idle_exit == 600),
+        ("elicitation", "\"form\"", "form", |c| {
+            c.elicitation == Elicitation::Form
+        }),
         ("structureQuestionCap", "7", "7", |c| {
             c.survey.structure_question_cap == 7
         }),
@@ -1501,6 +1572,27 @@ mod tests {
     }
 
     #[test]
+    fn elicitation_setting_refuses_unknown_values_naming_the_choices() {
+        assert_eq!(Config::default().elicitation, Elicitation::Auto);
+        let m = err(from_env(&[("ASKD_ELICITATION", "forms")]));
+        contains_all(
+            &m,
+            &[
+                "ASKD_ELICITATION=\"forms\"",
+                "\"auto\", \"form\", \"url\" or \"off\"",
+            ],
+        );
+        let m = err(from_file("elicitation = true"));
+        contains_all(&m, &["elicitation = true", "a lowercase string", "boolean"]);
+        assert_eq!(
+            from_env(&[("ASKD_ELICITATION", "off")])
+                .unwrap()
+                .elicitation,
+            Elicitation::Off
+        );
+    }
+
+    #[test]
     fn enumerated_values() {
         assert_eq!(
             err(from_env(&[("ASKD_LANGUAGE", "fr")])),
@@ -1557,7 +1649,7 @@ mod tests {
             &m,
             &[
                 "did you mean \"maxWait\"",
-                "allowed top-level keys: listen, maxWait, maxBodyBytes, language, allowedHosts, idleExit",
+                "allowed top-level keys: listen, maxWait, maxBodyBytes, language, allowedHosts, idleExit, elicitation",
                 "[survey], [batch_review], [alignment]",
             ],
         );

@@ -149,6 +149,9 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
                         alignment_mode: daemon.settings.alignment_mode,
                         alignment_section: daemon.settings.alignment_section.clone(),
                         transport: "http",
+                        // Answering in the client is the stdio adapter's for now
+                        // (clients.md §3; /mcp is a later slice).
+                        elicitation: askd_mcp::Elicitation::Off,
                         ..Default::default()
                     },
                 ),

@@ -122,6 +122,21 @@ impl Backend for InProcess {
             .map_err(|e| tool_error(e, Some(ask_id)))
     }
 
+    async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError> {
+        self.0
+            .submit(ask_id, &Json::from_value(body))
+            .await
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn cancel(&self, ask_id: &str) -> Result<(), ToolError> {
+        self.0
+            .cancel(ask_id)
+            .await
+            .map(|_| ())
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
     async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
         self.0
             .draft_set(session, args)

@@ -90,6 +90,33 @@ fn invalid_answers(problems: Vec<Problem>) -> ApiError {
     ApiError::invalid("invalid-answers", None, problems)
 }
 
+/// Where a questions answer came from (`clients.md` §3): the body's `surface`, `page` when
+/// absent. The result and the record carry it.
+const QUESTIONS_SURFACES: [&str; 3] = ["page", "terminal", "client-form"];
+
+fn questions_surface(body: &Json<'_>) -> ApiResult<&'static str> {
+    let got = body.as_object().and_then(|o| o.get_present("surface"));
+    let Some(got) = got else {
+        return Ok("page");
+    };
+    if let Some(s) = got.as_str()
+        && let Some(known) = QUESTIONS_SURFACES.iter().find(|k| **k == s)
+    {
+        return Ok(known);
+    }
+    let shown = match got.as_str() {
+        Some(s) => format!("{s:?}"),
+        None => got.kind().to_string(),
+    };
+    Err(invalid_answers(vec![Problem::new(
+        "surface",
+        "surface_unknown",
+        format!(
+            "surface must be one of page, terminal, client-form (got {shown}) — or omit it for page"
+        ),
+    )]))
+}
+
 fn require_pending(ask: &Ask) -> ApiResult<()> {
     if ask.state == AskState::Pending {
         Ok(())
@@ -426,6 +453,9 @@ impl Daemon {
             Some(result) => {
                 r["answers"] = result["answers"].clone();
                 r["skipped"] = result["skipped"].clone();
+                if let Some(surface) = result.get("surface") {
+                    r["surface"] = surface.clone();
+                }
             }
             None => r["autosave"] = ask.autosave.clone().unwrap_or(Value::Null),
         }
@@ -596,7 +626,9 @@ impl Daemon {
             _ => {
                 let spec = questions_spec(&ask)?;
                 let answers = questions::validate_answers(&spec, body).map_err(invalid_answers)?;
-                let result = questions::answered_result(&spec, &ask.id, &answers);
+                let surface = questions_surface(body)?;
+                let mut result = questions::answered_result(&spec, &ask.id, &answers);
+                result["surface"] = json!(surface);
                 Settlement {
                     outcome: "answered".into(),
                     record: self.generic_record(&ask, "answered", &settled_at, Some(&result)),

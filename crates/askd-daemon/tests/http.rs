@@ -217,6 +217,66 @@ async fn create_ask_rejects_an_unknown_kind_and_missing_members() {
     s.stop().await;
 }
 
+/// `surface` on a questions submit (`clients.md` §3): recorded in the result and the record,
+/// `page` when absent; an unknown surface is a 422 naming the field and the choices, and
+/// settles nothing.
+#[tokio::test]
+async fn elicitation_questions_result_carries_the_surface() {
+    let s = TestServer::start().await;
+    let args = json!({"questions": [{"id": "db", "question": "Which database?",
+        "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}]});
+    let id = s.create("questions", None, &args).await.expect(201)["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = json!([{"id": "db", "selected": ["SQLite"]}]);
+    let r = s
+        .action(
+            &id,
+            "submit",
+            &json!({"answers": answer, "surface": "chat"}),
+        )
+        .await;
+    let b = r.expect(422);
+    assert_eq!(b["code"], "invalid-answers");
+    assert_eq!(b["errors"][0]["path"], "surface", "{b}");
+    assert!(
+        b["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("page, terminal, client-form"),
+        "{b}"
+    );
+    assert_eq!(s.ask(&id).await["state"], "pending");
+    let r = s
+        .action(
+            &id,
+            "submit",
+            &json!({"answers": answer, "surface": "client-form"}),
+        )
+        .await;
+    assert_eq!(r.expect(200)["result"]["surface"], "client-form");
+    let recs = s.get("/api/records?kind=questions").await;
+    let recs = recs.expect(200)["records"].as_array().unwrap().clone();
+    assert_eq!(recs[0]["record"]["surface"], "client-form", "{recs:?}");
+
+    // Absent: the page.
+    let other = json!({"questions": [{"id": "n", "question": "What name?"}]});
+    let id = s.create("questions", None, &other).await.expect(201)["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s
+        .action(
+            &id,
+            "submit",
+            &json!({"answers": [{"id": "n", "selected": [], "custom": "askd"}]}),
+        )
+        .await;
+    assert_eq!(r.expect(200)["result"]["surface"], "page");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn questions_asks_are_created_answered_and_recorded() {
     let s = TestServer::start().await;

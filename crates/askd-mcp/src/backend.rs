@@ -110,6 +110,11 @@ pub trait Backend: Send + Sync + 'static {
     async fn ask(&self, ask_id: &str) -> Result<Value, ToolError>;
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> Result<(), ToolError>;
     async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError>;
+    /// Submits a human's answer as the page does (`{"answers": …, "surface"?}`); the
+    /// settled result. Refused answers are `invalid-answers`, a settled ask `not-pending`.
+    async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError>;
+    /// The human dismissed the ask (settles it `cancelled`).
+    async fn cancel(&self, ask_id: &str) -> Result<(), ToolError>;
     /// Every stored record of `kind` (§11.1 form), any order.
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError>;
     /// `survey_draft_set` for the session: the op's result (`survey.md` §10.4).
@@ -375,6 +380,38 @@ impl Backend for HttpBackend {
             .await?;
         if status == 200 {
             Ok(b["result"].clone())
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError> {
+        let (status, b) = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/asks/{}/submit", encode(ask_id)),
+                Some(body),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(b["result"].clone())
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn cancel(&self, ask_id: &str) -> Result<(), ToolError> {
+        let (status, b) = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/asks/{}/cancel", encode(ask_id)),
+                Some(&json!({})),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(())
         } else {
             Err(Self::error(&b, Some(ask_id)))
         }

@@ -7,6 +7,8 @@
 //!   progress and budgets, cancellation, result and error shapes.
 //! - [`backend`] — what the tools need from askd ([`backend::Backend`]); the HTTP client
 //!   implementation the stdio adapter uses.
+//! - [`elicit`] — answering in the client (`clients.md` §3): the `elicitation` setting, the
+//!   flat form of a questions ask and the way back to the page's submit body.
 //! - [`instructions`] — the server instructions, English or Chinese.
 //! - [`strict`] — schemas in the subset ajv's strict mode compiles; output schemas that
 //!   admit the error envelope.
@@ -21,6 +23,7 @@
 //! - Cancelling a call never settles its ask.
 
 pub mod backend;
+pub mod elicit;
 pub mod instructions;
 pub mod server;
 pub mod stdio;
@@ -28,5 +31,6 @@ pub mod strict;
 pub mod tools;
 
 pub use backend::{Backend, DraftLaunch, HttpBackend, SessionOpen, ToolError};
+pub use elicit::Elicitation;
 pub use server::{AskdServer, Options};
 pub use stdio::serve_stdio;

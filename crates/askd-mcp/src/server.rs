@@ -81,6 +81,9 @@ pub struct Options {
     /// The effective mode of the session this connection starts in, when it continues one
     /// with an override: its instructions and first tool list follow it (§3.4).
     pub initial_mode: Option<askd_core::alignment::Mode>,
+    /// `elicitation` (`clients.md` §3): whether a questions ask is also put in front of the
+    /// human inside a client that declared form elicitation.
+    pub elicitation: crate::elicit::Elicitation,
 }
 
 impl Default for Options {
@@ -97,6 +100,7 @@ impl Default for Options {
             fork: None,
             transport: "stdio",
             initial_mode: None,
+            elicitation: crate::elicit::Elicitation::Auto,
         }
     }
 }
@@ -342,7 +346,141 @@ impl AskdServer {
             hook(&created.url);
         }
         let budget = self.budget(&args, &client);
+        if kind == "questions" && self.opts.elicitation.allows_form() && Self::has_form(ctx) {
+            return self.wait_with_form(&created, budget, ctx).await;
+        }
         self.wait(&created.ask_id, budget, ctx).await
+    }
+
+    /// Whether the calling client declared form elicitation: per request in
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]` (which wins), or at `initialize`.
+    fn has_form(ctx: &RequestContext<RoleServer>) -> bool {
+        if let Some(caps) = ctx.meta.get(META_CLIENT_CAPABILITIES) {
+            return caps
+                .get("elicitation")
+                .is_some_and(crate::elicit::capability_has_form);
+        }
+        ctx.peer
+            .peer_info()
+            .and_then(|i| {
+                i.capabilities
+                    .elicitation
+                    .as_ref()
+                    .map(serde_json::to_value)
+            })
+            .and_then(Result::ok)
+            .is_some_and(|cap| crate::elicit::capability_has_form(&cap))
+    }
+
+    /// The wait of a questions ask with the form in the client racing it (`clients.md` §3):
+    /// the first valid answer wins. The form's answer goes through the page's own submit
+    /// (validated by the daemon, recorded with `surface: "client-form"`); a decline settles
+    /// the ask cancelled; a dismissed form leaves it pending and the call waiting. When the
+    /// ask settles elsewhere first, the form request is withdrawn (`notifications/cancelled`).
+    /// Every return goes through the normal wait, so the result is the stored one.
+    async fn wait_with_form(
+        &self,
+        created: &CreatedAsk,
+        budget: Option<Duration>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        use rmcp::model::{
+            ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+            ElicitationSchema, ServerRequest,
+        };
+        use rmcp::service::PeerRequestOptions;
+
+        let ask_id = created.ask_id.as_str();
+        let waiting = self.wait(ask_id, budget, ctx);
+        tokio::pin!(waiting);
+        let spec = match self.backend.ask(ask_id).await {
+            Ok(ask) if ask["state"] == "pending" => {
+                serde_json::from_value::<askd_core::questions::QuestionsSpec>(ask["spec"].clone())
+                    .ok()
+            }
+            _ => None,
+        };
+        let Some(spec) = spec else {
+            return waiting.await;
+        };
+        let lang = self.opts.language;
+        let mut problem: Option<String> = None;
+        // A refused answer is re-asked with the daemon's message; after three refusals the
+        // call only waits (the page and the terminal stay open).
+        for _ in 0..3 {
+            let (message, schema) =
+                crate::elicit::questions_form(&spec, lang, &created.url, problem.as_deref());
+            let Ok(requested_schema) = serde_json::from_value::<ElicitationSchema>(schema) else {
+                break;
+            };
+            let request = ServerRequest::ElicitRequest(ElicitRequest::new(
+                ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message,
+                    requested_schema,
+                },
+            ));
+            let sent = Instant::now();
+            // A 2026-07-28 client cannot be sent a request: it only waits (this slice).
+            let Ok(mut form) = ctx
+                .peer
+                .send_cancellable_request(request, PeerRequestOptions::no_options())
+                .await
+            else {
+                break;
+            };
+            let reply = tokio::select! {
+                r = &mut waiting => {
+                    // Settled elsewhere (page, terminal) or the call ended: withdraw the form.
+                    let _ = form.cancel(Some("the ask was settled elsewhere".into())).await;
+                    return r;
+                }
+                reply = &mut form.rx => reply,
+            };
+            let answer = match reply {
+                Ok(Ok(ClientResult::ElicitResult(r))) => Some(r),
+                Ok(Ok(other)) => serde_json::to_value(&other)
+                    .ok()
+                    .and_then(|v| serde_json::from_value::<ElicitResult>(v).ok()),
+                _ => None,
+            };
+            let Some(answer) = answer else {
+                break;
+            };
+            match answer.action {
+                ElicitationAction::Accept => {
+                    let content = answer.content.unwrap_or_else(|| json!({}));
+                    let body = crate::elicit::questions_answers(&spec, &content);
+                    match self.backend.submit(ask_id, &body).await {
+                        Err(e) if e.code == "invalid-answers" => {
+                            problem = Some(crate::elicit::refused(lang, &e.message));
+                            continue;
+                        }
+                        // Answered — or settled elsewhere meanwhile (409): the wait
+                        // returns whichever result is stored.
+                        _ => break,
+                    }
+                }
+                ElicitationAction::Decline if sent.elapsed() < crate::elicit::AUTOMATIC_DECLINE => {
+                    // Declined before anyone could read it: the client cannot show forms.
+                    // The ask stays pending in the inbox and the call waits.
+                    tracing::info!(
+                        ask_id,
+                        "the client declined the form at once; waiting for the page"
+                    );
+                    break;
+                }
+                ElicitationAction::Decline => {
+                    // The human said no: the ask settles cancelled (a lost race keeps
+                    // whatever settled first).
+                    let _ = self.backend.cancel(ask_id).await;
+                    break;
+                }
+                // Dismissed: the ask stays pending in the inbox, the call keeps waiting.
+                _ => break,
+            }
+        }
+        waiting.await
     }
 
     /// `survey_draft_launch` (`survey.md` §10.6): the gate and the ask in the daemon, then

@@ -153,7 +153,8 @@ fn question_answers() -> Value {
                 "custom": {"type": "string"}
             },
             "required": ["id", "selected"]
-        }}
+        }},
+        "surface": {"type": "string", "enum": ["page", "terminal", "client-form"], "description": "Where the human answered."}
     })
 }
 
@@ -273,6 +274,11 @@ fn await_answer() -> Tool {
         o.insert(
             "answers".into(),
             json!({"type": "array", "items": {"type": "object"}}),
+        );
+        // A review's surface (card, panel, …) or a question's (page, client-form, …).
+        o.insert(
+            "surface".into(),
+            json!({"type": "string", "enum": ["page", "terminal", "client-form", "card", "panel", "import"]}),
         );
     }
     // A drift card's result (report_drift, re-attached here).

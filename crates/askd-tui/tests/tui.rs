@@ -227,6 +227,8 @@ async fn a_questions_ask_is_answered_in_the_terminal() {
         result.contains("PostgreSQL") && result.contains("askd"),
         "{result}"
     );
+    // The result says where the human answered.
+    assert_eq!(v["result"]["surface"], "terminal", "{v}");
     h.stop().await;
 }
 

@@ -368,12 +368,15 @@ async fn ask_user_question_answered_over_http() {
                 {"id": "name", "selected": [], "custom": "askd"}
             ],
             "skipped": ["extras"],
-            "handling": askd_core::questions::HANDLING
+            "handling": askd_core::questions::HANDLING,
+            "surface": "page"
         })
     );
     assert_eq!(
         keys(&sc),
-        ["outcome", "ask_id", "answers", "skipped", "handling"]
+        [
+            "outcome", "ask_id", "answers", "skipped", "handling", "surface"
+        ]
     );
 }
 

@@ -185,7 +185,9 @@ impl Questions {
             self.base.alert = Some(self.base.t("q.unanswered").to_string());
             return vec![];
         }
-        self.base.submit(json!({"answers": answers}))
+        // Results say where the answer came from (clients.md §3).
+        self.base
+            .submit(json!({"answers": answers, "surface": "terminal"}))
     }
 
     pub fn key(&mut self, key: &KeyEvent) -> Vec<Effect> {

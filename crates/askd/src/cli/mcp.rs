@@ -138,6 +138,7 @@ async fn adapter(
         })),
         alignment_mode,
         alignment_section: config.alignment.section.clone(),
+        elicitation: askd_mcp::Elicitation::parse(config.elicitation.as_str()).unwrap_or_default(),
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
     let reconnect: Reconnect = Arc::new(move || {

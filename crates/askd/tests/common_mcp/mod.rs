@@ -90,6 +90,7 @@ impl Home {
             "ASKD_LANGUAGE",
             "ASKD_ALLOWED_HOSTS",
             "ASKD_IDLE_EXIT",
+            "ASKD_ELICITATION",
             "SSH_CONNECTION",
             "SSH_TTY",
         ] {
@@ -109,6 +110,18 @@ impl Home {
     pub async fn adapter(&self, client: &str, extra: &[(&str, &str)]) -> Adapter {
         let cmd = self.command(env!("CARGO_BIN_EXE_askd"), &["mcp"], extra);
         Adapter::spawn(cmd, client).await
+    }
+
+    /// Spawns `askd mcp` for a client that declares form elicitation; its forms arrive on
+    /// the returned receiver.
+    pub async fn eliciting_adapter(
+        &self,
+        client: &str,
+        extra: &[(&str, &str)],
+    ) -> (Adapter, tokio::sync::mpsc::UnboundedReceiver<Form>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let cmd = self.command(env!("CARGO_BIN_EXE_askd"), &["mcp"], extra);
+        (Adapter::spawn_with(cmd, client, Some(tx)).await, rx)
     }
 
     pub fn daemon(&self) -> Option<DaemonInfo> {
@@ -295,13 +308,41 @@ impl Api {
     }
 }
 
+/// One `elicitation/create` the server sent: its params as JSON, and the reply the test
+/// gives (answer, decline, cancel) — or never gives, when the form is to stay open.
+pub struct Form {
+    pub params: Value,
+    pub reply: tokio::sync::oneshot::Sender<rmcp::model::ElicitResult>,
+    /// Set when the server withdrew this request (`notifications/cancelled`).
+    pub withdrawn: Arc<tokio::sync::Notify>,
+    pub withdrawn_flag: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Form {
+    /// Waits until the server withdraws this form; panics after `secs` seconds.
+    pub async fn withdrawn_within(&self, secs: u64) {
+        let notified = self.withdrawn.notified();
+        if self
+            .withdrawn_flag
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        tokio::time::timeout(Duration::from_secs(secs), notified)
+            .await
+            .expect("the server withdrew the form (notifications/cancelled)");
+    }
+}
+
 /// The test's MCP client: a chosen clientInfo name; records every progress notification.
+/// With `forms`, it declares form elicitation and hands each form to the test.
 #[derive(Clone)]
 pub struct TestClient {
     pub name: String,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     /// `notifications/tools/list_changed` received.
     pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
+    pub forms: Option<tokio::sync::mpsc::UnboundedSender<Form>>,
 }
 
 impl ClientHandler for TestClient {
@@ -318,9 +359,43 @@ impl ClientHandler for TestClient {
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let Some(forms) = &self.forms else {
+            return Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::ElicitationCreateRequestMethod,
+            >());
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let withdrawn = Arc::new(tokio::sync::Notify::new());
+        let withdrawn_flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let _ = forms.send(Form {
+            params: serde_json::to_value(&request).unwrap(),
+            reply,
+            withdrawn: withdrawn.clone(),
+            withdrawn_flag: withdrawn_flag.clone(),
+        });
+        tokio::select! {
+            a = answer => a.map_err(|_| rmcp::ErrorData::internal_error("the test gave no reply", None)),
+            _ = context.ct.cancelled() => {
+                withdrawn_flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                withdrawn.notify_waiters();
+                Err(rmcp::ErrorData::internal_error("withdrawn", None))
+            }
+        }
+    }
+
     fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.forms.is_some() {
+            serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap()
+        } else {
+            ClientCapabilities::default()
+        };
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new(self.name.clone(), "1.0.0"),
         )
     }
@@ -339,6 +414,16 @@ pub struct Adapter {
 
 impl Adapter {
     pub async fn spawn(cmd: tokio::process::Command, client: &str) -> Adapter {
+        Self::spawn_with(cmd, client, None).await
+    }
+
+    /// Like [`Adapter::spawn`], for a client that declares form elicitation and passes each
+    /// form to `forms`.
+    pub async fn spawn_with(
+        cmd: tokio::process::Command,
+        client: &str,
+        forms: Option<tokio::sync::mpsc::UnboundedSender<Form>>,
+    ) -> Adapter {
         let (transport, stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
             .spawn()
@@ -365,6 +450,7 @@ impl Adapter {
             name: client.to_string(),
             progress: progress.clone(),
             tools_changed: tools_changed.clone(),
+            forms,
         };
         let service =
             match tokio::time::timeout(Duration::from_secs(30), handler.serve(transport)).await {
