@@ -2,7 +2,7 @@
 // no model: each POST /v1/messages is recorded and answered by `script(request, log)`, which
 // returns either {tool: {name, input}} or {text} (see turn()). Test code, not a model.
 import { createServer } from 'node:http';
-import { record } from './record.mjs';
+import { record, serve } from './record.mjs';
 
 export async function startAnthropic(script) {
   const requests = [];
@@ -57,9 +57,7 @@ export async function startAnthropic(script) {
     send('message_stop', {});
     res.end();
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) };
+  return serve(server, requests);
 }
 
 /** The tool_result blocks of a Messages request, in order: {tool_use_id, text, is_error}. */

@@ -3,7 +3,7 @@
 // answered by `script(request, requests)`, which returns {tool: {name, input}} (one tool
 // call) or {text} (an assistant message). Test code, not a model.
 import { createServer } from 'node:http';
-import { record } from './record.mjs';
+import { record, serve } from './record.mjs';
 
 export async function startChat(script) {
   const requests = [];
@@ -45,9 +45,7 @@ export async function startChat(script) {
     send('[DONE]');
     res.end();
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) };
+  return serve(server, requests);
 }
 
 /** The tool messages of a chat-completions request, in order: {tool_call_id, text}. */

@@ -14,3 +14,10 @@ export async function record(req, requests) {
   if (process.env.ASKD_STANDIN_DUMP) appendFileSync(process.env.ASKD_STANDIN_DUMP, `${JSON.stringify(requests.at(-1))}\n`);
   return json;
 }
+
+/** Starts `server` on a free loopback port: {url, requests, close}. */
+export async function serve(server, requests) {
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) };
+}

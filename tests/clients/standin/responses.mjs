@@ -2,7 +2,7 @@
 // each POST …/responses is recorded and answered by `script(request, requests)`, which returns
 // {tool: {name, namespace?, input}} (a function_call item) or {text} (an assistant message). Test code.
 import { createServer } from 'node:http';
-import { record } from './record.mjs';
+import { record, serve } from './record.mjs';
 
 export async function startResponses(script) {
   const requests = [];
@@ -42,9 +42,7 @@ export async function startResponses(script) {
       usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 } } });
     res.end();
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) };
+  return serve(server, requests);
 }
 
 /** The function_call_output items of a Responses request, in order: {call_id, text}. */
