@@ -101,8 +101,8 @@ async fn migration_3_backfills_the_session_of_existing_events() {
         let url = format!("sqlite://{}?mode=rwc", path.display());
         let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
         for sql in [
-            include_str!("../migrations/sqlite/0001_init.sql"),
-            include_str!("../migrations/sqlite/0002_drafts.sql"),
+            include_str!("../../migrations/sqlite/0001_init.sql"),
+            include_str!("../../migrations/sqlite/0002_drafts.sql"),
         ] {
             sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
                 .execute(&mut conn)

@@ -7,7 +7,7 @@
 //! the adapter answers lines in order, so the next response read must be the answer to the
 //! line under test, not the ping's.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};

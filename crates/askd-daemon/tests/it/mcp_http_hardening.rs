@@ -2,7 +2,7 @@
 //! 413 (the live `maxBodyBytes`, answered from `Content-Length` before any body arrives) →
 //! 400 — with the one JSON error shape, on a real daemon on a loopback port.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

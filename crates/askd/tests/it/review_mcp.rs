@@ -3,7 +3,7 @@
 //! Every test has its own `ASKD_HOME` (also the adapter's working directory, so the
 //! workspace), a daemon on a free port, and kills its daemon at the end.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! `tests/fixtures/builder/`, timestamps, session ids and ask ids normalised. Set
 //! `ASKD_UPDATE_GOLDEN=1` to rewrite the golden files (then review the diff).
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

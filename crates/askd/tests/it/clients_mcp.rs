@@ -2,7 +2,7 @@
 //! as a child process of an rmcp client). The real clients themselves are driven by the
 //! suite under `tests/clients/`.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! the key to the configuration's value. Bad values are 422 naming the key and its range;
 //! the route sits behind the same fence as every other.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! `askd mcp` spawned as a child process and driven by an rmcp client, as a model's client
 //! sees it.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use common_mcp::*;
 use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, ResourceContents};

@@ -4,7 +4,7 @@
 //! a child process of an rmcp client whose elicitation handler answers as each test says)
 //! and the real daemon's HTTP API as the page.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::time::{Duration, Instant};
 

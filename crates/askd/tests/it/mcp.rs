@@ -3,7 +3,7 @@
 //! §8). Every test has its own `ASKD_HOME`, a daemon on a free port, no browser, and kills
 //! its daemon at the end (`Home`'s drop).
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::time::{Duration, Instant};
 

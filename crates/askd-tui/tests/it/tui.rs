@@ -13,7 +13,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-const RELEASE_SCOPE: &str = include_str!("../../askd-daemon/tests/fixtures/release-scope.json");
+const RELEASE_SCOPE: &str = include_str!("../../../askd-daemon/tests/fixtures/release-scope.json");
 
 struct Harness {
     running: Option<Running>,

@@ -5,7 +5,7 @@
 use askd_core::alignment::{AlignEvent, fold};
 
 fn recorded() -> Vec<AlignEvent> {
-    let text = include_str!("fixtures/recorded/answered-session.json");
+    let text = include_str!("../fixtures/recorded/answered-session.json");
     serde_json::from_str(text).expect("the recorded events parse as the fold's input")
 }
 

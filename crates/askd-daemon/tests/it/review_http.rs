@@ -3,7 +3,7 @@
 //! actual outcome, cancel and withdraw without verdicts, wait, records, persist, export and
 //! import.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

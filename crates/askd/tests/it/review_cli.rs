@@ -2,7 +2,7 @@
 //! daemon (`review.md` §8): export → fill the CSV → import settles the waiting `batch_review`
 //! call with the same result the panel would give, with surface `import`; every exit code.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::process::{Command, Output};
 

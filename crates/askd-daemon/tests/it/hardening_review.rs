@@ -2,7 +2,7 @@
 //! not follow a planted symlink, a full disk is named (`507 storage-full`) and the daemon
 //! starts on one, and a CSV import of many bad rows is bounded.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

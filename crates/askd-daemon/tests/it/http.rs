@@ -1,7 +1,7 @@
 //! Integration tests of `askd serve`: the real server on a loopback port, a real SQLite file
 //! in a temporary data directory, and a real HTTP client.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -2230,7 +2230,7 @@ fn the_inertness_check_catches_live_markup() {
 #[tokio::test]
 async fn the_xss_corpus_never_reaches_rendered_html() {
     let corpus: Vec<String> =
-        serde_json::from_str(include_str!("fixtures/xss-corpus.json")).expect("corpus is JSON");
+        serde_json::from_str(include_str!("../fixtures/xss-corpus.json")).expect("corpus is JSON");
     assert!(corpus.len() >= 20, "corpus too small: {}", corpus.len());
     let s = TestServer::start().await;
     for (n, entry) in corpus.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Issue "Hardening", the items checked through the built binary: `askd mcp` as a child
 //! process of a real MCP client, `askd serve` as a child process. Named after the items.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

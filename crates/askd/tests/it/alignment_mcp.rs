@@ -3,7 +3,7 @@
 //! what askd records (the folded status) and returns (the `alignment` member, the tail text,
 //! the instructions, the tool list). Every test has its own `ASKD_HOME` and daemon.
 
-mod common_mcp;
+use crate::common_mcp;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! `PUT /api/sessions/{id}/alignment/mode` (the human's switch), behind the fence, with
 //! `Cache-Control: no-store`, and their events on the live stream.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

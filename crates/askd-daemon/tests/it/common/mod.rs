@@ -17,7 +17,7 @@ use tempfile::TempDir;
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The release-scope survey: entry `scope` (a→api, b→core, c, d→null, e), `ship` multiSelect.
-pub const RELEASE_SCOPE: &str = include_str!("../fixtures/release-scope.json");
+pub const RELEASE_SCOPE: &str = include_str!("../../fixtures/release-scope.json");
 
 /// The `{"survey": …}` arguments of the release-scope survey.
 pub fn release_scope() -> Value {

@@ -1,7 +1,7 @@
 //! Issue "Hardening": the defects found by checking askd from outside, each through the real
 //! daemon on a loopback port with a real SQLite file. Each test is named after its item.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
