@@ -135,7 +135,11 @@ impl Daemon {
         Daemon {
             store,
             hub: Hub::default(),
-            live: Live::new(&settings),
+            live: Live::new(
+                settings.max_items,
+                settings.virtual_threshold,
+                settings.max_body_bytes,
+            ),
             settings,
             base_url,
             token,

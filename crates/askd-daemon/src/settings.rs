@@ -29,7 +29,6 @@ use crate::config::{
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, DEFAULT_VIRTUAL_THRESHOLD, MAX_BODY_BYTES_RANGE,
     MAX_ITEMS_RANGE, Origins, VIRTUAL_THRESHOLD_RANGE,
 };
-use crate::daemon::Settings;
 use crate::error::{ApiError, ApiResult};
 use crate::hub::Hub;
 use crate::locks::Locks;
@@ -111,11 +110,12 @@ pub struct Live {
 }
 
 impl Live {
-    pub fn new(s: &Settings) -> Self {
+    /// The configuration's values of the three keys.
+    pub fn new(max_items: usize, virtual_threshold: usize, max_body_bytes: usize) -> Self {
         let base = [
-            s.max_items as u64,
-            s.virtual_threshold as u64,
-            s.max_body_bytes as u64,
+            max_items as u64,
+            virtual_threshold as u64,
+            max_body_bytes as u64,
         ];
         Live {
             values: base.map(|v| AtomicUsize::new(to_usize(v))),

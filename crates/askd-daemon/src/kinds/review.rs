@@ -153,7 +153,7 @@ impl Daemon {
         let lock = self.locks.review_settle(ask_id);
         let _guard = lock.lock().await;
         let ask = self.load(ask_id).await?;
-        if ask.kind != AskKind::Review.as_str() {
+        if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         if ask.state != AskState::Pending {
@@ -261,7 +261,7 @@ impl Daemon {
         dry_run: bool,
     ) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
-        if ask.kind != AskKind::Review.as_str() {
+        if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         if ask.state != AskState::Pending {
@@ -321,7 +321,7 @@ impl Daemon {
         format: &str,
     ) -> ApiResult<(&'static str, String, String)> {
         let ask = self.load(ask_id).await?;
-        if ask.kind != AskKind::Review.as_str() {
+        if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         let spec = spec(&ask)?;
