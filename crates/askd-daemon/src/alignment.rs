@@ -23,7 +23,7 @@ type AskInfo = Arc<(String, Option<Value>)>;
 const ASK_INFO_MAX: usize = 100_000;
 
 /// What the fold needs of each ask, by ask id: an ask's payload never changes, so it is read
-/// from the store once per daemon (emptied when it holds [`ASK_INFO_MAX`] asks).
+/// from the store once per daemon (emptied when it holds `ASK_INFO_MAX` asks).
 #[derive(Debug, Default)]
 pub struct AskMemo(Mutex<HashMap<String, AskInfo>>);
 

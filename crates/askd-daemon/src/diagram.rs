@@ -60,7 +60,7 @@ impl Theme {
 pub type Rendered = Arc<Result<String, String>>;
 
 /// Rendered diagrams by source hash and theme, one per daemon (emptied when it holds
-/// [`CACHE_ENTRIES`]).
+/// `CACHE_ENTRIES`).
 #[derive(Debug, Default)]
 pub struct Cache(Mutex<HashMap<(String, Theme), Rendered>>);
 

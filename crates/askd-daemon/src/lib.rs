@@ -4,9 +4,11 @@
 //!
 //! # Layout
 //! Top-level modules import one another in one direction only (no loop), from the HTTP
-//! surface down to the leaves:
-//! `server` → `http` → `kinds` → `asks` / `session_page` → `daemon` → `alignment` /
-//! `settings` / `locks` / `hub` / `diagram` / `config` → `error`, `render`, `atomic`.
+//! surface down to the leaves (edges are `crate::<module>` references):
+//! `mcp` → `http` → `kinds` → `asks` / `session_page` → `daemon` → `alignment` /
+//! `settings` / `diagram` / `config` → `locks` / `hub` / `error` / `render` / `atomic`.
+//! `server` starts a [`Daemon`] and serves [`router`], which this file composes from
+//! [`http::routes`] and [`mcp`]; `fence` sits beside `http` and reads only the daemon.
 //!
 //! - [`server`] — start-up (token, `daemon.json`), serving, graceful shutdown, idle exit.
 //! - [`http`] — the HTTP layer: extractors (`JsonBody`: 415 → 413 → 400), handlers by

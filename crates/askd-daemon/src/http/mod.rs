@@ -12,7 +12,8 @@
 //! - [`diagram`] — `/api/diagrams/{hash}.svg`.
 //!
 //! Data flows one way: a handler calls the rooms ([`crate::kinds`]) and the session
-//! services; nothing below imports this module.
+//! services; no module below them (rooms, life cycle, state) imports this one. `crate::mcp`
+//! borrows [`extract::JsonBody`] for `/mcp`'s body rules.
 
 pub mod asks;
 pub mod diagram;
