@@ -3,6 +3,8 @@
 //! # Layout
 //! - [`alignment`] — requirements alignment: the per-session state folded from events, the
 //!   alignment tail (no-repeat guard) and the policy text.
+//! - [`kind`] — [`AskKind`]: the kinds of ask (survey, questions, review, drift) and their
+//!   stored names.
 //! - [`json`] — a borrowed, order-preserving JSON tree that all validation runs on.
 //! - [`problem`] — `{path, code, message}` problems and the path grammar.
 //! - [`survey`] — the `ask_survey` engine: spec model and normal form, argument resolution,
@@ -18,6 +20,7 @@
 
 pub mod alignment;
 pub mod json;
+pub mod kind;
 
 /// Hash sets and maps with a fast, per-instance randomly seeded hasher (foldhash): quicker
 /// than SipHash on the short keys validation hashes, and still resistant to crafted
@@ -32,4 +35,5 @@ pub mod questions;
 pub mod review;
 pub mod survey;
 
+pub use kind::AskKind;
 pub use problem::Problem;

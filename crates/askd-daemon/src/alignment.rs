@@ -6,21 +6,35 @@
 //! session, read through the store's per-session index. `ask.created` events are enriched with the ask's questions (id and text) from the
 //! stored payload, which is what the fold needs for settled decisions.
 
+use askd_core::AskKind;
 use askd_core::alignment::fold::{AlignmentState, Mode};
 use askd_core::alignment::{AlignEvent, Lang, TailContext, fold, tail_lines};
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 
 use askd_store::Store;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ApiResult};
+use crate::locks::Locks;
 
-/// What the fold needs of an ask (`tool`, `questions: [{id, question}]`), cached by ask id:
-/// an ask's payload never changes, so it is read from the store once per process.
+/// What the fold needs of an ask (`tool`, `questions: [{id, question}]`).
 type AskInfo = Arc<(String, Option<Value>)>;
-static ASK_INFO: LazyLock<Mutex<HashMap<String, AskInfo>>> = LazyLock::new(Default::default);
 const ASK_INFO_MAX: usize = 100_000;
+
+/// What the fold needs of each ask, by ask id: an ask's payload never changes, so it is read
+/// from the store once per daemon (emptied when it holds `ASK_INFO_MAX` asks).
+#[derive(Debug, Default)]
+pub struct AskMemo(Mutex<HashMap<String, AskInfo>>);
+
+/// A session's alignment as one daemon reads and writes it: its store, its memo of ask
+/// payloads and its session locks ([`Locks::session`]).
+#[derive(Clone, Copy)]
+pub struct Alignment<'a> {
+    store: &'a dyn Store,
+    asks: &'a AskMemo,
+    locks: &'a Locks,
+}
 
 /// The questions of an ask payload as `[{id, question}]`: a flat list (`ask_user_question`)
 /// or a survey's map of questions keyed by id (their prompts).
@@ -41,8 +55,9 @@ fn payload_questions(payload: &Value) -> Option<Value> {
     }
 }
 
-async fn ask_info(store: &dyn Store, id: &str) -> Option<AskInfo> {
-    if let Some(hit) = ASK_INFO
+async fn ask_info(store: &dyn Store, memo: &AskMemo, id: &str) -> Option<AskInfo> {
+    if let Some(hit) = memo
+        .0
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .get(id)
@@ -51,14 +66,13 @@ async fn ask_info(store: &dyn Store, id: &str) -> Option<AskInfo> {
         return Some(hit);
     }
     let ask = store.ask(id).await.ok()??;
-    let tool = match ask.kind.as_str() {
-        "questions" => "ask_user_question",
-        "survey" => "ask_survey",
-        "review" => "batch_review",
-        other => other,
+    let tool = match AskKind::parse(&ask.kind) {
+        Ok(k @ (AskKind::Questions | AskKind::Survey | AskKind::Review)) => k.tool(),
+        // A drift card (or a kind this daemon does not know) is named by its kind.
+        Ok(AskKind::Drift) | Err(_) => ask.kind.as_str(),
     };
     let info = Arc::new((tool.to_string(), payload_questions(&ask.payload)));
-    let mut cache = ASK_INFO.lock().unwrap_or_else(|p| p.into_inner());
+    let mut cache = memo.0.lock().unwrap_or_else(|p| p.into_inner());
     if cache.len() >= ASK_INFO_MAX {
         cache.clear();
     }
@@ -66,90 +80,93 @@ async fn ask_info(store: &dyn Store, id: &str) -> Option<AskInfo> {
     Some(info)
 }
 
-/// The session's events as the fold reads them, oldest first.
-pub async fn session_events(store: &dyn Store, session: &str) -> ApiResult<Vec<AlignEvent>> {
-    let events = store
-        .session_events(session)
-        .await
-        .map_err(|e| ApiError::store(e, "-"))?;
-    let mut out = Vec::with_capacity(events.len());
-    for e in events {
-        let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
-            || e.kind.starts_with("alignment.")
-            || e.kind.starts_with("session.");
-        if !relevant {
-            continue;
+impl<'a> Alignment<'a> {
+    pub fn new(store: &'a dyn Store, asks: &'a AskMemo, locks: &'a Locks) -> Self {
+        Alignment { store, asks, locks }
+    }
+
+    /// The session's events as the fold reads them, oldest first.
+    pub async fn session_events(&self, session: &str) -> ApiResult<Vec<AlignEvent>> {
+        let store = self.store;
+        let events = store
+            .session_events(session)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        let mut out = Vec::with_capacity(events.len());
+        for e in events {
+            let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
+                || e.kind.starts_with("alignment.")
+                || e.kind.starts_with("session.");
+            if !relevant {
+                continue;
+            }
+            let mut data = e.payload;
+            if e.kind == "ask.created"
+                && let Some(id) = data.get("ask_id").and_then(Value::as_str)
+                && let Some(info) = ask_info(store, self.asks, id).await
+            {
+                data["tool"] = json!(info.0);
+                if let Some(qs) = &info.1 {
+                    data["questions"] = qs.clone();
+                }
+            }
+            let actor = data
+                .get("actor")
+                .and_then(Value::as_str)
+                .unwrap_or(match e.kind.as_str() {
+                    "ask.created" => "agent",
+                    "ask.settled" => "human",
+                    _ => "askd",
+                })
+                .to_string();
+            out.push(AlignEvent {
+                seq: e.seq,
+                at: e.created_at,
+                kind: e.kind,
+                actor,
+                data,
+            });
         }
-        let mut data = e.payload;
-        if e.kind == "ask.created"
-            && let Some(id) = data.get("ask_id").and_then(Value::as_str)
-            && let Some(info) = ask_info(store, id).await
-        {
-            data["tool"] = json!(info.0);
-            if let Some(qs) = &info.1 {
-                data["questions"] = qs.clone();
+        Ok(out)
+    }
+
+    /// The "asked earlier" notices of a question ask's page (`alignment.md` §5.7): for each of
+    /// its questions that repeats a decision already settled in the session by another ask,
+    /// `{question_id: {ask_id, chosen, custom}}`. Empty in `off` mode (the card notice shows in
+    /// `auto` and `manual`).
+    pub async fn repeats(&self, ask: &askd_store::Ask, configured: Mode) -> ApiResult<Value> {
+        let Some(questions) = payload_questions(&ask.payload) else {
+            return Ok(json!({}));
+        };
+        let s = self.state(&ask.session_id).await?;
+        if s.effective_mode(Some(configured)).0 == Mode::Off {
+            return Ok(json!({}));
+        }
+        let mut out = serde_json::Map::new();
+        for q in questions.as_array().into_iter().flatten() {
+            let (Some(id), Some(text)) = (q["id"].as_str(), q["question"].as_str()) else {
+                continue;
+            };
+            let key = askd_core::alignment::normalize_question(text);
+            if key.is_empty() {
+                continue;
+            }
+            if let Some(d) = s.settled.iter().find(|d| {
+                d.ask_id != ask.id && askd_core::alignment::normalize_question(&d.question) == key
+            }) {
+                out.insert(
+                    id.to_string(),
+                    json!({"ask_id": d.ask_id, "chosen": d.chosen, "custom": d.custom}),
+                );
             }
         }
-        let actor = data
-            .get("actor")
-            .and_then(Value::as_str)
-            .unwrap_or(match e.kind.as_str() {
-                "ask.created" => "agent",
-                "ask.settled" => "human",
-                _ => "askd",
-            })
-            .to_string();
-        out.push(AlignEvent {
-            seq: e.seq,
-            at: e.created_at,
-            kind: e.kind,
-            actor,
-            data,
-        });
+        Ok(Value::Object(out))
     }
-    Ok(out)
-}
 
-/// The "asked earlier" notices of a question ask's page (`alignment.md` §5.7): for each of
-/// its questions that repeats a decision already settled in the session by another ask,
-/// `{question_id: {ask_id, chosen, custom}}`. Empty in `off` mode (the card notice shows in
-/// `auto` and `manual`).
-pub async fn repeats(
-    store: &dyn Store,
-    ask: &askd_store::Ask,
-    configured: Mode,
-) -> ApiResult<Value> {
-    let Some(questions) = payload_questions(&ask.payload) else {
-        return Ok(json!({}));
-    };
-    let s = state(store, &ask.session_id).await?;
-    if s.effective_mode(Some(configured)).0 == Mode::Off {
-        return Ok(json!({}));
+    /// The session's folded state.
+    pub async fn state(&self, session: &str) -> ApiResult<AlignmentState> {
+        Ok(fold(&self.session_events(session).await?))
     }
-    let mut out = serde_json::Map::new();
-    for q in questions.as_array().into_iter().flatten() {
-        let (Some(id), Some(text)) = (q["id"].as_str(), q["question"].as_str()) else {
-            continue;
-        };
-        let key = askd_core::alignment::normalize_question(text);
-        if key.is_empty() {
-            continue;
-        }
-        if let Some(d) = s.settled.iter().find(|d| {
-            d.ask_id != ask.id && askd_core::alignment::normalize_question(&d.question) == key
-        }) {
-            out.insert(
-                id.to_string(),
-                json!({"ask_id": d.ask_id, "chosen": d.chosen, "custom": d.custom}),
-            );
-        }
-    }
-    Ok(Value::Object(out))
-}
-
-/// The session's folded state.
-pub async fn state(store: &dyn Store, session: &str) -> ApiResult<AlignmentState> {
-    Ok(fold(&session_events(store, session).await?))
 }
 
 /// The status view of §5.3 (summary detail) for a session's state: mode, rounds, settled
@@ -214,20 +231,6 @@ pub fn lang(language: &str) -> Lang {
     Lang::parse(language)
 }
 
-impl crate::Daemon {
-    /// [`run`], with the events a mutating operation appended pushed to live listeners (the
-    /// session page), whichever surface called it (HTTP, `/mcp`).
-    pub async fn alignment_op(&self, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
-        if op == "status" {
-            return run(self.store.as_ref(), session, op, req).await;
-        }
-        let before = self.store.last_event().await.unwrap_or(0);
-        let out = run(self.store.as_ref(), session, op, req).await?;
-        crate::session_page::publish_since(self, session, before).await;
-        Ok(out)
-    }
-}
-
 /// How a connection opens its session (`alignment.md` §4.1, §4.2).
 #[derive(Debug, Clone, Default)]
 pub struct SessionRequest {
@@ -252,96 +255,99 @@ fn unknown_session(id: &str) -> ApiError {
     ApiError::store(askd_store::StoreError::UnknownSession(id.to_string()), "-")
 }
 
-/// Records (or continues, or forks) a session and appends its `session.started` or
-/// `session.attached` (§4.1–§4.3). Returns `{session, created, origin}`.
-pub async fn record_session(store: &dyn Store, req: SessionRequest) -> ApiResult<Value> {
-    use askd_store::NewSession;
-    let problems = askd_core::alignment::session::check_labels(&[
-        ("client", Some(req.client.as_str())),
-        ("workspace", req.workspace.as_deref()),
-        ("transport", req.transport.as_deref()),
-        ("id", req.id.as_deref()),
-    ]);
-    if !problems.is_empty() {
-        return Err(ApiError::invalid("invalid-request", None, problems));
-    }
-    let mut meta =
-        json!({"transport": req.transport.as_deref().unwrap_or("http"), "client": req.client});
-    if let Some(cwd) = &req.workspace {
-        meta["cwd"] = json!(cwd);
-    }
-    let store_err = |e| ApiError::store(e, "-");
-    if let Some((parent, at)) = &req.fork {
-        // Read the parent under its lock, so no event straddles the fork point.
-        let _parent_lock = crate::drift::session_lock(parent).await;
-        if store.session(parent).await.map_err(store_err)?.is_none() {
-            return Err(unknown_session(parent));
+impl Alignment<'_> {
+    /// Records (or continues, or forks) a session and appends its `session.started` or
+    /// `session.attached` (§4.1–§4.3). Returns `{session, created, origin}`.
+    pub async fn record_session(&self, req: SessionRequest) -> ApiResult<Value> {
+        let store = self.store;
+        use askd_store::NewSession;
+        let problems = askd_core::alignment::session::check_labels(&[
+            ("client", Some(req.client.as_str())),
+            ("workspace", req.workspace.as_deref()),
+            ("transport", req.transport.as_deref()),
+            ("id", req.id.as_deref()),
+        ]);
+        if !problems.is_empty() {
+            return Err(ApiError::invalid("invalid-request", None, problems));
         }
-        let events = session_events(store, parent).await?;
-        let last = events.len() as i64;
-        let at = at.unwrap_or(last);
-        if at < 1 || at > last {
-            return Err(invalid(
-                "at",
-                format!(
-                    "the fork point must be an event of session {parent}: 1 to {last}, got {at}"
-                ),
-            ));
+        let mut meta =
+            json!({"transport": req.transport.as_deref().unwrap_or("http"), "client": req.client});
+        if let Some(cwd) = &req.workspace {
+            meta["cwd"] = json!(cwd);
         }
-        let snapshot = fold(&events[..at as usize]);
-        let child = store
+        let store_err = |e| ApiError::store(e, "-");
+        if let Some((parent, at)) = &req.fork {
+            // Read the parent under its lock, so no event straddles the fork point.
+            let _parent_lock = self.locks.session(parent).await;
+            if store.session(parent).await.map_err(store_err)?.is_none() {
+                return Err(unknown_session(parent));
+            }
+            let events = self.session_events(parent).await?;
+            let last = events.len() as i64;
+            let at = at.unwrap_or(last);
+            if at < 1 || at > last {
+                return Err(invalid(
+                    "at",
+                    format!(
+                        "the fork point must be an event of session {parent}: 1 to {last}, got {at}"
+                    ),
+                ));
+            }
+            let snapshot = fold(&events[..at as usize]);
+            let child = store
+                .open_session(NewSession {
+                    id: None,
+                    client: req.client.clone(),
+                    workspace: req.workspace.clone(),
+                })
+                .await
+                .map_err(store_err)?;
+            let mut data = meta;
+            data["origin"] = json!("fork");
+            data["parent"] = json!(parent);
+            data["fork_at"] = json!(at);
+            data["inherited"] = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
+            data["actor"] = json!("askd");
+            store
+                .append_session_event(&child.id, "session.started", data)
+                .await
+                .map_err(store_err)?;
+            return Ok(json!({"session": child, "created": true, "origin": "fork"}));
+        }
+        if let Some(id) = &req.id {
+            let _lock = self.locks.session(id).await;
+            if let Some(existing) = store.session(id).await.map_err(store_err)? {
+                if req.attach {
+                    let mut data = meta;
+                    data["actor"] = json!("askd");
+                    store
+                        .append_session_event(id, "session.attached", data)
+                        .await
+                        .map_err(store_err)?;
+                }
+                return Ok(json!({"session": existing, "created": false, "origin": "continue"}));
+            }
+            if req.must_exist {
+                return Err(unknown_session(id));
+            }
+        }
+        let session = store
             .open_session(NewSession {
-                id: None,
+                id: req.id.clone(),
                 client: req.client.clone(),
                 workspace: req.workspace.clone(),
             })
             .await
             .map_err(store_err)?;
         let mut data = meta;
-        data["origin"] = json!("fork");
-        data["parent"] = json!(parent);
-        data["fork_at"] = json!(at);
-        data["inherited"] = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
+        data["origin"] = json!("new");
         data["actor"] = json!("askd");
         store
-            .append_session_event(&child.id, "session.started", data)
+            .append_session_event(&session.id, "session.started", data)
             .await
             .map_err(store_err)?;
-        return Ok(json!({"session": child, "created": true, "origin": "fork"}));
+        Ok(json!({"session": session, "created": true, "origin": "new"}))
     }
-    if let Some(id) = &req.id {
-        let _lock = crate::drift::session_lock(id).await;
-        if let Some(existing) = store.session(id).await.map_err(store_err)? {
-            if req.attach {
-                let mut data = meta;
-                data["actor"] = json!("askd");
-                store
-                    .append_session_event(id, "session.attached", data)
-                    .await
-                    .map_err(store_err)?;
-            }
-            return Ok(json!({"session": existing, "created": false, "origin": "continue"}));
-        }
-        if req.must_exist {
-            return Err(unknown_session(id));
-        }
-    }
-    let session = store
-        .open_session(NewSession {
-            id: req.id.clone(),
-            client: req.client.clone(),
-            workspace: req.workspace.clone(),
-        })
-        .await
-        .map_err(store_err)?;
-    let mut data = meta;
-    data["origin"] = json!("new");
-    data["actor"] = json!("askd");
-    store
-        .append_session_event(&session.id, "session.started", data)
-        .await
-        .map_err(store_err)?;
-    Ok(json!({"session": session, "created": true, "origin": "new"}))
 }
 
 /// One alignment operation on a session (`POST /api/sessions/{id}/alignment/{op}`).
@@ -390,35 +396,37 @@ fn invalid(field: &str, message: String) -> ApiError {
     )
 }
 
-/// Runs `status`, `mode` or `check` for a recorded session (`alignment.md` §5.2–§5.4).
-pub async fn run(store: &dyn Store, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
-    if store
-        .session(session)
-        .await
-        .map_err(|e| ApiError::store(e, "-"))?
-        .is_none()
-    {
-        return Err(ApiError::store(
-            askd_store::StoreError::UnknownSession(session.to_string()),
-            "-",
-        ));
-    }
-    let lang = req.lang;
-    match op {
-        "status" => {
-            let s = state(store, session).await?;
-            let mut view = status_view(session, &s, req.configured, lang);
-            if req.detail.as_deref() == Some("full") {
-                view["baseline_history"] = json!(s.history);
-                view["drifts"] = json!(s.drifts);
-                view["refusals"] = json!(s.refusals);
-                view["connections"] = json!(s.connections);
-            }
-            Ok(view)
+impl Alignment<'_> {
+    /// Runs `status`, `mode` or `check` for a recorded session (`alignment.md` §5.2–§5.4).
+    pub async fn run(&self, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
+        let store = self.store;
+        if store
+            .session(session)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?
+            .is_none()
+        {
+            return Err(ApiError::store(
+                askd_store::StoreError::UnknownSession(session.to_string()),
+                "-",
+            ));
         }
-        "mode" => {
-            let raw = req.mode.as_deref().unwrap_or("");
-            let wanted = match raw {
+        let lang = req.lang;
+        match op {
+            "status" => {
+                let s = self.state(session).await?;
+                let mut view = status_view(session, &s, req.configured, lang);
+                if req.detail.as_deref() == Some("full") {
+                    view["baseline_history"] = json!(s.history);
+                    view["drifts"] = json!(s.drifts);
+                    view["refusals"] = json!(s.refusals);
+                    view["connections"] = json!(s.connections);
+                }
+                Ok(view)
+            }
+            "mode" => {
+                let raw = req.mode.as_deref().unwrap_or("");
+                let wanted = match raw {
                 "default" => None,
                 m => Some(Mode::parse(m).ok_or_else(|| {
                     invalid(
@@ -429,62 +437,63 @@ pub async fn run(store: &dyn Store, session: &str, op: &str, req: OpRequest) -> 
                     )
                 })?),
             };
-            let before = state(store, session).await?;
-            let changed = before.mode_override != wanted;
-            if changed {
-                let actor = req.actor.as_deref().unwrap_or("agent");
-                store
-                    .append_session_event(
-                        session,
-                        "alignment.mode_set",
-                        json!({"mode": wanted.map(Mode::as_str), "actor": actor}),
-                    )
-                    .await
-                    .map_err(|e| ApiError::store(e, "-"))?;
-            }
-            let s = state(store, session).await?;
-            let view = status_view(session, &s, req.configured, lang);
-            Ok(
-                json!({"session": session, "changed": changed, "mode": view["mode"], "status": view}),
-            )
-        }
-        "check" => {
-            let via = if req.via.as_deref() == Some("prompt") {
-                "prompt"
-            } else {
-                "tool"
-            };
-            let actor = if via == "prompt" { "human" } else { "agent" };
-            let mut payload = json!({"via": via, "actor": actor});
-            if let Some(n) = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
-                if n.chars().count() > 500 {
-                    return Err(invalid(
-                        "note",
-                        "note must be at most 500 characters".into(),
-                    ));
+                let before = self.state(session).await?;
+                let changed = before.mode_override != wanted;
+                if changed {
+                    let actor = req.actor.as_deref().unwrap_or("agent");
+                    store
+                        .append_session_event(
+                            session,
+                            "alignment.mode_set",
+                            json!({"mode": wanted.map(Mode::as_str), "actor": actor}),
+                        )
+                        .await
+                        .map_err(|e| ApiError::store(e, "-"))?;
                 }
-                payload["note"] = json!(n);
+                let s = self.state(session).await?;
+                let view = status_view(session, &s, req.configured, lang);
+                Ok(
+                    json!({"session": session, "changed": changed, "mode": view["mode"], "status": view}),
+                )
             }
-            // The check is recorded first and reported second; a failed write is reported,
-            // not hidden (§5.2).
-            let recorded = store
-                .append_session_event(session, "alignment.checked", payload)
-                .await
-                .is_ok();
-            let s = state(store, session).await?;
-            let view = status_view(session, &s, req.configured, lang);
-            Ok(json!({
-                "session": session,
-                "check": {"recorded": recorded, "count": s.checks, "at": s.last_check_at},
-                "status": view,
-                "report": report(session, &s, req.configured, recorded, lang),
-                "instruction": askd_core::alignment::check_instruction(lang, req.note.as_deref()),
-            }))
+            "check" => {
+                let via = if req.via.as_deref() == Some("prompt") {
+                    "prompt"
+                } else {
+                    "tool"
+                };
+                let actor = if via == "prompt" { "human" } else { "agent" };
+                let mut payload = json!({"via": via, "actor": actor});
+                if let Some(n) = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+                    if n.chars().count() > 500 {
+                        return Err(invalid(
+                            "note",
+                            "note must be at most 500 characters".into(),
+                        ));
+                    }
+                    payload["note"] = json!(n);
+                }
+                // The check is recorded first and reported second; a failed write is reported,
+                // not hidden (§5.2).
+                let recorded = store
+                    .append_session_event(session, "alignment.checked", payload)
+                    .await
+                    .is_ok();
+                let s = self.state(session).await?;
+                let view = status_view(session, &s, req.configured, lang);
+                Ok(json!({
+                    "session": session,
+                    "check": {"recorded": recorded, "count": s.checks, "at": s.last_check_at},
+                    "status": view,
+                    "report": report(session, &s, req.configured, recorded, lang),
+                    "instruction": askd_core::alignment::check_instruction(lang, req.note.as_deref()),
+                }))
+            }
+            "baseline" => self.establish_baseline(session, &req, lang).await,
+            other => Err(ApiError::not_found(&format!(
+                "alignment operation {other:?}"
+            ))),
         }
-        "baseline" => establish_baseline(store, session, &req, lang).await,
-        other => Err(ApiError::not_found(&format!(
-            "alignment operation {other:?}"
-        ))),
     }
 }
 
@@ -498,77 +507,80 @@ fn tool_failure(code: &str, field: &str, message: String, extra: Value) -> Value
     json!({"error": e})
 }
 
-/// `establish_baseline` (§5.5): validate, plan against the folded state, append.
-async fn establish_baseline(
-    store: &dyn Store,
-    session: &str,
-    req: &OpRequest,
-    lang: Lang,
-) -> ApiResult<Value> {
-    use askd_core::alignment::baseline::{Plan, plan, validate};
-    let args = req.args.clone().unwrap_or_else(|| json!({}));
-    let _serialised = crate::drift::session_lock(session).await;
-    let valid = match validate(&args) {
-        Ok(v) => v,
-        Err(problems) => {
-            return Ok(tool_failure(
-                "invalid_argument",
-                &problems[0].path,
-                askd_core::problem::join_messages(&problems),
-                json!({"errors": problems}),
-            ));
-        }
-    };
-    let before = state(store, session).await?;
-    let (unchanged, record) = match plan(&before, &valid) {
-        Plan::Fail(code, field, message) => {
-            return Ok(tool_failure(code, field, message, json!({})));
-        }
-        Plan::Refuse { mut data, dropped } => {
-            data["actor"] = json!("agent");
-            store
-                .append_session_event(session, "alignment.baseline_refused", data)
-                .await
-                .map_err(|e| ApiError::store(e, "-"))?;
-            let message = format!(
-                "this revision would drop protected items ({}) that no human decision authorised. Keep them, or report the change with report_drift and let the human decide.",
-                dropped.join("; ")
-            );
-            return Ok(tool_failure(
-                "protected_constraint",
-                "explicit_constraints",
-                message,
-                json!({"details": {"dropped": dropped}}),
-            ));
-        }
-        Plan::Unchanged => (true, json!({})),
-        Plan::Record(data) => {
-            let mut event = data.clone();
-            event["actor"] = json!("agent");
-            store
-                .append_session_event(session, "alignment.baseline_recorded", event)
-                .await
-                .map_err(|e| ApiError::store(e, "-"))?;
-            (false, data)
-        }
-    };
-    let s = state(store, session).await?;
-    let view = status_view(session, &s, req.configured, lang);
-    let get = |k: &str, default: Value| record.get(k).cloned().unwrap_or(default);
-    Ok(json!({
-        "session": session,
-        "revision": s.revision,
-        "unchanged": unchanged,
-        "baseline": view["baseline"],
-        "changes": get("changes", json!({})),
-        "applied": get("applied", json!([])),
-        "dropped": get("dropped", json!([])),
-        "authorised_by": get("authorised_by", json!([])),
-        "warnings": get("warnings", json!([])),
-        "posture": view["posture"],
-        "instruction": format!("Baseline revision {} recorded. Continue within it.", s.revision),
-        "guidance": view["guidance"],
-    }))
+impl Alignment<'_> {
+    /// `establish_baseline` (§5.5): validate, plan against the folded state, append.
+    async fn establish_baseline(
+        &self,
+        session: &str,
+        req: &OpRequest,
+        lang: Lang,
+    ) -> ApiResult<Value> {
+        use askd_core::alignment::baseline::{Plan, plan, validate};
+        let store = self.store;
+        let args = req.args.clone().unwrap_or_else(|| json!({}));
+        let _serialised = self.locks.session(session).await;
+        let valid = match validate(&args) {
+            Ok(v) => v,
+            Err(problems) => {
+                return Ok(tool_failure(
+                    "invalid_argument",
+                    &problems[0].path,
+                    askd_core::problem::join_messages(&problems),
+                    json!({"errors": problems}),
+                ));
+            }
+        };
+        let before = self.state(session).await?;
+        let (unchanged, record) = match plan(&before, &valid) {
+            Plan::Fail(code, field, message) => {
+                return Ok(tool_failure(code, field, message, json!({})));
+            }
+            Plan::Refuse { mut data, dropped } => {
+                data["actor"] = json!("agent");
+                store
+                    .append_session_event(session, "alignment.baseline_refused", data)
+                    .await
+                    .map_err(|e| ApiError::store(e, "-"))?;
+                let message = format!(
+                    "this revision would drop protected items ({}) that no human decision authorised. Keep them, or report the change with report_drift and let the human decide.",
+                    dropped.join("; ")
+                );
+                return Ok(tool_failure(
+                    "protected_constraint",
+                    "explicit_constraints",
+                    message,
+                    json!({"details": {"dropped": dropped}}),
+                ));
+            }
+            Plan::Unchanged => (true, json!({})),
+            Plan::Record(data) => {
+                let mut event = data.clone();
+                event["actor"] = json!("agent");
+                store
+                    .append_session_event(session, "alignment.baseline_recorded", event)
+                    .await
+                    .map_err(|e| ApiError::store(e, "-"))?;
+                (false, data)
+            }
+        };
+        let s = self.state(session).await?;
+        let view = status_view(session, &s, req.configured, lang);
+        let get = |k: &str, default: Value| record.get(k).cloned().unwrap_or(default);
+        Ok(json!({
+            "session": session,
+            "revision": s.revision,
+            "unchanged": unchanged,
+            "baseline": view["baseline"],
+            "changes": get("changes", json!({})),
+            "applied": get("applied", json!([])),
+            "dropped": get("dropped", json!([])),
+            "authorised_by": get("authorised_by", json!([])),
+            "warnings": get("warnings", json!([])),
+            "posture": view["posture"],
+            "instruction": format!("Baseline revision {} recorded. Continue within it.", s.revision),
+            "guidance": view["guidance"],
+        }))
+    }
 }
 
 /// The `align` session report (§5.2 layout), in English or Simplified Chinese.
@@ -744,6 +756,20 @@ mod tests {
         assert_eq!(payload_questions(&json!({"items": []})), None);
     }
     use askd_store::{NewAsk, NewSession, Settlement, SqliteStore};
+
+    /// A session's folded state, read as a fresh daemon would.
+    async fn state(store: &SqliteStore, session: &str) -> ApiResult<AlignmentState> {
+        let (memo, locks) = (AskMemo::default(), Locks::default());
+        Alignment::new(store, &memo, &locks).state(session).await
+    }
+
+    /// One alignment operation, run as a fresh daemon would.
+    async fn run(store: &SqliteStore, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
+        let (memo, locks) = (AskMemo::default(), Locks::default());
+        Alignment::new(store, &memo, &locks)
+            .run(session, op, req)
+            .await
+    }
 
     async fn ask(store: &SqliteStore, session: &str, id: &str, question: &str) {
         store

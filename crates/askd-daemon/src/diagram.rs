@@ -12,30 +12,23 @@
 //! allow-list — no `script`, no `foreignObject`, no `image`, no animation, no event
 //! attributes, no links (an `<a>` is unwrapped), no reference outside the document (`href`
 //! and `url(…)` only to `#fragment`s), no DOCTYPE or entities — and served with its own CSP
-//! (`crate::ui::SVG_CSP`). A source that fails to parse or render gives
+//! (`crate::ui::SVG_CSP`); the route is `crate::http::diagram`. A source that fails to parse or render gives
 //! `422 render-failed {source}`, and the page shows the source as text.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use quick_xml::events::{BytesStart, BytesText, Event};
 use quick_xml::{Reader, Writer};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-use crate::Daemon;
-use crate::error::ApiError;
 
 /// The fonts the SVG names: an `<img>` cannot inherit the page's fonts.
 const FONT_STACK: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', 'Noto Sans CJK SC', 'PingFang SC', 'Microsoft YaHei', sans-serif";
 
 /// How long one render may take before it counts as failed.
-const RENDER_BUDGET: Duration = Duration::from_secs(5);
+pub const RENDER_BUDGET: Duration = Duration::from_secs(5);
 
 /// How many rendered diagrams the cache keeps (it is emptied when full).
 const CACHE_ENTRIES: usize = 512;
@@ -47,7 +40,7 @@ pub enum Theme {
 }
 
 impl Theme {
-    fn parse(s: Option<&str>) -> Option<Theme> {
+    pub fn parse(s: Option<&str>) -> Option<Theme> {
         match s {
             None | Some("light") => Some(Theme::Light),
             Some("dark") => Some(Theme::Dark),
@@ -55,7 +48,7 @@ impl Theme {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Theme::Light => "light",
             Theme::Dark => "dark",
@@ -64,10 +57,43 @@ impl Theme {
 }
 
 /// A finished render: the sanitised SVG, or why it failed.
-type Rendered = Arc<Result<String, String>>;
+pub type Rendered = Arc<Result<String, String>>;
 
-static CACHE: LazyLock<Mutex<HashMap<(String, Theme), Rendered>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// Rendered diagrams by source hash and theme, one per daemon (emptied when it holds
+/// `CACHE_ENTRIES`).
+#[derive(Debug, Default)]
+pub struct Cache(Mutex<HashMap<(String, Theme), Rendered>>);
+
+impl Cache {
+    pub fn get(&self, key: &(String, Theme)) -> Option<Rendered> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    pub fn remember(&self, key: (String, Theme), value: Rendered) {
+        if let Ok(mut cache) = self.0.lock() {
+            if cache.len() >= CACHE_ENTRIES {
+                cache.clear();
+            }
+            cache.insert(key, value);
+        }
+    }
+}
+
+/// Every `diagram` string in an ask's spec (options and quick templates).
+pub fn diagram_sources(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, v) in o {
+                match (k.as_str(), v) {
+                    ("diagram", Value::String(s)) => out.push(s.clone()),
+                    _ => diagram_sources(v, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| diagram_sources(v, out)),
+        _ => {}
+    }
+}
 
 /// The content hash of a diagram source, as the page computes it.
 pub fn hash(source: &str) -> String {
@@ -87,130 +113,6 @@ pub fn render(source: &str, theme: Theme) -> Result<String, String> {
     .with_font(FONT_STACK);
     let svg = mermaid_svg::render_with(source, &base).map_err(|e| e.to_string())?;
     sanitize_svg(&svg)
-}
-
-#[derive(Deserialize)]
-pub struct DiagramQuery {
-    theme: Option<String>,
-    ask: Option<String>,
-}
-
-/// Every `diagram` string in an ask's spec (options and quick templates).
-fn diagram_sources(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(o) => {
-            for (k, v) in o {
-                match (k.as_str(), v) {
-                    ("diagram", Value::String(s)) => out.push(s.clone()),
-                    _ => diagram_sources(v, out),
-                }
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|v| diagram_sources(v, out)),
-        _ => {}
-    }
-}
-
-fn cached(key: &(String, Theme)) -> Option<Rendered> {
-    CACHE.lock().ok()?.get(key).cloned()
-}
-
-fn remember(key: (String, Theme), value: Rendered) {
-    if let Ok(mut cache) = CACHE.lock() {
-        if cache.len() >= CACHE_ENTRIES {
-            cache.clear();
-        }
-        cache.insert(key, value);
-    }
-}
-
-/// `GET /api/diagrams/{hash}.svg?theme=light|dark&ask=…`.
-pub async fn diagram(
-    State(d): State<Arc<Daemon>>,
-    Path(file): Path<String>,
-    Query(q): Query<DiagramQuery>,
-    headers: HeaderMap,
-) -> Response {
-    let Some(h) = file
-        .strip_suffix(".svg")
-        .filter(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-    else {
-        return ApiError::not_found("this diagram").into_response();
-    };
-    let Some(theme) = Theme::parse(q.theme.as_deref()) else {
-        return ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid-theme",
-            "theme must be light or dark",
-        )
-        .into_response();
-    };
-    let key = (h.to_string(), theme);
-    let tag = format!("\"{}-{}\"", &h[..32], theme.name());
-    let rendered = match cached(&key) {
-        Some(r) => r,
-        None => {
-            let Some(ask_id) = q.ask.as_deref() else {
-                return ApiError::not_found("this diagram").into_response();
-            };
-            let ask = match d.load(ask_id).await {
-                Ok(a) => a,
-                Err(e) => return e.into_response(),
-            };
-            let mut sources = Vec::new();
-            diagram_sources(&ask.payload, &mut sources);
-            let Some(source) = sources.into_iter().find(|s| hash(s) == h) else {
-                return ApiError::not_found("this diagram").into_response();
-            };
-            let job = tokio::task::spawn_blocking({
-                let source = source.clone();
-                move || render(&source, theme)
-            });
-            let result = match tokio::time::timeout(RENDER_BUDGET, job).await {
-                Ok(Ok(r)) => r,
-                Ok(Err(_)) => Err("the renderer crashed on this diagram".to_string()),
-                Err(_) => Err("rendering took too long".to_string()),
-            };
-            let result = result.map_err(|e| format!("{e}\u{0}{source}"));
-            let r = Arc::new(result);
-            remember(key, r.clone());
-            r
-        }
-    };
-    match rendered.as_ref() {
-        Ok(svg) => {
-            let mut response = if crate::ui::not_modified(&headers, &tag) {
-                StatusCode::NOT_MODIFIED.into_response()
-            } else {
-                (StatusCode::OK, svg.clone()).into_response()
-            };
-            let h = response.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("image/svg+xml"),
-            );
-            h.insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, max-age=31536000, immutable"),
-            );
-            if let Ok(v) = HeaderValue::from_str(&tag) {
-                h.insert(header::ETAG, v);
-            }
-            response
-        }
-        Err(failure) => {
-            let (message, source) = failure.split_once('\u{0}').unwrap_or((failure, ""));
-            let message = format!("the diagram failed to render: {message}");
-            (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                axum::Json(json!({
-                    "ok": false, "error": "render-failed", "code": "render-failed",
-                    "message": message, "source": source,
-                })),
-            )
-                .into_response()
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
-use crate::Daemon;
+use crate::daemon::Daemon;
 use crate::error::ApiError;
 
 /// The cookie that carries the token for the browser.

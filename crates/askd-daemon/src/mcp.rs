@@ -23,10 +23,10 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 
-use crate::Daemon;
-use crate::api::JsonBody;
+use crate::daemon::Daemon;
 use crate::error::ApiError;
-use crate::service::CreateAsk;
+use crate::http::extract::JsonBody;
+use crate::kinds::CreateAsk;
 
 struct InProcess(Arc<Daemon>);
 
@@ -54,7 +54,9 @@ impl Backend for InProcess {
             must_exist: open.must_exist,
             fork: open.fork.clone(),
         };
-        crate::alignment::record_session(self.0.store.as_ref(), req)
+        self.0
+            .alignment()
+            .record_session(req)
             .await
             .map(|v| v["session"]["id"].as_str().unwrap_or_default().to_string())
             .map_err(|e| tool_error(e, None))

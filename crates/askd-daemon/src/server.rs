@@ -8,7 +8,6 @@
 //! `daemon.json`.
 
 use std::io::ErrorKind;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,39 +17,11 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::{Daemon, Settings, reserve, router};
+use crate::daemon::{Daemon, Settings};
+use crate::{reserve, router};
 
 /// How long in-flight requests (long waits, event streams) get after a stop signal.
 const GRACE: Duration = Duration::from_secs(3);
-
-/// What `askd serve` needs, already validated by the configuration layer.
-#[derive(Debug, Clone)]
-pub struct ServeConfig {
-    pub listen: SocketAddr,
-    pub data_dir: PathBuf,
-    pub max_wait: Option<Duration>,
-    pub max_body_bytes: usize,
-    pub allowed_hosts: Vec<String>,
-    /// `en` or `zh-CN` (the resolved `language` setting).
-    pub language: &'static str,
-    /// `[survey] workspaceRecords`.
-    pub workspace_records: bool,
-    /// `[batch_review] maxItems`.
-    pub max_items: usize,
-    /// `[batch_review] virtualThreshold`.
-    pub virtual_threshold: usize,
-    /// `[batch_review] allowExternalPersist`.
-    pub allow_external_persist: bool,
-    /// `[survey] structureQuestionCap`.
-    pub structure_question_cap: usize,
-    /// Exit after this long with nothing pending and no request; `None` = never.
-    pub idle_exit: Option<Duration>,
-    /// `[alignment] mode` and `section`, for the MCP sessions served at `/mcp`.
-    pub alignment_mode: askd_core::alignment::Mode,
-    pub alignment_section: Option<String>,
-    /// Where the configuration's keys came from (shown by the Settings page).
-    pub origins: crate::config::Origins,
-}
 
 /// The `daemon.json` of a running daemon.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -177,8 +148,10 @@ impl Running {
     }
 }
 
-/// Starts the daemon in this process and returns once it accepts connections.
-pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
+/// Starts the daemon in this process with `cfg` ([`Settings::from_config`], or
+/// [`Settings::default`] with the fields a caller needs) and returns once it accepts
+/// connections.
+pub async fn start(cfg: Settings) -> Result<Running, String> {
     std::fs::create_dir_all(&cfg.data_dir).map_err(|e| {
         format!(
             "cannot create the data directory {}: {e}",
@@ -204,23 +177,11 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let base_url = format!("http://{addr}");
+    let idle_exit = cfg.idle_exit;
+    let data_dir = cfg.data_dir.clone();
     let daemon = Arc::new(Daemon::new(
         Arc::new(store),
-        Settings {
-            max_wait: cfg.max_wait,
-            max_body_bytes: cfg.max_body_bytes,
-            allowed_hosts: cfg.allowed_hosts.clone(),
-            language: cfg.language,
-            workspace_records: cfg.workspace_records,
-            max_items: cfg.max_items,
-            virtual_threshold: cfg.virtual_threshold,
-            allow_external_persist: cfg.allow_external_persist,
-            structure_question_cap: cfg.structure_question_cap,
-            data_dir: cfg.data_dir.clone(),
-            alignment_mode: cfg.alignment_mode,
-            alignment_section: cfg.alignment_section.clone(),
-            origins: cfg.origins.clone(),
-        },
+        cfg,
         base_url.clone(),
         token.clone(),
     ));
@@ -231,22 +192,21 @@ pub async fn start(cfg: ServeConfig) -> Result<Running, String> {
         version: env!("CARGO_PKG_VERSION").to_string(),
         started_at: askd_store::now(),
     };
-    let info_path = daemon_json_path(&cfg.data_dir);
+    let info_path = daemon_json_path(&data_dir);
     let info_text = serde_json::to_string_pretty(&json!(info)).unwrap_or_default();
     match write_atomic(&info_path, &info_text) {
-        Err(e) if e.kind() == ErrorKind::StorageFull && reserve::release(&cfg.data_dir) => {
+        Err(e) if e.kind() == ErrorKind::StorageFull && reserve::release(&data_dir) => {
             write_atomic(&info_path, &info_text)
         }
         written => written,
     }
     .map_err(|e| format!("cannot write {}: {e}", info_path.display()))?;
-    reserve::ensure(&cfg.data_dir);
+    reserve::ensure(&data_dir);
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = router(daemon.clone());
     let task = {
         let daemon = daemon.clone();
-        let idle_exit = cfg.idle_exit;
         let stop_tx = stop_tx.clone();
         tokio::spawn(async move {
             if let Some(idle) = idle_exit {
@@ -307,7 +267,7 @@ async fn idle_watch(daemon: Arc<Daemon>, idle: Duration, stop: watch::Sender<boo
 }
 
 /// `askd serve`: runs until SIGTERM, SIGINT or idle exit.
-pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
+pub async fn serve(cfg: Settings) -> Result<(), String> {
     let running = start(cfg).await?;
     println!(
         "askd {} serving on {}",

@@ -1,4 +1,5 @@
-//! The session page's routes (`alignment.md` §7):
+//! The session page (`alignment.md` §7) and the alignment operations of every surface; the
+//! routes are in `crate::http::sessions`:
 //!
 //! - `GET /api/sessions/{id}/alignment`: the `alignment_status` *full* detail (§5.3) for the
 //!   web page, with what the page shows besides the fold: the session's client, workspace,
@@ -9,21 +10,16 @@
 //!
 //! Both answer 404 for an unknown session. The fence gives every JSON response
 //! `Cache-Control: no-store`; these routes add nothing to it. Alignment events appended here
-//! (and by every other alignment operation, through `Daemon::alignment_op` and
-//! [`publish_since`]) go to the hub, so the
-//! page's event stream sees them at once.
-
-use std::sync::Arc;
+//! (and by every other alignment operation, through [`Daemon::alignment_op`] and
+//! [`publish_since`]) go to the hub, so the page's event stream sees them at once.
 
 use askd_core::alignment::fold::{AlignmentState, Mode};
 use askd_core::alignment::{AlignEvent, Lang};
 use askd_core::json::Json;
-use axum::Json as AxumJson;
-use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
-use crate::Daemon;
-use crate::api::JsonBody;
+use crate::alignment::{OpRequest, status_view};
+use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
 const MODES: &str = "\"auto\", \"manual\", \"off\" or \"default\"";
@@ -37,20 +33,12 @@ async fn session_row(d: &Daemon, id: &str) -> ApiResult<askd_store::Session> {
         .ok_or_else(|| ApiError::not_found(&format!("session {id:?}")))
 }
 
-/// `GET /api/sessions/{id}/alignment`.
-pub async fn get_alignment(
-    State(d): State<Arc<Daemon>>,
-    Path(id): Path<String>,
-) -> ApiResult<AxumJson<Value>> {
-    let row = session_row(&d, &id).await?;
-    let events = crate::alignment::session_events(d.store.as_ref(), &id).await?;
+/// The body of `GET /api/sessions/{id}/alignment`: the session's full view, or 404.
+pub async fn alignment_page(d: &Daemon, id: &str) -> ApiResult<Value> {
+    let row = session_row(d, id).await?;
+    let events = d.alignment().session_events(id).await?;
     let state = askd_core::alignment::fold(&events);
-    Ok(AxumJson(full_view(
-        &row,
-        &events,
-        &state,
-        d.settings.alignment_mode,
-    )))
+    Ok(full_view(&row, &events, &state, d.settings.alignment_mode))
 }
 
 /// The §5.3 full detail plus the page's extras (see the module documentation).
@@ -61,7 +49,7 @@ pub fn full_view(
     configured: Mode,
 ) -> Value {
     let id = row.id.as_str();
-    let mut v = crate::alignment::status_view(id, s, Some(configured), Lang::En);
+    let mut v = status_view(id, s, Some(configured), Lang::En);
     let last_activity = events.last().map(|e| e.at.clone());
     // Card ids of the drifts, and each revision's dropped items and authorising decisions,
     // from the events that recorded them.
@@ -190,18 +178,6 @@ pub fn full_view(
     v
 }
 
-/// `PUT /api/sessions/{id}/alignment/{op}`: only `mode` exists.
-pub async fn put_alignment(
-    State(d): State<Arc<Daemon>>,
-    Path((id, op)): Path<(String, String)>,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
-    if op != "mode" {
-        return Err(ApiError::not_found(&format!("alignment setting {op:?}")));
-    }
-    set_mode(&d, &id, &body).await.map(AxumJson)
-}
-
 fn problem(path: &str, code: &'static str, message: String) -> ApiError {
     ApiError::invalid(
         "invalid-request",
@@ -212,8 +188,7 @@ fn problem(path: &str, code: &'static str, message: String) -> ApiError {
 
 /// The mode switch of the session page: validate (nothing is written on failure), append
 /// `alignment.mode_set` with actor `human` when the override changes, publish it.
-async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value> {
-    let b = body.object()?;
+pub async fn set_mode(d: &Daemon, id: &str, b: &Json<'_>) -> ApiResult<Value> {
     session_row(d, id).await?;
     let Some(obj) = b.as_object() else {
         return Err(problem("", "type", "the body must be a JSON object".into()));
@@ -271,7 +246,7 @@ async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value
             format!("mode is required: one of {MODES}"),
         ));
     };
-    let before = crate::alignment::state(d.store.as_ref(), id).await?;
+    let before = d.alignment().state(id).await?;
     let changed = before.mode_override != wanted;
     if changed {
         let event = d
@@ -285,8 +260,8 @@ async fn set_mode(d: &Arc<Daemon>, id: &str, body: &JsonBody) -> ApiResult<Value
             .map_err(|e| ApiError::store(e, "-"))?;
         d.hub.publish([event]);
     }
-    let s = crate::alignment::state(d.store.as_ref(), id).await?;
-    let view = crate::alignment::status_view(id, &s, Some(d.settings.alignment_mode), Lang::En);
+    let s = d.alignment().state(id).await?;
+    let view = status_view(id, &s, Some(d.settings.alignment_mode), Lang::En);
     Ok(json!({"session": id, "changed": changed, "mode": view["mode"]}))
 }
 
@@ -303,4 +278,19 @@ pub async fn publish_since(d: &Daemon, session: &str, after: i64) {
             .into_iter()
             .filter(|e| e.payload.get("session").and_then(Value::as_str) == Some(session)),
     );
+}
+
+impl Daemon {
+    /// An alignment operation ([`crate::alignment::Alignment::run`]), with the events a
+    /// mutating operation appended pushed to live listeners (the session page), whichever
+    /// surface called it (HTTP, `/mcp`).
+    pub async fn alignment_op(&self, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
+        if op == "status" {
+            return self.alignment().run(session, op, req).await;
+        }
+        let before = self.store.last_event().await.unwrap_or(0);
+        let out = self.alignment().run(session, op, req).await?;
+        publish_since(self, session, before).await;
+        Ok(out)
+    }
 }

@@ -7,7 +7,7 @@
 //! file is never written. A save stores only the keys the page sends (the ones the user
 //! changed); a `null` removes the saved value (Reset) so the lower layers apply again.
 //! Saved values take effect at once, without a restart: they live in [`Live`], which every
-//! reader of these three values goes through.
+//! reader of these three values goes through. The routes are in `crate::http::settings`.
 //!
 //! # Routes
 //! - `GET /api/settings` — every key with its effective value, default, hard range, the
@@ -18,23 +18,20 @@
 //!   answers like `GET`.
 
 use std::ops::RangeInclusive;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use askd_core::Problem;
 use askd_core::json::Json;
-use axum::extract::State;
-use axum::routing::get;
-use axum::{Json as AxumJson, Router};
+use askd_store::Store;
 use serde_json::{Map, Value, json};
 
-use crate::api::JsonBody;
 use crate::config::{
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEMS, DEFAULT_VIRTUAL_THRESHOLD, MAX_BODY_BYTES_RANGE,
-    MAX_ITEMS_RANGE, VIRTUAL_THRESHOLD_RANGE,
+    MAX_ITEMS_RANGE, Origins, VIRTUAL_THRESHOLD_RANGE,
 };
 use crate::error::{ApiError, ApiResult};
-use crate::{Daemon, Settings};
+use crate::hub::Hub;
+use crate::locks::Locks;
 
 /// One key the Settings page offers.
 struct Def {
@@ -103,8 +100,8 @@ fn not_offered(name: &str) -> Option<&'static str> {
     }
 }
 
-/// The effective values of the three live keys. Readers call [`Daemon::max_items`],
-/// [`Daemon::virtual_threshold`] and [`Daemon::max_body_bytes`].
+/// The effective values of the three live keys, held by the daemon. Readers call
+/// `Daemon::max_items`, `Daemon::virtual_threshold` and `Daemon::max_body_bytes`.
 #[derive(Debug)]
 pub struct Live {
     values: [AtomicUsize; 3],
@@ -113,11 +110,12 @@ pub struct Live {
 }
 
 impl Live {
-    pub fn new(s: &Settings) -> Self {
+    /// The configuration's values of the three keys.
+    pub fn new(max_items: usize, virtual_threshold: usize, max_body_bytes: usize) -> Self {
         let base = [
-            s.max_items as u64,
-            s.virtual_threshold as u64,
-            s.max_body_bytes as u64,
+            max_items as u64,
+            virtual_threshold as u64,
+            max_body_bytes as u64,
         ];
         Live {
             values: base.map(|v| AtomicUsize::new(to_usize(v))),
@@ -138,8 +136,6 @@ impl Live {
     }
 }
 
-static SAVING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 fn to_usize(v: u64) -> usize {
     usize::try_from(v).unwrap_or(usize::MAX)
 }
@@ -152,26 +148,26 @@ fn saved_value(def: &Def, saved: &Map<String, Value>) -> Option<u64> {
         .filter(|v| def.range.contains(v))
 }
 
-impl Daemon {
+impl Live {
     /// `[batch_review] maxItems` in effect.
     pub fn max_items(&self) -> usize {
-        self.live.get(0)
+        self.get(0)
     }
 
     /// `[batch_review] virtualThreshold` in effect.
     pub fn virtual_threshold(&self) -> usize {
-        self.live.get(1)
+        self.get(1)
     }
 
     /// `maxBodyBytes` in effect.
     pub fn max_body_bytes(&self) -> usize {
-        self.live.get(2)
+        self.get(2)
     }
 
     /// Applies the saved settings from the store (at start). A store failure keeps the
     /// configuration's values and is logged.
-    pub async fn load_saved_settings(&self) {
-        match self.store.settings().await {
+    pub async fn load(&self, store: &dyn Store) {
+        match store.settings().await {
             Ok(saved) => {
                 for def in &KEYS {
                     if saved.contains_key(&def.qualified()) && saved_value(def, &saved).is_none() {
@@ -183,16 +179,15 @@ impl Daemon {
                         );
                     }
                 }
-                self.live.apply(&saved);
+                self.apply(&saved);
             }
             Err(e) => tracing::error!(error = %e, "cannot read the saved settings"),
         }
     }
 
     /// The body of `GET /api/settings`.
-    async fn settings_view(&self) -> ApiResult<Value> {
-        let saved = self
-            .store
+    pub async fn view(&self, store: &dyn Store, origins: &Origins) -> ApiResult<Value> {
+        let saved = store
             .settings()
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
@@ -200,7 +195,7 @@ impl Daemon {
         for (i, def) in KEYS.iter().enumerate() {
             let q = def.qualified();
             let saved_v = saved_value(def, &saved);
-            let origin = self.settings.origins.get(&q);
+            let origin = origins.get(&q);
             let (layer, source) = match (saved_v, origin) {
                 (Some(_), _) => ("saved", None),
                 (None, Some(o)) => ("config", Some(o)),
@@ -209,22 +204,30 @@ impl Daemon {
             out.push(json!({
                 "key": def.name,
                 "table": def.table,
-                "value": self.live.get(i),
+                "value": self.get(i),
                 "default": def.default,
                 "min": def.range.start(),
                 "max": def.range.end(),
                 "unit": def.unit,
                 "layer": layer,
                 "source": source.map(|o| json!({"layer": o.layer, "source": o.source})),
-                "config": self.live.base[i],
+                "config": self.base[i],
                 "saved": saved_v,
             }));
         }
         Ok(json!({ "settings": out }))
     }
 
-    /// `PUT /api/settings`: validates every member, then saves and applies them all.
-    async fn save_settings(&self, body: &Json<'_>) -> ApiResult<Value> {
+    /// `PUT /api/settings`: validates every member, then saves and applies them all (one
+    /// save at a time, under [`Locks::settings_save`]).
+    pub async fn save(
+        &self,
+        store: &dyn Store,
+        hub: &Hub,
+        locks: &Locks,
+        origins: &Origins,
+        body: &Json<'_>,
+    ) -> ApiResult<Value> {
         let obj = body.as_object().expect("checked by JsonBody::object");
         let mut problems = Vec::new();
         let mut set = Map::new();
@@ -296,33 +299,18 @@ impl Daemon {
         }
         if !set.is_empty() || !remove.is_empty() {
             // One save at a time, so the values applied last are the ones saved last.
-            let _one = SAVING.lock().await;
-            let event = self
-                .store
+            let _one = locks.settings_save().await;
+            let event = store
                 .save_settings(&set, &remove)
                 .await
                 .map_err(|e| ApiError::store(e, "-"))?;
-            let saved = self
-                .store
+            let saved = store
                 .settings()
                 .await
                 .map_err(|e| ApiError::store(e, "-"))?;
-            self.live.apply(&saved);
-            self.hub.publish([event]);
+            self.apply(&saved);
+            hub.publish([event]);
         }
-        self.settings_view().await
+        self.view(store, origins).await
     }
-}
-
-pub fn routes() -> Router<Arc<Daemon>> {
-    Router::new().route("/api/settings", get(show).put(save))
-}
-
-async fn show(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {
-    Ok(AxumJson(d.settings_view().await?))
-}
-
-async fn save(State(d): State<Arc<Daemon>>, body: JsonBody) -> ApiResult<AxumJson<Value>> {
-    let parsed = body.object()?;
-    Ok(AxumJson(d.save_settings(&parsed).await?))
 }

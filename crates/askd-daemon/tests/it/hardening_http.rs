@@ -115,7 +115,10 @@ async fn hardening_1_survey_answers_become_settled_decisions() {
     );
 
     // Record what the fold reads, as the daemon produces it.
-    let events = askd_daemon::alignment::session_events(s.daemon().store.as_ref(), &session)
+    let events = s
+        .daemon()
+        .alignment()
+        .session_events(&session)
         .await
         .expect("the session's events");
     let mut recorded = serde_json::to_value(&events).unwrap();

@@ -5,7 +5,8 @@
 
 use std::collections::VecDeque;
 
-use askd_daemon::server::{Running, ServeConfig, start};
+use askd_daemon::Settings;
+use askd_daemon::server::{Running, start};
 use askd_tui::{App, Http, Lang, Method, Purpose, Request};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -23,23 +24,12 @@ struct Harness {
     term: Terminal<TestBackend>,
 }
 
-fn config(dir: &std::path::Path) -> ServeConfig {
-    ServeConfig {
+fn config(dir: &std::path::Path) -> Settings {
+    Settings {
         listen: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.to_path_buf(),
-        max_wait: None,
         max_body_bytes: 1 << 20,
-        allowed_hosts: vec![],
-        language: "en",
-        workspace_records: true,
-        max_items: 100,
-        virtual_threshold: 500,
-        allow_external_persist: false,
-        structure_question_cap: 40,
-        idle_exit: None,
-        alignment_mode: askd_core::alignment::Mode::Auto,
-        alignment_section: None,
-        origins: Default::default(),
+        ..Settings::default()
     }
 }
 

@@ -2,33 +2,13 @@
 
 use std::process::ExitCode;
 
-use askd_daemon::config::{self, Config, Paths};
-use askd_daemon::server::{self, ServeConfig};
+use askd_daemon::Settings;
+use askd_daemon::config::{self, Paths};
+use askd_daemon::server;
 use serde_json::json;
 
 use super::flags::ConfigFlags;
 use super::{EXIT_INVALID, EXIT_USAGE, print_json};
-
-fn serve_config(paths: &Paths, config: &Config, origins: &config::Origins) -> ServeConfig {
-    ServeConfig {
-        listen: config.listen,
-        data_dir: paths.data_dir.clone(),
-        max_wait: config.max_wait_duration(),
-        max_body_bytes: usize::try_from(config.max_body_bytes).unwrap_or(usize::MAX),
-        allowed_hosts: config.allowed_hosts.clone(),
-        language: config.resolved_language(&config::process_env()),
-        workspace_records: config.survey.workspace_records,
-        max_items: config.batch_review.max_items as usize,
-        virtual_threshold: config.batch_review.virtual_threshold as usize,
-        allow_external_persist: config.batch_review.allow_external_persist,
-        structure_question_cap: config.survey.structure_question_cap as usize,
-        idle_exit: config.idle_exit_duration(),
-        alignment_mode: askd_core::alignment::Mode::parse(config.alignment.mode.as_str())
-            .unwrap_or(askd_core::alignment::Mode::Auto),
-        alignment_section: config.alignment.section.clone(),
-        origins: origins.clone(),
-    }
-}
 
 pub fn serve(flags: ConfigFlags) -> ExitCode {
     let (paths, config, origins) = match config::load_from_process_with_origins(&flags.0) {
@@ -45,7 +25,8 @@ pub fn serve(flags: ConfigFlags) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(server::serve(serve_config(&paths, &config, &origins))) {
+    let settings = Settings::from_config(&config, &paths, &origins, &config::process_env());
+    match runtime.block_on(server::serve(settings)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd: {e}");

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use askd_daemon::server::{Running, ServeConfig, start};
+use askd_daemon::Settings;
+use askd_daemon::server::{Running, start};
 use futures_util::StreamExt;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -112,23 +113,12 @@ pub fn client() -> reqwest::Client {
         .expect("build the HTTP client")
 }
 
-pub fn config(data_dir: &Path, max_body_bytes: usize) -> ServeConfig {
-    ServeConfig {
+pub fn config(data_dir: &Path, max_body_bytes: usize) -> Settings {
+    Settings {
         listen: "127.0.0.1:0".parse().unwrap(),
         data_dir: data_dir.to_path_buf(),
-        max_wait: None,
         max_body_bytes,
-        allowed_hosts: vec![],
-        language: "en",
-        workspace_records: true,
-        max_items: 100,
-        virtual_threshold: 500,
-        allow_external_persist: false,
-        structure_question_cap: 40,
-        idle_exit: None,
-        alignment_mode: askd_core::alignment::Mode::Auto,
-        alignment_section: None,
-        origins: Default::default(),
+        ..Settings::default()
     }
 }
 
@@ -157,7 +147,7 @@ impl TestServer {
     }
 
     /// A daemon on `dir` with its own configuration.
-    pub async fn start_with(dir: TempDir, cfg: ServeConfig) -> TestServer {
+    pub async fn start_with(dir: TempDir, cfg: Settings) -> TestServer {
         let running = start(cfg).await.expect("start the daemon");
         let port = running
             .url

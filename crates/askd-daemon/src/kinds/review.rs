@@ -12,14 +12,15 @@
 //! arrives late gets 409 `not-pending` with the review's actual `outcome`, `surface` and
 //! `settledAt`.
 //!
-//! # Routes
+//! The settle lock is the daemon's ([`crate::locks::Locks::review_settle`]).
+//!
+//! # Routes (in `crate::http::review`)
 //! - `POST /api/asks/{id}/import` `{format: "csv"|"json", content, dry_run?}`
 //! - `GET /api/asks/{id}/export?format=csv|html|json`
 
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
 
+use askd_core::AskKind;
 use askd_core::Problem;
 use askd_core::json::Json;
 use askd_core::review::answers::validate_submit;
@@ -28,16 +29,11 @@ use askd_core::review::import::{self as imports, Format};
 use askd_core::review::validate::validate_with;
 use askd_core::review::{Limits, ReviewSpec, Surface, draft, export};
 use askd_store::{Ask, AskState, NewAsk, Settlement};
-use axum::Json as AxumJson;
-use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
-use crate::Daemon;
-use crate::api::{AskId, JsonBody, QueryArgs};
+use crate::asks::{invalid_answers, sha256_hex};
+use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
 /// The stored normal form of a review ask.
@@ -55,10 +51,6 @@ fn invalid_review(problems: Vec<Problem>) -> ApiError {
         if n == 1 { "" } else { "s" }
     );
     e
-}
-
-fn invalid_answers(problems: Vec<Problem>) -> ApiError {
-    ApiError::invalid("invalid-answers", None, problems)
 }
 
 /// 422 for a refused import: at most 100 problems listed (then `too_many_errors`), and
@@ -101,28 +93,6 @@ fn not_a_review(ask: &Ask) -> ApiError {
     )
 }
 
-type SettleLock = Arc<tokio::sync::Mutex<()>>;
-
-/// One lock per review being settled; an entry is dropped once its review has settled.
-static SETTLING: LazyLock<Mutex<HashMap<String, SettleLock>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-
-fn settle_lock(ask_id: &str) -> SettleLock {
-    SETTLING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(ask_id.to_string())
-        .or_default()
-        .clone()
-}
-
-fn settle_unlock(ask_id: &str) {
-    SETTLING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(ask_id);
-}
-
 /// The recorded answers of a settled review, for exports: its result items (none when it
 /// was cancelled).
 fn recorded(ask: &Ask) -> Option<Vec<FoldedItem>> {
@@ -158,14 +128,11 @@ impl Daemon {
         })
         .map_err(invalid_review)?;
         let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
-        let key: String = Sha256::digest(payload.to_string().as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let key = sha256_hex(&payload.to_string());
         Ok(NewAsk {
             id: uuid::Uuid::now_v7().to_string(),
             session_id: session_id.to_string(),
-            kind: "review".into(),
+            kind: AskKind::Review.as_str().into(),
             title: Some(spec.title.clone()),
             payload,
             payload_key: key,
@@ -183,14 +150,14 @@ impl Daemon {
     where
         F: FnOnce(&Ask, &ReviewSpec) -> ApiResult<(String, Value)>,
     {
-        let lock = settle_lock(ask_id);
+        let lock = self.locks.review_settle(ask_id);
         let _guard = lock.lock().await;
         let ask = self.load(ask_id).await?;
-        if ask.kind != "review" {
+        if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         if ask.state != AskState::Pending {
-            settle_unlock(ask_id);
+            self.locks.review_settled(ask_id);
             return Err(already_settled(&ask));
         }
         let spec = spec(&ask)?;
@@ -213,7 +180,7 @@ impl Daemon {
         let mut record = json!({
             "v": 1,
             "askId": ask.id,
-            "kind": "review",
+            "kind": AskKind::Review.as_str(),
             "session": ask.session_id,
             "workspace": ask.workspace,
             "client": ask.client,
@@ -237,13 +204,13 @@ impl Daemon {
         let event = match self.store.settle(&ask.id, &settlement).await {
             Ok(e) => e,
             Err(askd_store::StoreError::NotPending) => {
-                settle_unlock(ask_id);
+                self.locks.review_settled(ask_id);
                 return Err(already_settled(&self.load(ask_id).await?));
             }
             Err(e) => return Err(ApiError::store(e, ask_id)),
         };
         self.hub.publish([event]);
-        settle_unlock(ask_id);
+        self.locks.review_settled(ask_id);
         Ok(settlement.result)
     }
 
@@ -294,7 +261,7 @@ impl Daemon {
         dry_run: bool,
     ) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
-        if ask.kind != "review" {
+        if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         if ask.state != AskState::Pending {
@@ -354,7 +321,7 @@ impl Daemon {
         format: &str,
     ) -> ApiResult<(&'static str, String, String)> {
         let ask = self.load(ask_id).await?;
-        if ask.kind != "review" {
+        if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         let spec = spec(&ask)?;
@@ -603,74 +570,4 @@ pub mod persist {
             .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
         Ok(target)
     }
-}
-
-#[derive(Deserialize)]
-pub struct ExportQuery {
-    format: Option<String>,
-}
-
-/// `GET /api/asks/{id}/export?format=csv|html|json`: the file, as an attachment.
-pub async fn export_route(
-    State(d): State<Arc<Daemon>>,
-    AskId(id): AskId,
-    QueryArgs(q): QueryArgs<ExportQuery>,
-) -> ApiResult<Response> {
-    let format = q.format.as_deref().unwrap_or("csv");
-    let (ct, name, body) = d.review_export(&id, format).await?;
-    Ok((
-        [
-            (header::CONTENT_TYPE, ct.to_string()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        body,
-    )
-        .into_response())
-}
-
-/// `POST /api/asks/{id}/import` `{format: "csv"|"json", content, dry_run?}`.
-pub async fn import_route(
-    State(d): State<Arc<Daemon>>,
-    AskId(id): AskId,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
-    let b = body.object()?;
-    let o = b.as_object().expect("checked by object()");
-    let field = |path: &str, code: &'static str, message: String| {
-        ApiError::invalid(
-            "invalid-request",
-            None,
-            vec![Problem::new(path, code, message)],
-        )
-    };
-    let format = match o.get_present("format") {
-        Some(Json::String(s)) => Format::parse(s).ok_or_else(|| {
-            field(
-                "format",
-                "invalid_value",
-                format!("format must be csv or json (got {s:?})"),
-            )
-        })?,
-        _ => {
-            return Err(field(
-                "format",
-                "required",
-                "format is required: csv or json".into(),
-            ));
-        }
-    };
-    let Some(Json::String(content)) = o.get_present("content") else {
-        return Err(field(
-            "content",
-            "required",
-            "content is required: the file's text".into(),
-        ));
-    };
-    let dry_run = o.get("dry_run").and_then(Json::as_bool).unwrap_or(false);
-    Ok(AxumJson(
-        d.review_import(&id, format, content, dry_run).await?,
-    ))
 }

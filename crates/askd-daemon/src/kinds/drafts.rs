@@ -8,50 +8,26 @@
 //! - **The manifest** (the store's draft rows) is authoritative for the status, the active
 //!   pointers and the launched ask; each manifest write appends its `draft.updated` event in
 //!   the same transaction.
-//! - **Locks.** Every operation on a draft holds that draft's lock; `begin` also holds the
-//!   begin lock while it picks a free slug.
+//! - **Locks** (the daemon's, [`crate::locks`]). Every operation on a draft holds that
+//!   draft's lock; `begin` also holds the begin lock while it picks a free slug.
+//! - The routes are in `crate::http::drafts`.
 //! - The rules themselves (stub-in, patch, structure, the checklist, the gate, the messages)
 //!   are the core's: [`askd_core::survey::draft`].
 
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
 
 use askd_core::json::Json;
 use askd_core::survey::draft::{
     self, DraftError, DraftFile, Grounding, LaunchState, Op, Status, Target, codes,
 };
 use askd_store::{
-    ActivePointer, AskState, Draft, DraftProgress, DraftSave, Event, NewSession, Session,
-    StoreError,
+    ActivePointer, AskState, Draft, DraftProgress, DraftSave, Event, Session, StoreError,
 };
-use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::{Json as AxumJson, Router};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::Daemon;
-use crate::api::{JsonBody, QueryArgs};
+use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
-
-type Lock = Arc<tokio::sync::Mutex<()>>;
-
-/// One lock per draft slug (entries are tiny and drafts never expire, so they stay).
-static LOCKS: LazyLock<Mutex<HashMap<String, Lock>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
-
-/// Held by `begin` from picking a free slug until the draft is registered.
-static BEGIN: LazyLock<tokio::sync::Mutex<()>> = LazyLock::new(|| tokio::sync::Mutex::new(()));
-
-fn lock_of(slug: &str) -> Lock {
-    LOCKS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(slug.to_string())
-        .or_default()
-        .clone()
-}
 
 /// A builder refusal as an API error: a missing draft is 404, a status conflict 409, every
 /// other refusal 422.
@@ -541,7 +517,7 @@ impl Daemon {
         if row.status != Status::Launched.as_str() {
             return Vec::new();
         }
-        let lock = lock_of(&row.slug);
+        let lock = self.locks.draft(&row.slug);
         let _guard = lock.lock().await;
         let Ok(Some(row)) = self.store.draft(&row.slug).await else {
             return Vec::new();
@@ -576,7 +552,7 @@ impl Daemon {
             _ => {
                 let prefix = format!("survey_draft_set {} failed", op.as_str());
                 let slug = self.resolve_slug(&session, explicit, &prefix).await?;
-                let lock = lock_of(&slug);
+                let lock = self.locks.draft(&slug);
                 let _guard = lock.lock().await;
                 match self.draft_load(&session, &slug, &prefix, &mut events).await {
                     Ok(loaded) => {
@@ -600,7 +576,7 @@ impl Daemon {
     ) -> ApiResult<Value> {
         let prefix = "survey_draft_set begin failed";
         let edited = draft::begin(args).map_err(draft_error)?;
-        let _begin = BEGIN.lock().await;
+        let _begin = self.locks.draft_begin().await;
         let (dir, workspace) = match &session.workspace {
             Some(ws) => (
                 workspace_dir(ws).map_err(|e| store_failure(prefix, e))?,
@@ -631,7 +607,7 @@ impl Daemon {
             n += 1;
             slug = format!("{base}-{n}");
         }
-        let lock = lock_of(&slug);
+        let lock = self.locks.draft(&slug);
         let _guard = lock.lock().await;
         let now = askd_store::now();
         let file = DraftFile {
@@ -830,7 +806,7 @@ impl Daemon {
         let explicit = draft::parse_slug(args).map_err(draft_error)?;
         let prefix = "survey_draft_get failed";
         let slug = self.resolve_slug(&session, explicit, prefix).await?;
-        let lock = lock_of(&slug);
+        let lock = self.locks.draft(&slug);
         let _guard = lock.lock().await;
         let mut events = Vec::new();
         let loaded = self.draft_load(&session, &slug, prefix, &mut events).await;
@@ -873,7 +849,7 @@ impl Daemon {
         let explicit = draft::parse_slug(args).map_err(draft_error)?;
         let prefix = "survey_draft_launch failed";
         let slug = self.resolve_slug(&session, explicit, prefix).await?;
-        let lock = lock_of(&slug);
+        let lock = self.locks.draft(&slug);
         let _guard = lock.lock().await;
         let mut events = Vec::new();
         let result = self
@@ -1031,90 +1007,6 @@ fn get_result(row: &Draft, file: &DraftFile, active: bool) -> Value {
     v["grounding"] = json!(g);
     v["validation"] = json!({"ok": ok, "errors": errors});
     v
-}
-
-// ---------------------------------------------------------------------------------------
-// Routes
-// ---------------------------------------------------------------------------------------
-
-type St = State<Arc<Daemon>>;
-
-/// The builder's routes (see `docs/api.md`).
-pub fn routes() -> Router<Arc<Daemon>> {
-    use axum::routing::{get, post};
-    Router::new()
-        .route("/api/drafts", get(list))
-        .route("/api/drafts/set", post(set_route))
-        .route("/api/drafts/get", post(get_route))
-        .route("/api/drafts/launch", post(launch_route))
-}
-
-/// `{session?, args}`: the session (default: the built-in `http` session) and the tool
-/// arguments.
-async fn session_and_args(d: &Daemon, body: &JsonBody) -> ApiResult<(String, Value)> {
-    let b = body.object()?.to_value();
-    let session = match b.get("session") {
-        None | Some(Value::Null) => {
-            d.open_session(NewSession {
-                id: Some("http".into()),
-                client: "http".into(),
-                workspace: None,
-            })
-            .await?
-            .id
-        }
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => {
-            return Err(ApiError::invalid(
-                "invalid-request",
-                None,
-                vec![askd_core::Problem::new(
-                    "session",
-                    "type",
-                    format!("session must be a string, got {other}"),
-                )],
-            ));
-        }
-    };
-    let args = b.get("args").cloned().unwrap_or_else(|| json!({}));
-    Ok((session, args))
-}
-
-async fn set_route(State(d): St, body: JsonBody) -> ApiResult<AxumJson<Value>> {
-    let (session, args) = session_and_args(&d, &body).await?;
-    Ok(AxumJson(d.draft_set(&session, &args).await?))
-}
-
-async fn get_route(State(d): St, body: JsonBody) -> ApiResult<AxumJson<Value>> {
-    let (session, args) = session_and_args(&d, &body).await?;
-    Ok(AxumJson(d.draft_get(&session, &args).await?))
-}
-
-async fn launch_route(State(d): St, body: JsonBody) -> ApiResult<Response> {
-    let (session, args) = session_and_args(&d, &body).await?;
-    let l = d.draft_launch(&session, &args).await?;
-    let status = if l.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok((
-        status,
-        AxumJson(
-            json!({"ok": true, "ask_id": l.ask_id, "url": l.url, "created": l.created,
-                        "draft": l.slug}),
-        ),
-    )
-        .into_response())
-}
-
-#[derive(Deserialize)]
-struct ListQuery {
-    session: Option<String>,
-}
-
-async fn list(State(d): St, QueryArgs(q): QueryArgs<ListQuery>) -> ApiResult<AxumJson<Value>> {
-    Ok(AxumJson(d.drafts_manifest(q.session.as_deref()).await?))
 }
 
 #[cfg(test)]

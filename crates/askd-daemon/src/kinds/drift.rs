@@ -2,15 +2,13 @@
 //! and answered through the common ask API.
 //!
 //! - A report validates first (nothing is written on failure), then, under the session's
-//!   lock, re-attaches to an identical open drift or supersedes a different one, and creates
+//!   lock ([`crate::locks::Locks::session`]), re-attaches to an identical open drift or supersedes a different one, and creates
 //!   the card with its `alignment.drift_reported` in one transaction.
 //! - The card's answer settles the ask and appends `alignment.drift_decided` (or
 //!   `alignment.drift_closed` for "Not now", a withdrawal) in one transaction; the stored
 //!   result is exactly what the waiting `report_drift` call returns.
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
-
+use askd_core::AskKind;
 use askd_core::alignment::drift::{self, CardAnswer, DriftCall, DriftReport};
 use askd_core::alignment::fold::Drift;
 use askd_core::alignment::{AlignEvent, AlignmentState, Lang, fold};
@@ -18,23 +16,8 @@ use askd_core::json::Json;
 use askd_store::{Ask, AskState, FollowEvent, NewAsk, Settlement, StoreError, Supersede};
 use serde_json::{Map, Value, json};
 
-use crate::Daemon;
+use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
-
-type SessionLocks = Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>;
-
-static LOCKS: LazyLock<SessionLocks> = LazyLock::new(Default::default);
-
-/// The lock that serialises one session's alignment writes (§4.7): the fold a write is
-/// planned against cannot change before the write commits.
-pub async fn session_lock(session: &str) -> tokio::sync::OwnedMutexGuard<()> {
-    let lock = {
-        let mut map = LOCKS.lock().unwrap_or_else(|p| p.into_inner());
-        map.retain(|_, l| Arc::strong_count(l) > 1);
-        map.entry(session.to_string()).or_default().clone()
-    };
-    lock.lock_owned().await
-}
 
 /// A tool-level failure in askd's envelope, returned with 200 like `establish_baseline`'s.
 fn failure(code: &str, field: &str, message: String, errors: Option<Value>) -> Value {
@@ -47,7 +30,7 @@ fn failure(code: &str, field: &str, message: String, errors: Option<Value>) -> V
 }
 
 fn lang(d: &Daemon) -> Lang {
-    Lang::parse(d.settings.language)
+    d.settings.language
 }
 
 /// The drift this card ask shows.
@@ -104,8 +87,8 @@ impl Daemon {
                 "-",
             ));
         }
-        let _guard = session_lock(session).await;
-        let events = crate::alignment::session_events(self.store.as_ref(), session).await?;
+        let _guard = self.locks.session(session).await;
+        let events = self.alignment().session_events(session).await?;
         let state = fold(&events);
         match call {
             DriftCall::Resume(id) => self.resume_drift(session, &state, &id).await,
@@ -230,7 +213,7 @@ impl Daemon {
                 NewAsk {
                     id: ask_id.clone(),
                     session_id: session.to_string(),
-                    kind: "drift".into(),
+                    kind: AskKind::Drift.as_str().into(),
                     title: Some(title),
                     payload: report.ask_payload(&drift_id),
                     payload_key: report.key(),
@@ -265,7 +248,7 @@ impl Daemon {
         result: &Value,
     ) -> Value {
         json!({
-            "v": 1, "kind": "drift", "ask_id": ask_id, "session": session,
+            "v": 1, "kind": AskKind::Drift.as_str(), "ask_id": ask_id, "session": session,
             "outcome": outcome, "settledAt": settled_at, "result": result,
         })
     }
@@ -279,7 +262,7 @@ impl Daemon {
         event: (&str, Value),
     ) -> ApiResult<Value> {
         let id = drift_id(ask)?;
-        let events = crate::alignment::session_events(self.store.as_ref(), &ask.session_id).await?;
+        let events = self.alignment().session_events(&ask.session_id).await?;
         let after = fold_with(events, &[(event.0, event.1.clone())]);
         let Some(d) = after.drift(&id) else {
             return Err(ApiError::internal(format!(
@@ -404,7 +387,7 @@ impl Daemon {
             })
             .unwrap_or_default();
         let id = drift_id(ask)?;
-        let state = crate::alignment::state(self.store.as_ref(), &ask.session_id).await?;
+        let state = self.alignment().state(&ask.session_id).await?;
         let d = state.drift(&id);
         let baseline = state
             .baseline

@@ -1,0 +1,124 @@
+//! The ask life cycle every kind shares: loading an ask, the session an API call without
+//! one uses, committing a settlement (the store's compare-and-set), waiting for a settle
+//! and delivering the result. What differs by kind is in the rooms ([`crate::kinds`]).
+//!
+//! Data flows one way: request → core validation (in the room) → store (write-ahead) → hub
+//! (fan-out) → response. Nothing here reaches back into the HTTP layer or the rooms.
+
+use std::time::Duration;
+
+use askd_core::Problem;
+use askd_store::{Ask, AskState, Event, NewSession, Session, Settlement};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::daemon::Daemon;
+use crate::error::{ApiError, ApiResult};
+
+/// How a wait ended: the settled result (now delivered), or the ask still pending when the
+/// budget ran out.
+pub enum Waited {
+    Settled(Value),
+    Pending(Box<Ask>),
+}
+
+/// The hex SHA-256 of a payload's text: the key of identical asks.
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// 409 `not-pending` unless the ask is pending.
+pub fn require_pending(ask: &Ask) -> ApiResult<()> {
+    if ask.state == AskState::Pending {
+        Ok(())
+    } else {
+        Err(ApiError::not_pending(&ask.id))
+    }
+}
+
+/// 422 `invalid-answers` with every problem.
+pub fn invalid_answers(problems: Vec<Problem>) -> ApiError {
+    ApiError::invalid("invalid-answers", None, problems)
+}
+
+impl Daemon {
+    pub async fn open_session(&self, s: NewSession) -> ApiResult<Session> {
+        self.store
+            .open_session(s)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))
+    }
+
+    /// The session an API call without one uses.
+    pub async fn default_session(&self) -> ApiResult<String> {
+        let s = self
+            .open_session(NewSession {
+                id: Some("http".into()),
+                client: "http".into(),
+                workspace: None,
+            })
+            .await?;
+        Ok(s.id)
+    }
+
+    pub async fn load(&self, ask_id: &str) -> ApiResult<Ask> {
+        self.store
+            .ask(ask_id)
+            .await
+            .map_err(|e| ApiError::store(e, ask_id))?
+            .ok_or_else(|| ApiError::not_found(&format!("ask {ask_id}")))
+    }
+
+    /// Commits a settlement through the store's compare-and-set; the event is returned
+    /// for the caller to publish (with whatever follows the settle).
+    pub async fn commit_settle(&self, ask: &Ask, settlement: &Settlement) -> ApiResult<Event> {
+        self.store
+            .settle(&ask.id, settlement)
+            .await
+            .map_err(|e| ApiError::store(e, &ask.id))
+    }
+
+    /// Waits up to `timeout` (None: until settled) for the ask to settle.
+    pub async fn wait_settled(&self, ask_id: &str, timeout: Option<Duration>) -> ApiResult<Waited> {
+        let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+        loop {
+            let waiter = self.hub.waiter(ask_id);
+            let notified = waiter.notify().notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let ask = self.load(ask_id).await?;
+            if ask.state == AskState::Settled {
+                return Ok(Waited::Settled(self.deliver(ask).await));
+            }
+            match deadline {
+                Some(d) => {
+                    if tokio::time::timeout_at(d, notified).await.is_err() {
+                        // The budget is spent: answer from the store as it is now, not
+                        // from the snapshot read before sleeping (a settle this daemon
+                        // was not told about — another process's — is returned too).
+                        let ask = self.load(ask_id).await?;
+                        if ask.state == AskState::Settled {
+                            return Ok(Waited::Settled(self.deliver(ask).await));
+                        }
+                        return Ok(Waited::Pending(Box::new(ask)));
+                    }
+                }
+                None => notified.await,
+            }
+        }
+    }
+
+    /// A settled ask's result, handed to the agent call that waited for it: from now on it
+    /// is delivered, so an identical repeat call creates a new ask (clients.md §2.5).
+    async fn deliver(&self, ask: Ask) -> Value {
+        if ask.delivered_at.is_none()
+            && let Err(e) = self.store.mark_delivered(&ask.id).await
+        {
+            tracing::warn!(ask = %ask.id, error = %e, "could not record the result's delivery");
+        }
+        ask.result.unwrap_or(Value::Null)
+    }
+}

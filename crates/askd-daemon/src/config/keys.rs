@@ -1,0 +1,248 @@
+//! The key table: every configuration key with its table, env var, flag and kind, and
+//! where each key's value came from ([`Origins`]).
+
+use super::*;
+
+/// Where a key's effective value came from: the built-in default, the config file, an env
+/// variable or a flag (the lower layers of `review.md` §7.3, which saved settings override).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// `file`, `env` or `flag` (a key missing from [`Origins`] is at its default).
+    pub layer: &'static str,
+    /// The file path, the env variable's name or the flag (`--max-wait`).
+    pub source: String,
+}
+
+/// Origins of the keys not at their default, by qualified name (`maxWait`,
+/// `batch_review.maxItems`).
+pub type Origins = BTreeMap<String, Origin>;
+
+/// The qualified name of a key: `name` at the top level, `table.name` in a table.
+pub(super) fn qualified(def: &KeyDef) -> String {
+    match def.table {
+        Some(t) => format!("{t}.{}", def.name),
+        None => def.name.to_string(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Key {
+    Listen,
+    MaxWait,
+    MaxBodyBytes,
+    Language,
+    AllowedHosts,
+    IdleExit,
+    Elicitation,
+    StructureQuestionCap,
+    WorkspaceRecords,
+    MaxItems,
+    VirtualThreshold,
+    AllowExternalPersist,
+    Mode,
+    Section,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Kind {
+    Addr,
+    Int {
+        min: u64,
+        max: u64,
+        hint: &'static str,
+    },
+    Bool,
+    Language,
+    Mode,
+    Elicitation,
+    Hosts,
+    Section,
+}
+
+pub(super) struct KeyDef {
+    pub(super) key: Key,
+    pub(super) table: Option<&'static str>,
+    pub(super) name: &'static str,
+    pub(super) env: &'static str,
+    pub(super) flag: &'static str,
+    pub(super) kind: Kind,
+    /// Settable only in the config file (review.md §7.2: `allowExternalPersist`).
+    pub(super) file_only: bool,
+}
+
+pub(super) const TABLES: [&str; 3] = ["survey", "batch_review", "alignment"];
+
+pub(super) const fn int(range: &RangeInclusive<u64>, hint: &'static str) -> Kind {
+    Kind::Int {
+        min: *range.start(),
+        max: *range.end(),
+        hint,
+    }
+}
+
+pub(super) const KEYS: &[KeyDef] = &[
+    KeyDef {
+        key: Key::Listen,
+        table: None,
+        name: "listen",
+        env: "ASKD_LISTEN",
+        flag: "listen",
+        kind: Kind::Addr,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::MaxWait,
+        table: None,
+        name: "maxWait",
+        env: "ASKD_MAX_WAIT",
+        flag: "max-wait",
+        kind: int(&MAX_WAIT_RANGE, " seconds (leave it unset for no limit)"),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::MaxBodyBytes,
+        table: None,
+        name: "maxBodyBytes",
+        env: "ASKD_MAX_BODY_BYTES",
+        flag: "max-body-bytes",
+        kind: int(&MAX_BODY_BYTES_RANGE, " bytes"),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::Language,
+        table: None,
+        name: "language",
+        env: "ASKD_LANGUAGE",
+        flag: "language",
+        kind: Kind::Language,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::AllowedHosts,
+        table: None,
+        name: "allowedHosts",
+        env: "ASKD_ALLOWED_HOSTS",
+        flag: "allowed-hosts",
+        kind: Kind::Hosts,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::IdleExit,
+        table: None,
+        name: "idleExit",
+        env: "ASKD_IDLE_EXIT",
+        flag: "idle-exit",
+        kind: int(&IDLE_EXIT_RANGE, " seconds (0 = never)"),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::Elicitation,
+        table: None,
+        name: "elicitation",
+        env: "ASKD_ELICITATION",
+        flag: "elicitation",
+        kind: Kind::Elicitation,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::StructureQuestionCap,
+        table: Some("survey"),
+        name: "structureQuestionCap",
+        env: "ASKD_SURVEY_STRUCTURE_QUESTION_CAP",
+        flag: "survey-structure-question-cap",
+        kind: int(&STRUCTURE_QUESTION_CAP_RANGE, ""),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::WorkspaceRecords,
+        table: Some("survey"),
+        name: "workspaceRecords",
+        env: "ASKD_SURVEY_WORKSPACE_RECORDS",
+        flag: "survey-workspace-records",
+        kind: Kind::Bool,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::MaxItems,
+        table: Some("batch_review"),
+        name: "maxItems",
+        env: "ASKD_BATCH_REVIEW_MAX_ITEMS",
+        flag: "batch-review-max-items",
+        kind: int(&MAX_ITEMS_RANGE, ""),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::VirtualThreshold,
+        table: Some("batch_review"),
+        name: "virtualThreshold",
+        env: "ASKD_BATCH_REVIEW_VIRTUAL_THRESHOLD",
+        flag: "batch-review-virtual-threshold",
+        kind: int(&VIRTUAL_THRESHOLD_RANGE, ""),
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::AllowExternalPersist,
+        table: Some("batch_review"),
+        name: "allowExternalPersist",
+        env: "ASKD_BATCH_REVIEW_ALLOW_EXTERNAL_PERSIST",
+        flag: "batch-review-allow-external-persist",
+        kind: Kind::Bool,
+        file_only: true,
+    },
+    KeyDef {
+        key: Key::Mode,
+        table: Some("alignment"),
+        name: "mode",
+        env: "ASKD_ALIGNMENT_MODE",
+        flag: "alignment-mode",
+        kind: Kind::Mode,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::Section,
+        table: Some("alignment"),
+        name: "section",
+        env: "ASKD_ALIGNMENT_SECTION",
+        flag: "alignment-section",
+        kind: Kind::Section,
+        file_only: false,
+    },
+];
+
+/// Every config flag's long name without the leading `--` (e.g. `max-wait`), for clap.
+/// `allowExternalPersist` is config-file only and has none.
+pub fn flag_names() -> Vec<&'static str> {
+    KEYS.iter()
+        .filter(|d| !d.file_only)
+        .map(|d| d.flag)
+        .collect()
+}
+
+/// Every config env var name (e.g. `ASKD_MAX_WAIT`), for `askd doctor`.
+pub fn env_names() -> Vec<&'static str> {
+    KEYS.iter()
+        .filter(|d| !d.file_only)
+        .map(|d| d.env)
+        .collect()
+}
+
+pub(super) fn keys_in(table: Option<&str>) -> impl Iterator<Item = &'static KeyDef> + '_ {
+    KEYS.iter().filter(move |d| d.table == table)
+}
+
+pub(super) fn allowed_keys(table: Option<&str>) -> String {
+    keys_in(table)
+        .map(|d| d.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) fn did_you_mean<'a>(got: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    let norm = |s: &str| s.replace(['_', '-'], "").to_ascii_lowercase();
+    let got = norm(got);
+    candidates
+        .into_iter()
+        .find(|c| norm(c) == got)
+        .map(|c| format!(" (did you mean \"{c}\"?)"))
+        .unwrap_or_default()
+}

@@ -1,0 +1,179 @@
+//! askd's configuration (platform.md §9): the `askd.toml` file, `ASKD_*` environment
+//! variables and `--*` flags, merged flag > env > file > built-in default, with the same
+//! validation whatever the source; plus the data directory and the files it holds.
+//!
+//! Resolution is a pure function ([`load`]) over an explicit env map, flag list and file
+//! text; [`load_from_process`] is the thin wrapper that reads the real ones.
+//!
+//! # Layout
+//! - this file — the data directory's [`Paths`], the ranges and defaults, [`ConfigError`].
+//! - `model` — the effective [`Config`]: its tables, enums and the resolved language.
+//! - `keys` — the key table (name, table, env var, flag, kind of each key) and the
+//!   [`Origins`] of the keys.
+//! - `validate` — one value of one key from any source, checked the same way.
+//! - `load` — the layers (file, env, flags) merged into a [`Config`], pure and from the
+//!   process.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+mod keys;
+mod load;
+mod model;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+#[allow(unused_imports)]
+use keys::*;
+pub use keys::{Origin, Origins, env_names, flag_names};
+pub use load::{
+    load, load_from_process, load_from_process_with_origins, load_with_origins, process_env,
+};
+pub use model::*;
+#[allow(unused_imports)]
+use validate::*;
+
+/// The environment as a plain map (name → value).
+pub type Env = HashMap<String, String>;
+
+/// The documented default bind address (platform.md §1).
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)), 7391);
+/// Env var that relocates the whole install (data dir and config file).
+pub const ASKD_HOME_VAR: &str = "ASKD_HOME";
+/// Name of the config file.
+pub const CONFIG_FILE_NAME: &str = "askd.toml";
+
+/// `maxWait` in seconds (absent = unlimited).
+pub const MAX_WAIT_RANGE: RangeInclusive<u64> = 1..=86_400;
+/// `maxBodyBytes` (review.md §7.2: 1 KiB – 128 MiB).
+pub const MAX_BODY_BYTES_RANGE: RangeInclusive<u64> = 1_024..=134_217_728;
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// `idleExit` in seconds (0 = never).
+pub const IDLE_EXIT_RANGE: RangeInclusive<u64> = 0..=2_592_000;
+/// `[survey] structureQuestionCap` (survey.md §10.4).
+pub const STRUCTURE_QUESTION_CAP_RANGE: RangeInclusive<u64> = 1..=151;
+pub const DEFAULT_STRUCTURE_QUESTION_CAP: u32 = 40;
+/// `[batch_review] maxItems` (review.md §7.2).
+pub const MAX_ITEMS_RANGE: RangeInclusive<u64> = 1..=500;
+pub const DEFAULT_MAX_ITEMS: u32 = 100;
+/// `[batch_review] virtualThreshold` (review.md §7.2).
+pub const VIRTUAL_THRESHOLD_RANGE: RangeInclusive<u64> = 50..=2_000;
+pub const DEFAULT_VIRTUAL_THRESHOLD: u32 = 500;
+/// `[alignment] section` limit in bytes (alignment.md §3.3: 32 KiB).
+pub const SECTION_MAX_BYTES: usize = 32 * 1024;
+/// Longest accepted entry of `allowedHosts` (a DNS name).
+const HOST_MAX_LEN: usize = 253;
+
+/// A configuration problem. The message is one line and names the source (file path and
+/// key, env var, or flag) and the allowed values or range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    message: String,
+}
+
+impl ConfigError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Where askd keeps its data and reads its config.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Paths {
+    pub data_dir: PathBuf,
+    pub config_file: PathBuf,
+}
+
+impl Paths {
+    /// Both in `home`, as with `ASKD_HOME=home`.
+    pub fn in_home(home: impl Into<PathBuf>) -> Self {
+        let home = home.into();
+        Self {
+            config_file: home.join(CONFIG_FILE_NAME),
+            data_dir: home,
+        }
+    }
+
+    /// Pure resolution: `$ASKD_HOME` (when set and non-empty) holds both the data and the
+    /// config file; otherwise `<platform data dir>/askd` and `<platform config dir>/askd/askd.toml`.
+    pub fn resolve(
+        env: &Env,
+        platform_data_dir: Option<PathBuf>,
+        platform_config_dir: Option<PathBuf>,
+    ) -> Result<Self, ConfigError> {
+        if let Some(home) = env.get(ASKD_HOME_VAR).filter(|h| !h.is_empty()) {
+            return Ok(Self::in_home(home));
+        }
+        let data = platform_data_dir.ok_or_else(|| {
+            ConfigError::new(
+                "cannot find the platform data directory — set ASKD_HOME to the directory askd should use",
+            )
+        })?;
+        let config = platform_config_dir.ok_or_else(|| {
+            ConfigError::new(
+                "cannot find the platform config directory — set ASKD_HOME to the directory askd should use",
+            )
+        })?;
+        Ok(Self {
+            data_dir: data.join("askd"),
+            config_file: config.join("askd").join(CONFIG_FILE_NAME),
+        })
+    }
+
+    /// Resolution from the real environment and `dirs`; a relative `ASKD_HOME` is made
+    /// absolute against the current directory.
+    pub fn from_process() -> Result<Self, ConfigError> {
+        let env = process_env();
+        let mut paths = Self::resolve(&env, dirs::data_dir(), dirs::config_dir())?;
+        if let Ok(abs) = std::path::absolute(&paths.data_dir) {
+            paths.data_dir = abs;
+        }
+        if let Ok(abs) = std::path::absolute(&paths.config_file) {
+            paths.config_file = abs;
+        }
+        Ok(paths)
+    }
+
+    /// The SQLite database.
+    pub fn db_file(&self) -> PathBuf {
+        self.data_dir.join("askd.db")
+    }
+
+    /// The install's secret token (mode 0600).
+    pub fn token_file(&self) -> PathBuf {
+        self.data_dir.join("token")
+    }
+
+    /// The running daemon's URL and pid.
+    pub fn daemon_json(&self) -> PathBuf {
+        self.data_dir.join("daemon.json")
+    }
+
+    /// The adapter's start lock (prevents two adapters starting two daemons).
+    pub fn start_lock(&self) -> PathBuf {
+        self.data_dir.join("start.lock")
+    }
+}

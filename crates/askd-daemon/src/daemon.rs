@@ -1,0 +1,215 @@
+//! The daemon's state: [`Daemon`], one per running daemon (several may run in one process,
+//! as the tests do), and its [`Settings`], derived from the configuration in one step.
+//!
+//! Everything a daemon keeps between requests lives here — the store, the hub, the live
+//! settings, the locks ([`crate::locks`]), the memo of ask payloads the alignment fold reads
+//! and the rendered diagrams — and nothing in a process-wide static.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use askd_core::alignment::{Lang, Mode};
+use askd_core::json::Json;
+use askd_store::Store;
+use serde_json::Value;
+
+use crate::alignment::{Alignment, AskMemo};
+use crate::config::{Config, Env, Origins, Paths};
+use crate::diagram;
+use crate::error::ApiResult;
+use crate::hub::Hub;
+use crate::locks::Locks;
+use crate::settings::Live;
+
+/// What `askd serve` runs with: the configuration as the daemon uses it, derived from
+/// [`Config`] by [`Settings::from_config`] (the one place a configuration key becomes a
+/// setting). `max_items`, `virtual_threshold` and `max_body_bytes` are the values at start;
+/// the Settings page may change them since — read them through [`Daemon::max_items`], ….
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The address to bind (`127.0.0.1:0` picks a free port).
+    pub listen: SocketAddr,
+    /// The data directory: the store, the token, `daemon.json`, and builder drafts of
+    /// sessions without a workspace.
+    pub data_dir: PathBuf,
+    /// The shortest of this and a call's `timeout_s` bounds a wait; `None` = unbounded.
+    pub max_wait: Option<Duration>,
+    pub max_body_bytes: usize,
+    /// Host names allowed besides the loopback names.
+    pub allowed_hosts: Vec<String>,
+    /// The resolved `language` (`auto` already decided): the MCP instructions served at
+    /// `/mcp` and agent-facing alignment texts.
+    pub language: Lang,
+    /// `[survey] workspaceRecords`: copy settled survey records into the workspace.
+    pub workspace_records: bool,
+    /// `[batch_review] maxItems`: the most items of an interactive review.
+    pub max_items: usize,
+    /// `[batch_review] virtualThreshold`: above this many items the panel uses
+    /// `content-visibility: auto` (served to the UI, used by the HTML export).
+    pub virtual_threshold: usize,
+    /// `[batch_review] allowExternalPersist`: `persist` may write outside the workspace.
+    pub allow_external_persist: bool,
+    /// `[survey] structureQuestionCap`: `survey_draft_set op=structure` is refused when the
+    /// incoming graph has at least this many questions (exclusive cap, 1..=151).
+    pub structure_question_cap: usize,
+    /// Exit after this long with nothing pending and no request; `None` = never.
+    pub idle_exit: Option<Duration>,
+    /// `[alignment] mode` and `section`: the MCP sessions at `/mcp` follow them.
+    pub alignment_mode: Mode,
+    pub alignment_section: Option<String>,
+    /// Where the configuration's keys came from (file, env, flag), for the Settings page.
+    pub origins: Origins,
+}
+
+impl Settings {
+    /// The settings of `config` for the data directory of `paths`; `origins` tell where the
+    /// keys came from and `env` decides `language = "auto"`.
+    pub fn from_config(config: &Config, paths: &Paths, origins: &Origins, env: &Env) -> Self {
+        Settings {
+            listen: config.listen,
+            data_dir: paths.data_dir.clone(),
+            max_wait: config.max_wait_duration(),
+            max_body_bytes: usize::try_from(config.max_body_bytes).unwrap_or(usize::MAX),
+            allowed_hosts: config.allowed_hosts.clone(),
+            language: Lang::parse(config.resolved_language(env)),
+            workspace_records: config.survey.workspace_records,
+            max_items: config.batch_review.max_items as usize,
+            virtual_threshold: config.batch_review.virtual_threshold as usize,
+            allow_external_persist: config.batch_review.allow_external_persist,
+            structure_question_cap: config.survey.structure_question_cap as usize,
+            idle_exit: config.idle_exit_duration(),
+            alignment_mode: config.alignment.mode,
+            alignment_section: config.alignment.section.clone(),
+            origins: origins.clone(),
+        }
+    }
+
+    /// `en` or `zh-CN`: the resolved language as the MCP layer names it.
+    pub fn language_tag(&self) -> &'static str {
+        match self.language {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+}
+
+/// The built-in defaults (every key at its default, English, no data directory yet).
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::from_config(
+            &Config::default(),
+            &Paths::in_home(PathBuf::new()),
+            &Origins::new(),
+            &Env::new(),
+        )
+    }
+}
+
+/// The daemon's shared state: one per running daemon.
+pub struct Daemon {
+    pub store: Arc<dyn Store>,
+    pub hub: Hub,
+    /// The configuration at start. `max_items`, `virtual_threshold` and `max_body_bytes`
+    /// may have changed since: read them through `Daemon::max_items()`, ….
+    pub settings: Settings,
+    live: Live,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    pub token: String,
+    pub started: Instant,
+    /// Milliseconds since `started` of the last request (for idle exit).
+    last_activity: AtomicU64,
+    /// Every lock besides the store's.
+    pub locks: Locks,
+    /// What the alignment fold needs of each ask, read from the store once.
+    asks: AskMemo,
+    /// Rendered diagrams, by source hash and theme.
+    pub diagrams: diagram::Cache,
+}
+
+impl Daemon {
+    pub fn new(store: Arc<dyn Store>, settings: Settings, base_url: String, token: String) -> Self {
+        Daemon {
+            store,
+            hub: Hub::default(),
+            live: Live::new(
+                settings.max_items,
+                settings.virtual_threshold,
+                settings.max_body_bytes,
+            ),
+            settings,
+            base_url,
+            token,
+            started: Instant::now(),
+            last_activity: AtomicU64::new(0),
+            locks: Locks::default(),
+            asks: AskMemo::default(),
+            diagrams: diagram::Cache::default(),
+        }
+    }
+
+    pub fn touch(&self) {
+        let now = self.started.elapsed().as_millis() as u64;
+        self.last_activity.store(now, Ordering::Relaxed);
+    }
+
+    /// Time since the last request.
+    pub fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_activity.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last)
+    }
+
+    /// The page of an ask.
+    pub fn ask_url(&self, ask_id: &str) -> String {
+        format!("{}/a/{ask_id}", self.base_url)
+    }
+
+    /// A session's alignment, read from this daemon's store.
+    pub fn alignment(&self) -> Alignment<'_> {
+        Alignment::new(self.store.as_ref(), &self.asks, &self.locks)
+    }
+
+    /// `[batch_review] maxItems` in effect.
+    pub fn max_items(&self) -> usize {
+        self.live.max_items()
+    }
+
+    /// `[batch_review] virtualThreshold` in effect.
+    pub fn virtual_threshold(&self) -> usize {
+        self.live.virtual_threshold()
+    }
+
+    /// `maxBodyBytes` in effect.
+    pub fn max_body_bytes(&self) -> usize {
+        self.live.max_body_bytes()
+    }
+
+    /// Applies the saved settings from the store (at start). A store failure keeps the
+    /// configuration's values and is logged.
+    pub async fn load_saved_settings(&self) {
+        self.live.load(self.store.as_ref()).await;
+    }
+
+    /// The body of `GET /api/settings`.
+    pub async fn settings_view(&self) -> ApiResult<Value> {
+        self.live
+            .view(self.store.as_ref(), &self.settings.origins)
+            .await
+    }
+
+    /// `PUT /api/settings`: validates every member, then saves and applies them all.
+    pub async fn save_settings(&self, body: &Json<'_>) -> ApiResult<Value> {
+        self.live
+            .save(
+                self.store.as_ref(),
+                &self.hub,
+                &self.locks,
+                &self.settings.origins,
+                body,
+            )
+            .await
+    }
+}

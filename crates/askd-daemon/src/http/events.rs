@@ -1,0 +1,124 @@
+//! `GET /api/events`: Server-Sent Events — the store's log replayed after
+//! `Last-Event-ID` (or `?since=`), then the hub's live events.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use askd_store::Store;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use futures_util::Stream;
+use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::daemon::Daemon;
+use crate::error::{ApiError, ApiResult};
+use crate::http::extract::QueryArgs;
+
+type St = State<Arc<Daemon>>;
+
+/// How many stored events one replay read fetches.
+const REPLAY_PAGE: u32 = 500;
+
+/// Server-Sent Events: replays the store's log after `Last-Event-ID` (or `?since=`), then
+/// streams live events; a heartbeat every 15 s.
+pub async fn events(
+    State(d): St,
+    headers: HeaderMap,
+    QueryArgs(q): QueryArgs<EventsQuery>,
+) -> ApiResult<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>> {
+    let since = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .or(q.since)
+        .unwrap_or(-1);
+    // Subscribe before reading the log, so nothing committed in between is missed.
+    let mut live = d.hub.subscribe();
+    let start = if since < 0 {
+        d.store
+            .last_event()
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?
+    } else {
+        since
+    };
+    let store = d.store.clone();
+    let stream = async_stream(move |tx| async move {
+        let mut last = start;
+        if !replay(&*store, &mut last, &tx).await {
+            return;
+        }
+        loop {
+            match live.recv().await {
+                Ok(e) if e.seq <= last => {}
+                Ok(e) if e.seq == last + 1 => {
+                    last = e.seq;
+                    if tx.send(sse(&e)).await.is_err() {
+                        return;
+                    }
+                }
+                // A gap (an event committed before `e` but not yet seen live) or a lag (the
+                // live channel dropped events for this slow listener): the log has them all.
+                Ok(_) | Err(RecvError::Lagged(_)) => {
+                    if !replay(&*store, &mut last, &tx).await {
+                        return;
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// Sends every stored event after `last`, page by page, until the log is exhausted; `false`
+/// when the listener left or the store failed.
+async fn replay(
+    store: &dyn Store,
+    last: &mut i64,
+    tx: &tokio::sync::mpsc::Sender<Result<SseEvent, Infallible>>,
+) -> bool {
+    loop {
+        let Ok(page) = store.events_after(*last, REPLAY_PAGE).await else {
+            return false;
+        };
+        let n = page.len();
+        for e in page {
+            *last = e.seq;
+            if tx.send(sse(&e)).await.is_err() {
+                return false;
+            }
+        }
+        if n < REPLAY_PAGE as usize {
+            return true;
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct EventsQuery {
+    since: Option<i64>,
+}
+
+fn sse(e: &askd_store::Event) -> Result<SseEvent, Infallible> {
+    Ok(SseEvent::default()
+        .id(e.seq.to_string())
+        .event(e.kind.clone())
+        .data(e.payload.to_string()))
+}
+
+/// A stream fed by a producer task through a small channel (back-pressure: a slow client
+/// holds the producer, not memory).
+fn async_stream<F, Fut, T>(producer: F) -> impl Stream<Item = T>
+where
+    F: FnOnce(tokio::sync::mpsc::Sender<T>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(producer(tx));
+    tokio_stream::wrappers::ReceiverStream::new(rx)
+}

@@ -1,0 +1,154 @@
+//! The questions room (`ask_user_question`, flat questions): create, submit (with the
+//! answer's `surface`), the pending handle and the record.
+
+use askd_core::AskKind;
+use askd_core::Problem;
+use askd_core::json::Json;
+use askd_core::questions::{self, QuestionsSpec};
+use askd_store::{Ask, NewAsk, Settlement};
+use serde_json::{Value, json};
+
+use crate::asks::{invalid_answers, sha256_hex};
+use crate::error::{ApiError, ApiResult};
+
+/// The instruction of a pending handle for a questions ask.
+pub const PENDING_QUESTIONS: &str = "The user has not answered yet, and nothing is lost. Call await_answer with this ask_id to keep waiting. Do not answer on the user's behalf.";
+
+/// Where a questions answer came from (`clients.md` §3): the body's `surface`, `page` when
+/// absent. The result and the record carry it.
+const QUESTIONS_SURFACES: [&str; 3] = ["page", "terminal", "client-form"];
+
+/// The stored normal form of a questions ask.
+pub fn spec(ask: &Ask) -> ApiResult<QuestionsSpec> {
+    serde_json::from_value(ask.payload.clone()).map_err(|e| {
+        ApiError::internal(format!(
+            "stored questions of {} are unreadable: {e}",
+            ask.id
+        ))
+    })
+}
+
+fn surface(body: &Json<'_>) -> ApiResult<&'static str> {
+    let got = body.as_object().and_then(|o| o.get_present("surface"));
+    let Some(got) = got else {
+        return Ok("page");
+    };
+    if let Some(s) = got.as_str()
+        && let Some(known) = QUESTIONS_SURFACES.iter().find(|k| **k == s)
+    {
+        return Ok(known);
+    }
+    let shown = match got.as_str() {
+        Some(s) => format!("{s:?}"),
+        None => got.kind().to_string(),
+    };
+    Err(invalid_answers(vec![Problem::new(
+        "surface",
+        "surface_unknown",
+        format!(
+            "surface must be one of page, terminal, client-form (got {shown}) — or omit it for page"
+        ),
+    )]))
+}
+
+/// The tool-error code of a cancelled or aborted questions ask.
+pub fn error_code(outcome: &str) -> &'static str {
+    match outcome {
+        "cancelled" => "ASK_CANCELLED",
+        _ => "ASK_ABORTED",
+    }
+}
+
+pub fn error_message(outcome: &str) -> &'static str {
+    match outcome {
+        "cancelled" => "the user cancelled the question",
+        _ => "ask_user_question was aborted before the user answered",
+    }
+}
+
+fn bad_spec(p: Vec<Problem>) -> ApiError {
+    ApiError::invalid("QUESTIONS_BAD_SPEC", Some("invalid questions"), p)
+}
+
+/// Validates questions arguments exactly as a create would, writing nothing.
+pub fn check(args: &Json<'_>) -> ApiResult<()> {
+    questions::validate(args).map_err(bad_spec)?;
+    Ok(())
+}
+
+/// Validates questions arguments into the ask to create.
+pub fn new_ask(session_id: &str, args: &Json<'_>) -> ApiResult<NewAsk> {
+    let spec = questions::validate(args).map_err(bad_spec)?;
+    let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+    // The first question names the ask in lists (the inbox, `askd asks list`, the
+    // terminal UI): ask_user_question has no title of its own.
+    let title = spec.questions.first().map(|q| {
+        let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
+        match text.char_indices().nth(140) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text,
+        }
+    });
+    Ok(NewAsk {
+        id: uuid::Uuid::now_v7().to_string(),
+        session_id: session_id.to_string(),
+        kind: AskKind::Questions.as_str().into(),
+        title,
+        payload_key: sha256_hex(&payload.to_string()),
+        payload,
+        fingerprint: None,
+        replaces: None,
+        seed_banked: Vec::new(),
+        seed_autosave: None,
+        return_undelivered: false,
+    })
+}
+
+/// The settlement of submitted answers.
+pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
+    let settled_at = askd_store::now();
+    let spec = spec(ask)?;
+    let answers = questions::validate_answers(&spec, body).map_err(invalid_answers)?;
+    let surface = surface(body)?;
+    let mut result = questions::answered_result(&spec, &ask.id, &answers);
+    result["surface"] = json!(surface);
+    Ok(Settlement {
+        outcome: "answered".into(),
+        record: record(ask, "answered", &settled_at, Some(&result)),
+        result,
+        settled_at,
+        expect_banked: None,
+    })
+}
+
+/// The pending handle of a questions ask.
+pub fn pending(ask: &Ask, url: &str) -> Value {
+    json!({"outcome": "pending", "ask_id": ask.id, "url": url, "instruction": PENDING_QUESTIONS})
+}
+
+/// The record of a questions ask.
+pub fn record(ask: &Ask, outcome: &str, settled_at: &str, answers: Option<&Value>) -> Value {
+    let mut r = json!({
+        "v": 1,
+        "askId": ask.id,
+        "kind": ask.kind,
+        "session": ask.session_id,
+        "workspace": ask.workspace,
+        "client": ask.client,
+        "outcome": outcome,
+        "createdAt": ask.created_at,
+        "settledAt": settled_at,
+        "spec": ask.payload,
+    });
+    match answers {
+        Some(result) => {
+            r["answers"] = result["answers"].clone();
+            r["skipped"] = result["skipped"].clone();
+            if let Some(surface) = result.get("surface") {
+                r["surface"] = surface.clone();
+            }
+        }
+        None => r["autosave"] = ask.autosave.clone().unwrap_or(Value::Null),
+    }
+    r
+}

@@ -1,0 +1,398 @@
+//! The survey room (`ask_survey`, `survey.md`): create (lenient resolution, validation,
+//! `replaces` with seeding and supersede), bank, autosave, submit, pre-flight, the branch
+//! path, the pending handle, the record (§11.1) and its workspace copy (§11.3). The
+//! question builder that launches surveys is [`super::drafts`].
+
+use askd_core::AskKind;
+use askd_core::Problem;
+use askd_core::json::Json;
+use askd_core::survey::answers::{AnswerEntry, Submission, validate_bank, validate_submit};
+use askd_core::survey::path::{self, Graph, PathAnswer};
+use askd_core::survey::result::{self as shapes, Preflight};
+use askd_core::survey::{SurveySpec, autosave, resolve, validate};
+use askd_store::{Ask, AskState, NewAsk, NewBanked, Settlement, StoreError, Supersede};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::asks::{invalid_answers, sha256_hex};
+use crate::daemon::Daemon;
+use crate::error::{ApiError, ApiResult};
+
+/// The stored normal form of a survey ask.
+pub fn spec(ask: &Ask) -> ApiResult<SurveySpec> {
+    serde_json::from_value(ask.payload.clone()).map_err(|e| {
+        ApiError::internal(format!(
+            "stored survey spec of {} is unreadable: {e}",
+            ask.id
+        ))
+    })
+}
+
+/// The banked answers of a survey ask, as the core reads them.
+pub fn banked_entries(ask: &Ask) -> ApiResult<Vec<AnswerEntry>> {
+    ask.banked
+        .iter()
+        .map(|b| {
+            serde_json::from_value(b.entry.clone()).map_err(|e| {
+                ApiError::internal(format!(
+                    "stored banked answer of {} is unreadable: {e}",
+                    ask.id
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The tool-error code of a cancelled or aborted survey.
+pub fn error_code(outcome: &str) -> &'static str {
+    match outcome {
+        "cancelled" => "SURVEY_CANCELLED",
+        _ => "SURVEY_ABORTED",
+    }
+}
+
+pub fn error_message(outcome: &str) -> &'static str {
+    match outcome {
+        "cancelled" => shapes::CANCELLED_MESSAGE,
+        _ => shapes::ABORTED_MESSAGE,
+    }
+}
+
+fn bad_argument(p: Problem) -> ApiError {
+    ApiError::invalid("SURVEY_BAD_SPEC", Some("invalid survey argument"), vec![p])
+}
+
+fn bad_spec(p: Vec<Problem>) -> ApiError {
+    ApiError::invalid("SURVEY_BAD_SPEC", Some("invalid survey spec"), p)
+}
+
+/// Validates survey arguments exactly as a create would, writing nothing.
+pub fn check(args: Json<'_>) -> ApiResult<()> {
+    let resolved = resolve::resolve(args).map_err(bad_argument)?;
+    validate(&resolved.survey).map_err(bad_spec)?;
+    Ok(())
+}
+
+impl Daemon {
+    /// Validates survey arguments into the ask to create; with `replaces`, seeds it from
+    /// the old ask (§9.4) and supersedes the old one when it is still pending.
+    pub(crate) async fn new_survey(
+        &self,
+        session_id: &str,
+        args: Json<'_>,
+        replaces: Option<&str>,
+    ) -> ApiResult<NewAsk> {
+        let resolved = resolve::resolve(args).map_err(bad_argument)?;
+        let spec = validate(&resolved.survey).map_err(bad_spec)?;
+        let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+        let fingerprint = shapes::fingerprint(&spec);
+        let mut new = NewAsk {
+            id: uuid::Uuid::now_v7().to_string(),
+            session_id: session_id.to_string(),
+            kind: AskKind::Survey.as_str().into(),
+            title: spec.title.clone(),
+            payload_key: sha256_hex(&payload.to_string()),
+            payload,
+            fingerprint: Some(fingerprint.clone()),
+            replaces: None,
+            seed_banked: Vec::new(),
+            seed_autosave: None,
+            return_undelivered: false,
+        };
+        let Some(old_id) = replaces.or(resolved.replaces()) else {
+            return Ok(new);
+        };
+        let old = self.load(old_id).await?;
+        if old.session_id != session_id || old.kind != AskKind::Survey.as_str() {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "replaces-foreign",
+                format!(
+                    "replaces names ask {old_id}, which is not a survey of this session — pass the ask_id of a survey this session asked"
+                ),
+            ));
+        }
+        // Seeding (§9.4): same fingerprint, from a pending, cancelled or aborted ask.
+        let seedable = old.fingerprint.as_deref() == Some(fingerprint.as_str())
+            && (old.state == AskState::Pending
+                || matches!(old.outcome.as_deref(), Some("cancelled" | "aborted")));
+        if seedable {
+            let mut kept: Vec<AnswerEntry> = Vec::new();
+            for e in banked_entries(&old)? {
+                let body = json!({"answers": [e]});
+                let text = body.to_string();
+                if let Ok(parsed) = askd_core::json::parse(&text)
+                    && let Ok(mut fresh) = validate_bank(&spec, &kept, &parsed)
+                {
+                    kept.append(&mut fresh);
+                }
+            }
+            if let Some(a) = &old.autosave {
+                let ids: Vec<&str> = kept.iter().map(|e| e.id.as_str()).collect();
+                new.seed_autosave = autosave::sanitize(&spec, &ids, &Json::from_value(a)).ok();
+            }
+            new.seed_banked = kept
+                .into_iter()
+                .map(|e| NewBanked {
+                    question_id: e.id.clone(),
+                    entry: json!(e),
+                })
+                .collect();
+        }
+        if old.state == AskState::Pending {
+            let old_spec = self::spec(&old)?;
+            let settled_at = askd_store::now();
+            let result = json!(shapes::superseded(&old_spec, &old.id));
+            new.replaces = Some(Supersede {
+                ask_id: old.id.clone(),
+                settlement: Settlement {
+                    outcome: "superseded".into(),
+                    record: survey_record(&old, &old_spec, "superseded", &settled_at, None),
+                    result,
+                    settled_at,
+                    expect_banked: None,
+                },
+            });
+        }
+        Ok(new)
+    }
+
+    /// `POST /api/asks/{id}/bank` (§7.5) on a pending survey: validated, committed, then
+    /// acknowledged. Returns the number of banked answers.
+    pub(crate) async fn survey_bank(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<usize> {
+        let spec = spec(ask)?;
+        let banked = banked_entries(ask)?;
+        let fresh = validate_bank(&spec, &banked, body).map_err(invalid_answers)?;
+        if fresh.is_empty() {
+            return Ok(banked.len());
+        }
+        let rows: Vec<NewBanked> = fresh
+            .iter()
+            .map(|e| NewBanked {
+                question_id: e.id.clone(),
+                entry: json!(e),
+            })
+            .collect();
+        let done = self.store.bank(&ask.id, &rows).await.map_err(|e| match e {
+            StoreError::Conflict(_) => ApiError::invalid(
+                "invalid-answers",
+                None,
+                vec![Problem::new(
+                    "answers",
+                    "banked_conflict",
+                    "another bank of the same question landed first — reload the ask and bank again",
+                )],
+            ),
+            e => ApiError::store(e, &ask.id),
+        })?;
+        self.hub.publish([done.event]);
+        Ok(done.total)
+    }
+
+    /// The settlement of a submitted survey, validated against the recomputed path.
+    pub(crate) fn survey_submit(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
+        let settled_at = askd_store::now();
+        let spec = spec(ask)?;
+        let banked = banked_entries(ask)?;
+        let sub = validate_submit(&spec, &banked, body).map_err(invalid_answers)?;
+        Ok(Settlement {
+            outcome: "answered".into(),
+            result: json!(shapes::answered(&spec, &ask.id, &sub)),
+            record: survey_record(ask, &spec, "answered", &settled_at, Some(&sub)),
+            settled_at,
+            // Validated against these banked answers: a bank landing in between
+            // must not be contradicted by the settled result.
+            expect_banked: Some(ask.banked.len()),
+        })
+    }
+
+    /// Reroll, Push or Discuss (§8.5) on a pending survey: only before the first bank.
+    pub(crate) fn survey_preflight(&self, ask: &Ask, action: Preflight) -> ApiResult<Settlement> {
+        if !ask.banked.is_empty() {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "preflight-closed",
+                format!(
+                    "pre-flight actions are closed: {} answer(s) are already banked",
+                    ask.banked.len()
+                ),
+            ));
+        }
+        let spec = spec(ask)?;
+        let settled_at = askd_store::now();
+        Ok(Settlement {
+            outcome: action.as_str().into(),
+            result: json!(shapes::preflight(&spec, &ask.id, action)),
+            record: survey_record(ask, &spec, action.as_str(), &settled_at, None),
+            settled_at,
+            // Pre-flight is closed by the first bank, even one that lands right now.
+            expect_banked: Some(0),
+        })
+    }
+
+    /// Commits a survey's settlement; the draft it was launched from follows the settle
+    /// (survey.md §10.3) before the waiter wakes, so the agent never sees a stale draft
+    /// status; then the record's workspace copy.
+    pub(crate) async fn survey_settle(
+        &self,
+        ask: &Ask,
+        settlement: Settlement,
+    ) -> ApiResult<Value> {
+        let event = self.commit_settle(ask, &settlement).await?;
+        let drafts = self.draft_on_settle(&ask.id, &settlement.outcome).await;
+        self.hub.publish(std::iter::once(event).chain(drafts));
+        self.workspace_copy(ask, &settlement).await;
+        Ok(settlement.result)
+    }
+
+    /// §11.3: after the settle commits, a copy of a survey's record goes to
+    /// `<workspace>/.askd/surveys/` (when the session has a workspace and `workspaceRecords`
+    /// is on). Written atomically; a failure is logged and never affects the settle.
+    pub(crate) async fn workspace_copy(&self, ask: &Ask, settlement: &Settlement) {
+        let Some(workspace) = ask
+            .workspace
+            .clone()
+            .filter(|_| self.settings.workspace_records)
+        else {
+            return;
+        };
+        let name = askd_core::survey::records::workspace_file_name(
+            &settlement.settled_at,
+            ask.title.as_deref(),
+            &ask.id,
+        );
+        let mut record = settlement.record.clone();
+        record["workspaceRecord"] = json!(true);
+        let ask_id = ask.id.clone();
+        let written =
+            tokio::task::spawn_blocking(move || -> std::io::Result<std::path::PathBuf> {
+                let dir = std::path::Path::new(&workspace)
+                    .join(".askd")
+                    .join("surveys");
+                std::fs::create_dir_all(&dir)?;
+                let path = dir.join(&name);
+                let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+                crate::atomic::write(&path, text.as_bytes(), 0o666)?;
+                Ok(path)
+            })
+            .await;
+        match written {
+            Ok(Ok(path)) => {
+                tracing::debug!(ask = %ask_id, path = %path.display(), "workspace record written")
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(ask = %ask_id, error = %e, "cannot write the workspace record")
+            }
+            Err(e) => tracing::warn!(ask = %ask_id, error = %e, "workspace record task failed"),
+        }
+    }
+}
+
+/// The sanitised autosave of a survey (§9.3).
+pub fn clean_autosave(ask: &Ask, body: &Json<'_>) -> ApiResult<Value> {
+    let spec = spec(ask)?;
+    let ids: Vec<&str> = ask.banked.iter().map(|b| b.question_id.as_str()).collect();
+    autosave::sanitize(&spec, &ids, body).map_err(|p| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-autosave",
+            p.message,
+        )
+    })
+}
+
+/// The path for a map of answers `{id: {selected, custom?, skipped?}}`; banked answers are
+/// locked and route the path whatever the body says.
+pub fn path(ask: &Ask, body: &Json<'_>) -> ApiResult<Vec<String>> {
+    let spec = spec(ask)?;
+    let mut answers: indexmap::IndexMap<String, PathAnswer> = indexmap::IndexMap::new();
+    if let Some(map) = body
+        .as_object()
+        .and_then(|o| o.get("answers"))
+        .and_then(Json::as_object)
+    {
+        for (id, a) in map.iter() {
+            let Some(a) = a.as_object() else { continue };
+            let selected = a
+                .get("selected")
+                .and_then(Json::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Json::as_str)
+                .map(str::to_string)
+                .collect();
+            answers.insert(
+                id.to_string(),
+                PathAnswer {
+                    selected,
+                    custom: a.get("custom").and_then(Json::as_str).map(str::to_string),
+                    skipped: a.get("skipped").and_then(Json::as_bool).unwrap_or(false),
+                },
+            );
+        }
+    }
+    // Banked answers are locked: they route the path whatever the body says.
+    for b in banked_entries(ask)? {
+        answers.insert(
+            b.id.clone(),
+            PathAnswer {
+                selected: b.selected,
+                custom: b.custom,
+                skipped: b.skipped,
+            },
+        );
+    }
+    let graph = Graph::from_spec(&spec);
+    Ok(path::compute(&graph, &answers)
+        .into_iter()
+        .map(str::to_string)
+        .collect())
+}
+
+/// §11.1: the full record of a survey ask.
+pub fn survey_record(
+    ask: &Ask,
+    spec: &SurveySpec,
+    outcome: &str,
+    settled_at: &str,
+    submission: Option<&Submission>,
+) -> Value {
+    let mut r = json!({
+        "v": 1,
+        "surveyId": ask.id,
+        "session": ask.session_id,
+        "workspace": ask.workspace,
+        "client": ask.client,
+        "outcome": outcome,
+        "createdAt": ask.created_at,
+        "settledAt": settled_at,
+    });
+    if let Some(t) = &spec.title {
+        r["title"] = json!(t);
+    }
+    if let Some(q) = submission.and_then(|s| s.quick.as_ref()) {
+        r["quickTemplate"] = json!(q);
+    }
+    r["spec"] = ask.payload.clone();
+    if !ask.banked.is_empty() {
+        r["banked"] = Value::Array(
+            ask.banked
+                .iter()
+                .map(|b| {
+                    let mut e = b.entry.clone();
+                    e["bankedAt"] = json!(b.banked_at);
+                    e
+                })
+                .collect(),
+        );
+    }
+    match submission {
+        Some(s) => {
+            r["answers"] = json!(s.answers);
+            r["path"] = json!(s.path);
+            r["skipped"] = json!(s.skipped);
+        }
+        None => r["autosave"] = ask.autosave.clone().unwrap_or(Value::Null),
+    }
+    r
+}
