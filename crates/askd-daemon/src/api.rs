@@ -116,7 +116,7 @@ impl FromRequest<Arc<Daemon>> for JsonBody {
 
 impl JsonBody {
     /// The body's bytes, as checked (for a route that hands them on, like `/mcp`).
-    pub(crate) fn bytes(&self) -> &Bytes {
+    pub fn bytes(&self) -> &Bytes {
         &self.0
     }
 

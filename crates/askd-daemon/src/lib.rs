@@ -3,13 +3,15 @@
 //! scripts use.
 //!
 //! # Layout
-//! - [`config`] — `askd.toml`, env and flags; paths of the data directory.
-//! - [`server`] — start-up (token, `daemon.json`), serving, graceful shutdown, idle exit.
+//! - [`config`] — `askd.toml`, env and flags; the data directory's paths (`Paths`, from
+//!   `askd-client`, re-exported).
+//! - [`server`] — start-up (token, `daemon.json`), serving, graceful shutdown, idle exit;
+//!   [`server::start_with`] / [`server::serve_with`] mount extra routes behind the fence
+//!   ([`router_with`]: the binary mounts `/mcp` there).
 //! - [`fence`] — the security fence every request passes first.
 //! - [`api`] — the JSON API routes and Server-Sent Events.
 //! - [`service`] — the operations on asks: core validation, store, fan-out, result shapes.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
-//! - [`mcp`] — `/mcp`: the MCP tools over streamable HTTP, calling the service in process.
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
 //! - [`review`] — asks of kind `review` (`batch_review`): create, settle, persist, export,
 //!   import.
@@ -38,7 +40,6 @@ pub mod drift;
 pub mod error;
 pub mod fence;
 pub mod hub;
-pub mod mcp;
 pub mod render;
 pub mod reserve;
 pub mod review;
@@ -133,30 +134,18 @@ impl Daemon {
     }
 }
 
-/// The whole HTTP surface, behind the fence.
+/// The whole HTTP surface of the daemon alone, behind the fence.
 pub fn router(daemon: Arc<Daemon>) -> Router {
+    router_with(daemon, Router::new())
+}
+
+/// The daemon's HTTP surface with `extra` routes mounted beside its own, all behind the
+/// fence (which runs first on every route, the extra ones included). The binary mounts
+/// `/mcp` this way: the daemon itself knows nothing of MCP.
+pub fn router_with(daemon: Arc<Daemon>, extra: Router<Arc<Daemon>>) -> Router {
     Router::new()
         .merge(api::routes())
-        .nest_service(
-            "/mcp",
-            tower::Layer::layer(
-                &axum::middleware::from_fn_with_state(daemon.clone(), mcp::body_rules),
-                mcp::service(
-                    daemon.clone(),
-                    askd_mcp::Options {
-                        max_wait: daemon.settings.max_wait,
-                        language: daemon.settings.language,
-                        alignment_mode: daemon.settings.alignment_mode,
-                        alignment_section: daemon.settings.alignment_section.clone(),
-                        transport: "http",
-                        // Answering in the client is the stdio adapter's for now
-                        // (clients.md §3; /mcp is a later slice).
-                        elicitation: askd_mcp::Elicitation::Off,
-                        ..Default::default()
-                    },
-                ),
-            ),
-        )
+        .merge(extra)
         .route("/", get(ui::page))
         .route("/a/{id}", get(ui::page))
         .route("/settings", get(ui::page))

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use askd_daemon::config::{self, Config, Paths};
-use askd_daemon::server::{self, ServeConfig};
+use askd_daemon::server::ServeConfig;
 use serde_json::json;
 
 use super::flags::ConfigFlags;
@@ -45,7 +45,9 @@ pub fn serve(flags: ConfigFlags) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(server::serve(serve_config(&paths, &config, &origins))) {
+    match runtime.block_on(askd::mcp_http::serve(serve_config(
+        &paths, &config, &origins,
+    ))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd: {e}");
@@ -65,7 +67,7 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
     };
     let config = config::load_from_process(&flags.0);
     let token_mode = token_mode(&paths);
-    let info = server::read_daemon_info(&paths.data_dir);
+    let info = askd_client::read_daemon_info(&paths.data_dir);
     let runtime = tokio::runtime::Runtime::new().ok();
     // The running daemon's health, and its settings in effect (saved from the Settings page
     // over the configuration, review.md §7.3).

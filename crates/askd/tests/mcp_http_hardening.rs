@@ -2,11 +2,11 @@
 //! 413 (the live `maxBodyBytes`, answered from `Content-Length` before any body arrives) →
 //! 400 — with the one JSON error shape, on a real daemon on a loopback port.
 
-mod common;
+mod common_daemon;
 
 use std::time::Duration;
 
-use common::*;
+use common_daemon::*;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
@@ -105,18 +105,18 @@ async fn hardening_11_the_limit_is_max_body_bytes() {
     let s = TestServer::start().await;
     // Over the daemon's limit (1 MiB in tests) but under rmcp's fixed 4 MiB: 413.
     let r = s
-        .send(json_post(&s, initialize_of(2 * common::MAX_BODY)))
+        .send(json_post(&s, initialize_of(2 * common_daemon::MAX_BODY)))
         .await;
     assert_shape(&r, 413, "body-too-large");
     assert!(
         r.text
-            .contains(&format!("maxBodyBytes ({} bytes)", common::MAX_BODY)),
+            .contains(&format!("maxBodyBytes ({} bytes)", common_daemon::MAX_BODY)),
         "{}",
         r.text
     );
     // Streamed with no declared length: 413 too.
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> = (0..20)
-        .map(|_| Ok(vec![b' '; common::MAX_BODY / 16]))
+        .map(|_| Ok(vec![b' '; common_daemon::MAX_BODY / 16]))
         .collect();
     let r = s
         .send(json_post(
@@ -154,7 +154,7 @@ async fn hardening_11_declared_oversize_is_413_before_any_body() {
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: {BOTH}\r\nContent-Length: {}\r\n\r\n",
         s.host(),
         s.token,
-        common::MAX_BODY + 1
+        common_daemon::MAX_BODY + 1
     );
     stream.write_all(request.as_bytes()).await.unwrap();
     // No body is sent: the answer must come from the header alone.
@@ -203,7 +203,7 @@ async fn hardening_11_mcp_errors_have_the_json_shape() {
         .send(
             mcp(&s)
                 .header(CONTENT_TYPE, "text/plain")
-                .body(initialize_of(2 * common::MAX_BODY)),
+                .body(initialize_of(2 * common_daemon::MAX_BODY)),
         )
         .await;
     assert_shape(&r, 415, "json-required");
