@@ -228,6 +228,14 @@ mod tests {
     }
 
     #[test]
+    fn finding_no_daemon_says_what_is_missing() {
+        let dir = std::path::Path::new("/nonexistent/askd-client-test");
+        let why = Client::find(dir).unwrap_err();
+        assert!(why.contains("daemon.json is missing"), "{why}");
+        assert!(why.contains("askd serve"), "{why}");
+    }
+
+    #[test]
     fn base_urls_lose_a_trailing_slash() {
         assert_eq!(
             Client::new("http://127.0.0.1:1/", "t").base(),

@@ -147,3 +147,19 @@ pub fn data_lock_path(data_dir: &Path) -> PathBuf {
 pub fn start_lock_path(data_dir: &Path) -> PathBuf {
     data_dir.join("start.lock")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_data_directory_holds_the_shared_files() {
+        let p = Paths::in_home("/h");
+        assert_eq!(p.config_file, Path::new("/h/askd.toml"));
+        assert_eq!(p.token_file(), Path::new("/h/token"));
+        assert_eq!(p.daemon_json(), Path::new("/h/daemon.json"));
+        assert_eq!(p.db_file(), Path::new("/h/askd.db"));
+        assert_eq!(p.start_lock(), Path::new("/h/start.lock"));
+        assert_eq!(data_lock_path(&p.data_dir), Path::new("/h/daemon.lock"));
+    }
+}

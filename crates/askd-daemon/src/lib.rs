@@ -29,6 +29,7 @@
 //! - Settle once: every settle goes through the store's compare-and-set.
 //! - The fence runs before routing, method and body checks, on every route.
 //! - Only this crate knows HTTP; only `askd-store` knows SQL; only the core validates.
+//! - It knows nothing of MCP (no `askd-mcp`, no `rmcp`): the binary mounts `/mcp`.
 
 pub mod alignment;
 pub mod api;

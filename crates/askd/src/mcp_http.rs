@@ -12,6 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_core::json::Json;
+use askd_daemon::Daemon;
+use askd_daemon::api::JsonBody;
+use askd_daemon::error::ApiError;
+use askd_daemon::server::{Running, ServeConfig};
+use askd_daemon::service::CreateAsk;
 use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, SessionOpen, ToolError};
 use askd_mcp::{AskdServer, Options};
 use askd_store::RecordFilter;
@@ -25,12 +30,6 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
-
-use askd_daemon::Daemon;
-use askd_daemon::api::JsonBody;
-use askd_daemon::error::ApiError;
-use askd_daemon::server::{Running, ServeConfig};
-use askd_daemon::service::CreateAsk;
 
 /// The daemon's process serving the MCP tools itself: every call goes to its service.
 struct InProcess(Arc<Daemon>);
@@ -47,7 +46,8 @@ fn tool_error(e: ApiError, ask_id: Option<&str>) -> ToolError {
     ToolError::from_api(api, ask_id)
 }
 
-/// The daemon's routes plus `/mcp` behind the fence, as `askd serve` runs them.
+/// `/mcp` (the body rules, then rmcp's service), for the daemon to serve beside its own
+/// routes behind its fence (`askd_daemon::server::start_with`).
 pub fn mount(daemon: &Arc<Daemon>) -> Router<Arc<Daemon>> {
     Router::new().nest_service(
         "/mcp",
