@@ -1,12 +1,6 @@
 // English strings of the session page and the drift card, loaded with session.js (the
 // inbox does not need them). Same keys as align-zh-CN.js (a test checks).
 export default {
-  'drift.reason.scope-expansion': 'Scope expansion',
-  'drift.reason.constraint-conflict': 'Conflicts with a constraint',
-  'drift.reason.behaviour-change': 'Changes behaviour',
-  'drift.reason.architecture-shift': 'Architecture shift',
-  'drift.reason.invalidated-assumption': 'An assumption no longer holds',
-  'drift.reason.user-direction-change': 'Your change of direction',
   'drift.session': 'Session {id}',
   'drift.session.hint': 'Open the session page: mode, decisions, baseline and drift log.',
   'drift.change': 'What would change',

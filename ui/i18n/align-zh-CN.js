@@ -1,12 +1,6 @@
 // Chinese strings of the session page and the drift card, loaded with session.js. Same keys
 // as align-en.js (a test checks).
 export default {
-  'drift.reason.scope-expansion': '范围扩大',
-  'drift.reason.constraint-conflict': '与约束冲突',
-  'drift.reason.behaviour-change': '改变行为',
-  'drift.reason.architecture-shift': '架构调整',
-  'drift.reason.invalidated-assumption': '某个假设不再成立',
-  'drift.reason.user-direction-change': '你改变了方向',
   'drift.session': '会话 {id}',
   'drift.session.hint': '打开会话页：模式、已定决策、基线与偏移记录。',
   'drift.change': '将要改变什么',

@@ -104,7 +104,7 @@ export class DriftCard {
       h('div', { class: 'head-main' },
         h('div', { class: 'drift-title', id: titleId },
           h('span', { class: 'chip drift-badge' }, icon('branch'), t('drift.badge')),
-          h('span', { class: 'drift-reason' }, reasonLabel(d.reason))),
+          h('span', { class: 'drift-reason' }, reasonLabel(d))),
         h('div', { class: 'eyebrow drift-origin' },
           client ? h('span', { class: 'drift-client' }, client) : null,
           client && session ? ' · ' : null,

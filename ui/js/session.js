@@ -57,11 +57,13 @@ export function when(at) {
   });
 }
 
-/** A reason token's label; an unknown token is shown as itself. */
-export function reasonLabel(reason) {
-  const key = `drift.reason.${reason}`;
-  const s = t(key);
-  return s === key ? String(reason || '') : s;
+/**
+ * A drift's reason label in the page's language, as the daemon serves it with every drift
+ * (`reason_label: {en, "zh-CN"}`, the core's labels); without one, the reason token itself.
+ */
+export function reasonLabel(drift) {
+  const labels = (drift && drift.reason_label) || {};
+  return labels[lang()] || labels.en || String((drift && drift.reason) || '');
 }
 
 /** Lower case, whitespace collapsed, trailing punctuation removed (the repeat marker rule). */
@@ -342,7 +344,7 @@ export class SessionPage {
   renderBanner(d) {
     const open = d.drift && d.drift.open;
     if (d.posture === 'drift-pending' && open) {
-      const parts = [t('session.banner.drift', { id: open.drift_id, reason: reasonLabel(open.reason) })];
+      const parts = [t('session.banner.drift', { id: open.drift_id, reason: reasonLabel(open) })];
       if (open.ask_id) {
         parts.push(' ', h('a', { href: `/a/${encodeURIComponent(open.ask_id)}`, 'data-nav': '', class: 'banner-link' }, t('drift.open')));
       }
@@ -494,7 +496,7 @@ export class SessionPage {
       return h('li', { class: `drift-entry state-${x.state}`, id: `drift-${x.drift_id}`, 'data-drift-id': x.drift_id },
         h('div', { class: 'hist-head' },
           h('strong', { class: 'mono' }, x.drift_id),
-          h('span', { class: 'chip' }, reasonLabel(x.reason)),
+          h('span', { class: 'chip' }, reasonLabel(x)),
           h('span', { class: `chip drift-state state-${x.state}` }, t(`drift.state.${x.state}`)),
           applied,
           x.inherited ? h('span', { class: 'chip' }, t('session.drift.inherited')) : null,

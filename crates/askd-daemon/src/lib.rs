@@ -5,12 +5,14 @@
 //! # Layout
 //! Top-level modules import one another in one direction only (no loop), from the HTTP
 //! surface down to the leaves (edges are `crate::<module>` references):
-//! `mcp` → `http` → `kinds` → `asks` / `session_page` → `daemon` → `alignment` /
+//! `http` → `kinds` → `asks` / `session_page` → `daemon` → `alignment` /
 //! `settings` / `diagram` / `config` → `locks` / `hub` / `error` / `render` / `atomic`.
-//! `server` starts a [`Daemon`] and serves [`router`], which this file composes from
-//! [`http::routes`] and [`mcp`]; `fence` sits beside `http` and reads only the daemon.
+//! `server` starts a [`Daemon`] and serves [`router`] / [`router_with`], which this file
+//! composes from [`http::routes`] and the caller's extra routes (the binary mounts `/mcp`
+//! there); `fence` sits beside `http` and reads only the daemon.
 //!
-//! - [`server`] — start-up (token, `daemon.json`), serving, graceful shutdown, idle exit.
+//! - [`server`] — start-up (token, `daemon.json`), serving, graceful shutdown, idle exit;
+//!   [`server::start_with`] / [`server::serve_with`] mount extra routes behind the fence.
 //! - [`http`] — the HTTP layer: extractors (`JsonBody`: 415 → 413 → 400), handlers by
 //!   resource, and [`http::routes`], the one place the router is assembled.
 //! - [`fence`] — the security fence every request passes first.
@@ -28,9 +30,8 @@
 //! - [`settings`] — saved settings (the Settings page): `maxItems`, `virtualThreshold` and
 //!   `maxBodyBytes` in effect, changed without a restart.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
-//! - [`config`] — `askd.toml`, env and flags; paths of the data directory.
-//! - [`mcp`] — `/mcp`: the MCP tools over streamable HTTP, calling the rooms in process
-//!   (composed with the router by [`router`]).
+//! - [`config`] — `askd.toml`, env and flags; the data directory's paths (`Paths`, from
+//!   `askd-client`, re-exported).
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
 //! - [`diagram`] — Mermaid to sanitised SVG, rendered on the server; the cache type.
 //! - [`ui`] — the web UI's files (`ui/`), embedded in release builds.
@@ -43,6 +44,7 @@
 //! - The fence runs before routing, method and body checks, on every route.
 //! - Only this crate knows HTTP; only `askd-store` knows SQL; only the core validates.
 //! - No process-wide mutable state: two daemons in one process share nothing.
+//! - It knows nothing of MCP (no `askd-mcp`, no `rmcp`): the binary mounts `/mcp`.
 
 pub mod alignment;
 pub mod asks;
@@ -56,7 +58,6 @@ pub mod http;
 pub mod hub;
 pub mod kinds;
 pub mod locks;
-pub mod mcp;
 pub mod render;
 pub mod reserve;
 pub mod server;
@@ -71,28 +72,14 @@ use axum::Router;
 pub use daemon::{Daemon, Settings};
 pub use hub::Hub;
 
-/// The whole HTTP surface, behind the fence: [`http::routes::routes`] with the MCP service
-/// nested at `/mcp`.
+/// The whole HTTP surface of the daemon alone, behind the fence.
 pub fn router(daemon: Arc<Daemon>) -> Router {
-    let routes = http::routes::routes().nest_service(
-        "/mcp",
-        tower::Layer::layer(
-            &axum::middleware::from_fn_with_state(daemon.clone(), mcp::body_rules),
-            mcp::service(
-                daemon.clone(),
-                askd_mcp::Options {
-                    max_wait: daemon.settings.max_wait,
-                    language: daemon.settings.language_tag(),
-                    alignment_mode: daemon.settings.alignment_mode,
-                    alignment_section: daemon.settings.alignment_section.clone(),
-                    transport: "http",
-                    // Answering in the client is the stdio adapter's for now
-                    // (clients.md §3; /mcp is a later slice).
-                    elicitation: askd_mcp::Elicitation::Off,
-                    ..Default::default()
-                },
-            ),
-        ),
-    );
-    http::routes::fenced(routes, daemon)
+    router_with(daemon, Router::new())
+}
+
+/// The daemon's HTTP surface with `extra` routes mounted beside its own, all behind the
+/// fence (which runs first on every route, the extra ones included). The binary mounts
+/// `/mcp` this way: the daemon itself knows nothing of MCP.
+pub fn router_with(daemon: Arc<Daemon>, extra: Router<Arc<Daemon>>) -> Router {
+    http::routes::fenced(http::routes::routes().merge(extra), daemon)
 }

@@ -8,7 +8,7 @@
 //! `daemon.json`.
 
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,33 +17,18 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use axum::Router;
+
 use crate::daemon::{Daemon, Settings};
-use crate::{reserve, router};
+use crate::{reserve, router_with};
 
 /// How long in-flight requests (long waits, event streams) get after a stop signal.
 const GRACE: Duration = Duration::from_secs(3);
 
-/// The `daemon.json` of a running daemon.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct DaemonInfo {
-    pub url: String,
-    pub pid: u32,
-    pub version: String,
-    #[serde(rename = "startedAt")]
-    pub started_at: String,
-}
-
-pub fn token_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("token")
-}
-
-pub fn daemon_json_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("daemon.json")
-}
-
-pub fn database_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("askd.db")
-}
+// The files clients read to find the daemon (`daemon.json`, the token) and the data
+// directory's paths are shared with them through `askd-client`.
+pub use askd_client::files::{DaemonInfo, read_daemon_info, read_token};
+pub use askd_client::paths::{daemon_json_path, data_lock_path, database_path, token_path};
 
 /// Reads the install's token, creating it (256 random bits, hex, mode 0600) when missing.
 pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
@@ -62,13 +47,6 @@ pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     crate::atomic::write(&path, token.as_bytes(), 0o600)?;
     Ok(token)
-}
-
-/// Reads an existing token (for clients: the CLI, the MCP adapter).
-pub fn read_token(data_dir: &Path) -> std::io::Result<String> {
-    Ok(std::fs::read_to_string(token_path(data_dir))?
-        .trim()
-        .to_string())
 }
 
 #[cfg(unix)]
@@ -90,16 +68,6 @@ fn restrict(_: &Path) -> std::io::Result<()> {
 /// Writes a file atomically ([`crate::atomic::write`]).
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     crate::atomic::write(path, text.as_bytes(), 0o666)
-}
-
-/// Reads `daemon.json`, if a daemon wrote one.
-pub fn read_daemon_info(data_dir: &Path) -> Option<DaemonInfo> {
-    let text = std::fs::read_to_string(daemon_json_path(data_dir)).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-pub fn data_lock_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("daemon.lock")
 }
 
 /// Takes the data directory's exclusive lock (an OS file lock on `daemon.lock`, released
@@ -152,6 +120,15 @@ impl Running {
 /// [`Settings::default`] with the fields a caller needs) and returns once it accepts
 /// connections.
 pub async fn start(cfg: Settings) -> Result<Running, String> {
+    start_with(cfg, |_| Router::new()).await
+}
+
+/// [`start`], with the routes `mount` returns (given the daemon) served beside the
+/// daemon's own, behind the fence ([`crate::router_with`]).
+pub async fn start_with(
+    cfg: Settings,
+    mount: impl FnOnce(&Arc<Daemon>) -> Router<Arc<Daemon>>,
+) -> Result<Running, String> {
     std::fs::create_dir_all(&cfg.data_dir).map_err(|e| {
         format!(
             "cannot create the data directory {}: {e}",
@@ -204,7 +181,7 @@ pub async fn start(cfg: Settings) -> Result<Running, String> {
     reserve::ensure(&data_dir);
 
     let (stop_tx, stop_rx) = watch::channel(false);
-    let app = router(daemon.clone());
+    let app = router_with(daemon.clone(), mount(&daemon));
     let task = {
         let daemon = daemon.clone();
         let stop_tx = stop_tx.clone();
@@ -268,7 +245,15 @@ async fn idle_watch(daemon: Arc<Daemon>, idle: Duration, stop: watch::Sender<boo
 
 /// `askd serve`: runs until SIGTERM, SIGINT or idle exit.
 pub async fn serve(cfg: Settings) -> Result<(), String> {
-    let running = start(cfg).await?;
+    serve_with(cfg, |_| Router::new()).await
+}
+
+/// [`serve`], with `mount`'s routes behind the fence (as [`start_with`]).
+pub async fn serve_with(
+    cfg: Settings,
+    mount: impl FnOnce(&Arc<Daemon>) -> Router<Arc<Daemon>>,
+) -> Result<(), String> {
+    let running = start_with(cfg, mount).await?;
     println!(
         "askd {} serving on {}",
         env!("CARGO_PKG_VERSION"),

@@ -132,6 +132,9 @@ pub fn full_view(
                 }
             }
         }
+        if let Some(reason) = drift.get("reason").cloned() {
+            drift["reason_label"] = crate::kinds::drift::reason_labels(&reason);
+        }
         if let Some(id) = drift.get("drift_id").and_then(Value::as_str)
             && drift.get("ask_id").is_none_or(Value::is_null)
         {

@@ -1,13 +1,18 @@
 //! What the MCP tools need from askd, as one interface with two implementations: the
-//! stdio adapter talks to the daemon over HTTP ([`HttpBackend`]); the daemon's own `/mcp`
-//! endpoint calls its service in process (implemented in `askd-daemon`).
+//! stdio adapter talks to the daemon over HTTP ([`HttpBackend`], on `askd-client`'s
+//! [`Client`]); `/mcp` in the daemon's process calls its service directly (implemented in
+//! the binary crate, `askd::mcp_http`). Both map the daemon's refusals through
+//! [`ToolError::from_api`].
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use askd_client::http::describe;
+use askd_client::{ApiError, Client, seg};
 use async_trait::async_trait;
+use reqwest::Method;
 use serde_json::{Value, json};
 
 /// A failure a tool reports to the agent: `{"error": {code, message, errors?, ask_id?}}`.
@@ -46,6 +51,21 @@ impl ToolError {
             e["ask_id"] = json!(id);
         }
         json!({"error": e})
+    }
+
+    /// A daemon refusal as the agent sees it: the daemon's code (its `not-found` is
+    /// `ASK_NOT_FOUND`, the one place that mapping lives), message and problem list.
+    pub fn from_api(e: ApiError, ask_id: Option<&str>) -> Self {
+        ToolError {
+            code: if e.is_not_found() {
+                "ASK_NOT_FOUND".into()
+            } else {
+                e.code
+            },
+            message: e.message,
+            errors: e.errors,
+            ask_id: ask_id.map(str::to_string),
+        }
     }
 
     /// The daemon could not be reached or failed.
@@ -137,23 +157,26 @@ pub type Reconnect = Arc<
 
 /// The stdio adapter's backend: the daemon's JSON API.
 pub struct HttpBackend {
-    /// The daemon's URL and token; replaced when the daemon is found again.
-    target: RwLock<(String, String)>,
-    http: reqwest::Client,
+    /// The daemon's client; replaced when the daemon is found again.
+    target: RwLock<Client>,
     reconnect: Option<Reconnect>,
+}
+
+/// No idle keep-alive connections: after the daemon dies, a pooled connection fails
+/// mid-request (not a refused connect), which could not be retried safely. A fresh loopback
+/// connection per request is refused cleanly instead.
+fn unpooled(base: String, token: String) -> Client {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap_or_default();
+    Client::with_http(base, token, http)
 }
 
 impl HttpBackend {
     pub fn new(base: impl Into<String>, token: impl Into<String>) -> Self {
         HttpBackend {
-            target: RwLock::new((base.into(), token.into())),
-            // No idle keep-alive connections: after the daemon dies, a pooled connection
-            // fails mid-request (not a refused connect), which could not be retried safely.
-            // A fresh loopback connection per request is refused cleanly instead.
-            http: reqwest::Client::builder()
-                .pool_max_idle_per_host(0)
-                .build()
-                .unwrap_or_default(),
+            target: RwLock::new(unpooled(base.into(), token.into())),
             reconnect: None,
         }
     }
@@ -165,7 +188,7 @@ impl HttpBackend {
         self
     }
 
-    fn target(&self) -> (String, String) {
+    fn target(&self) -> Client {
         self.target
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -174,28 +197,26 @@ impl HttpBackend {
 
     async fn send(
         &self,
-        method: &reqwest::Method,
+        method: &Method,
         path: &str,
         body: Option<&Value>,
         timeout: Option<Duration>,
-    ) -> Result<reqwest::Response, (String, reqwest::Error)> {
-        let (base, token) = self.target();
-        let mut req = self
-            .http
-            .request(method.clone(), format!("{base}{path}"))
-            .bearer_auth(&token);
-        if let Some(b) = body {
-            req = req.json(b);
-        }
-        if let Some(t) = timeout {
-            req = req.timeout(t + Duration::from_secs(30));
-        }
-        req.send().await.map_err(|e| (base, e))
+    ) -> Result<askd_client::Reply, (String, reqwest::Error)> {
+        let client = self.target();
+        client
+            .call(
+                method.clone(),
+                path,
+                body.map(Value::to_string),
+                timeout.map(|t| t + Duration::from_secs(30)),
+            )
+            .await
+            .map_err(|e| (client.base().to_string(), e))
     }
 
     async fn call(
         &self,
-        method: reqwest::Method,
+        method: Method,
         path: &str,
         body: Option<&Value>,
         timeout: Option<Duration>,
@@ -211,61 +232,28 @@ impl HttpBackend {
             && (e.is_connect() || (e.is_request() && !e.is_timeout()))
         {
             match reconnect().await {
-                Ok(found) => {
-                    *self.target.write().unwrap_or_else(|e| e.into_inner()) = found;
+                Ok((base, token)) => {
+                    *self.target.write().unwrap_or_else(|e| e.into_inner()) = unpooled(base, token);
                     sent = self.send(&method, path, body, timeout).await;
                     retried = true;
                 }
                 Err(why) => tracing::warn!("cannot reach or restart the askd daemon: {why}"),
             }
         }
-        let resp = sent.map_err(|(base, e)| {
-            // reqwest's message hides the cause ("connection refused", "reset by peer").
-            let mut why = e.to_string();
-            let mut source = std::error::Error::source(&e);
-            while let Some(s) = source {
-                why.push_str(": ");
-                why.push_str(&s.to_string());
-                source = s.source();
-            }
+        let reply = sent.map_err(|(base, e)| {
+            let why = describe(&e);
             let after = if retried { ", after reconnecting" } else { "" };
             ToolError::unavailable(format!(
                 "the askd daemon at {base} did not answer ({why}{after}); nothing was lost — retry, or run `askd doctor`"
             ))
         })?;
-        let status = resp.status().as_u16();
-        let body = resp.json::<Value>().await.unwrap_or(Value::Null);
-        Ok((status, body))
+        Ok((reply.status, reply.body))
     }
 
     /// Turns a daemon error body into a tool error.
     fn error(body: &Value, ask_id: Option<&str>) -> ToolError {
-        let code = body["code"].as_str().unwrap_or("ASKD_ERROR");
-        let message = body["message"]
-            .as_str()
-            .or(body["error"].as_str())
-            .unwrap_or("askd refused the request");
-        ToolError {
-            code: match code {
-                "not-found" => "ASK_NOT_FOUND".into(),
-                other => other.to_string(),
-            },
-            message: message.to_string(),
-            errors: body.get("errors").cloned(),
-            ask_id: ask_id.map(str::to_string),
-        }
+        ToolError::from_api(ApiError::from_body(0, body), ask_id)
     }
-}
-
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 #[async_trait]
@@ -279,7 +267,7 @@ impl Backend for HttpBackend {
             body["fork"] = json!({"session": parent, "at": at});
         }
         let (status, b) = self
-            .call(reqwest::Method::POST, "/api/sessions", Some(&body), None)
+            .call(Method::POST, "/api/sessions", Some(&body), None)
             .await?;
         match (status, b["session"]["id"].as_str()) {
             (200, Some(id)) => Ok(id.to_string()),
@@ -298,7 +286,7 @@ impl Backend for HttpBackend {
         // result (clients.md §2.5).
         let body = json!({"kind": kind, "session": session, "args": args, "replaces": replaces, "return_undelivered": true});
         let (status, b) = self
-            .call(reqwest::Method::POST, "/api/asks", Some(&body), None)
+            .call(Method::POST, "/api/asks", Some(&body), None)
             .await?;
         match (status, b["ask_id"].as_str(), b["url"].as_str()) {
             (200 | 201, Some(id), Some(url)) => Ok(CreatedAsk {
@@ -313,7 +301,7 @@ impl Backend for HttpBackend {
     async fn check(&self, kind: &str, args: &Value) -> Result<(), ToolError> {
         let body = json!({"kind": kind, "args": args, "dry_run": true});
         let (status, b) = self
-            .call(reqwest::Method::POST, "/api/asks", Some(&body), None)
+            .call(Method::POST, "/api/asks", Some(&body), None)
             .await?;
         match status {
             200 => Ok(()),
@@ -324,12 +312,10 @@ impl Backend for HttpBackend {
     async fn wait(&self, ask_id: &str, timeout: Duration) -> Result<Value, ToolError> {
         let path = format!(
             "/api/asks/{}/wait?timeout_s={}",
-            encode(ask_id),
+            seg(ask_id),
             timeout.as_secs_f64()
         );
-        let (status, b) = self
-            .call(reqwest::Method::GET, &path, None, Some(timeout))
-            .await?;
+        let (status, b) = self.call(Method::GET, &path, None, Some(timeout)).await?;
         if status == 200 {
             Ok(b)
         } else {
@@ -340,8 +326,8 @@ impl Backend for HttpBackend {
     async fn ask(&self, ask_id: &str) -> Result<Value, ToolError> {
         let (status, b) = self
             .call(
-                reqwest::Method::GET,
-                &format!("/api/asks/{}", encode(ask_id)),
+                Method::GET,
+                &format!("/api/asks/{}", seg(ask_id)),
                 None,
                 None,
             )
@@ -356,8 +342,8 @@ impl Backend for HttpBackend {
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> Result<(), ToolError> {
         let (status, b) = self
             .call(
-                reqwest::Method::POST,
-                &format!("/api/asks/{}/awaited", encode(ask_id)),
+                Method::POST,
+                &format!("/api/asks/{}/awaited", seg(ask_id)),
                 Some(&json!({"awaited": awaited})),
                 None,
             )
@@ -372,8 +358,8 @@ impl Backend for HttpBackend {
     async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError> {
         let (status, b) = self
             .call(
-                reqwest::Method::POST,
-                &format!("/api/asks/{}/withdraw", encode(ask_id)),
+                Method::POST,
+                &format!("/api/asks/{}/withdraw", seg(ask_id)),
                 Some(&json!({"reason": reason})),
                 None,
             )
@@ -388,8 +374,8 @@ impl Backend for HttpBackend {
     async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError> {
         let (status, b) = self
             .call(
-                reqwest::Method::POST,
-                &format!("/api/asks/{}/submit", encode(ask_id)),
+                Method::POST,
+                &format!("/api/asks/{}/submit", seg(ask_id)),
                 Some(body),
                 None,
             )
@@ -404,8 +390,8 @@ impl Backend for HttpBackend {
     async fn cancel(&self, ask_id: &str) -> Result<(), ToolError> {
         let (status, b) = self
             .call(
-                reqwest::Method::POST,
-                &format!("/api/asks/{}/cancel", encode(ask_id)),
+                Method::POST,
+                &format!("/api/asks/{}/cancel", seg(ask_id)),
                 Some(&json!({})),
                 None,
             )
@@ -420,7 +406,7 @@ impl Backend for HttpBackend {
     async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
         let body = json!({"session": session, "args": args});
         let (status, b) = self
-            .call(reqwest::Method::POST, "/api/drafts/set", Some(&body), None)
+            .call(Method::POST, "/api/drafts/set", Some(&body), None)
             .await?;
         if status == 200 {
             Ok(b)
@@ -432,7 +418,7 @@ impl Backend for HttpBackend {
     async fn draft_get(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
         let body = json!({"session": session, "args": args});
         let (status, b) = self
-            .call(reqwest::Method::POST, "/api/drafts/get", Some(&body), None)
+            .call(Method::POST, "/api/drafts/get", Some(&body), None)
             .await?;
         if status == 200 {
             Ok(b)
@@ -444,12 +430,7 @@ impl Backend for HttpBackend {
     async fn draft_launch(&self, session: &str, args: &Value) -> Result<DraftLaunch, ToolError> {
         let body = json!({"session": session, "args": args});
         let (status, b) = self
-            .call(
-                reqwest::Method::POST,
-                "/api/drafts/launch",
-                Some(&body),
-                None,
-            )
+            .call(Method::POST, "/api/drafts/launch", Some(&body), None)
             .await?;
         match (
             status,
@@ -468,10 +449,8 @@ impl Backend for HttpBackend {
     }
 
     async fn alignment(&self, session: &str, op: &str, body: &Value) -> Result<Value, ToolError> {
-        let path = format!("/api/sessions/{}/alignment/{}", encode(session), encode(op));
-        let (status, b) = self
-            .call(reqwest::Method::POST, &path, Some(body), None)
-            .await?;
+        let path = format!("/api/sessions/{}/alignment/{}", seg(session), seg(op));
+        let (status, b) = self.call(Method::POST, &path, Some(body), None).await?;
         if status == 200 {
             Ok(b)
         } else {
@@ -482,8 +461,8 @@ impl Backend for HttpBackend {
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {
         let (status, b) = self
             .call(
-                reqwest::Method::GET,
-                &format!("/api/records?kind={}", encode(kind)),
+                Method::GET,
+                &format!("/api/records?kind={}", seg(kind)),
                 None,
                 None,
             )

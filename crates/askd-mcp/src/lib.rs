@@ -1,12 +1,14 @@
 //! askd's MCP surface: the tools agents call, their schemas and result shapes, served over
-//! stdio (`askd mcp`, the adapter) and streamable HTTP (`/mcp` in the daemon).
+//! stdio (`askd mcp`, the adapter) and streamable HTTP (`/mcp`, which the binary mounts on
+//! the daemon's router with an in-process backend: `askd::mcp_http`).
 //!
 //! # Layout
 //! - [`tools`] — tool names (part of the contract), descriptions, input and output schemas.
 //! - [`server`] — [`server::AskdServer`], the rmcp `ServerHandler`: sessions, waiting with
 //!   progress and budgets, cancellation, result and error shapes.
-//! - [`backend`] — what the tools need from askd ([`backend::Backend`]); the HTTP client
-//!   implementation the stdio adapter uses.
+//! - [`backend`] — what the tools need from askd ([`backend::Backend`]); the implementation
+//!   the stdio adapter uses over `askd-client`'s HTTP client ([`HttpBackend`]), and the one
+//!   mapping of the daemon's refusals to tool errors ([`ToolError::from_api`]).
 //! - [`elicit`] — answering in the client (`clients.md` §3): the `elicitation` setting, the
 //!   flat form of a questions ask and the way back to the page's submit body.
 //! - [`instructions`] — the server instructions, English or Chinese.
@@ -16,7 +18,8 @@
 //!   it cannot hand on (`-32700`, `-32600`, `-32602`) and survives out-of-order messages.
 //!
 //! # Invariants
-//! - Only this crate knows MCP. It holds no ask state: every ask lives in the daemon, so an
+//! - Only this crate (and the binary that mounts `/mcp`) knows MCP; it never imports the
+//!   daemon or the store. It holds no ask state: every ask lives in the daemon, so an
 //!   adapter that dies loses nothing.
 //! - A tool result's text copy is the complete result (the JSON of `structuredContent`),
 //!   for clients that show the model only text blocks.

@@ -1,6 +1,7 @@
 //! The daemon's HTTP API as the App sees it: a [`Request`] says what to call and why (its
 //! [`Purpose`]), a [`Reply`] brings the status and JSON body back with the same purpose.
-//! [`Http`] sends requests with the install's token (`docs/api.md`, the fence).
+//! [`Http`] sends requests with the install's token (`docs/api.md`, the fence), on
+//! `askd-client`'s [`askd_client::Client`].
 
 use std::time::Duration;
 
@@ -122,43 +123,29 @@ impl Reply {
     }
 }
 
-/// A path segment for an id in a URL (ids are UUIDs, sessions may hold other characters).
-pub fn seg(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// A path segment for an id in a URL (askd-client's one encoder).
+pub use askd_client::seg;
 
 /// The HTTP client: the daemon's base URL and the install's token.
 #[derive(Clone)]
 pub struct Http {
-    base: String,
-    token: String,
-    client: reqwest::Client,
+    client: askd_client::Client,
 }
 
 impl Http {
     pub fn new(base: impl Into<String>, token: impl Into<String>) -> Http {
-        let client = reqwest::Client::builder()
+        let http = reqwest::Client::builder()
             .no_proxy()
             .timeout(Duration::from_secs(30))
             .build()
             .unwrap_or_default();
         Http {
-            base: base.into().trim_end_matches('/').to_string(),
-            token: token.into(),
-            client,
+            client: askd_client::Client::with_http(base, token, http),
         }
     }
 
     pub fn base(&self) -> &str {
-        &self.base
+        self.client.base()
     }
 
     /// Sends one request; never fails: a daemon that does not answer is status 0.
@@ -170,23 +157,18 @@ impl Http {
         };
         let mut builder = self
             .client
-            .request(method, format!("{}{}", self.base, req.path))
-            .bearer_auth(&self.token)
+            .request(method, &req.path)
             .header("accept", "application/json");
         if let Some(body) = &req.body {
             builder = builder
                 .header("content-type", "application/json")
                 .body(body.to_string());
         }
-        let (status, body) = match builder.send().await {
-            Ok(resp) => {
-                let status = resp.status().as_u16();
-                let text = resp.text().await.unwrap_or_default();
-                (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-            }
+        let (status, body) = match self.client.send(builder).await {
+            Ok(reply) => (reply.status, reply.body),
             Err(e) => (
                 0,
-                json!({"message": format!("the daemon at {} did not answer: {e}", self.base)}),
+                json!({"message": format!("the daemon at {} did not answer: {e}", self.base())}),
             ),
         };
         Reply {

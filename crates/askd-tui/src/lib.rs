@@ -8,8 +8,9 @@
 //! - [`app`]: the pure state machine. [`App`] takes key events ([`App::key`]) and API replies
 //!   ([`App::reply`]), hands back the [`Request`]s to send, and draws itself into any ratatui
 //!   [`Frame`](ratatui::Frame). No I/O: tests drive it with key events and a `TestBackend`.
-//! - [`api`]: the requests the App asks for and the replies it gets, plus [`Http`], the
-//!   small client that sends them to the daemon with the install's token.
+//! - [`api`]: the requests the App asks for and the replies it gets, plus [`Http`], which
+//!   sends them to the daemon with the install's token on `askd-client`'s client. Drift
+//!   reason labels come from the daemon's views (`reason_label`): no `askd-core` here.
 //! - [`text`]: agent text made safe for a terminal (no control characters ever reach it).
 //! - [`i18n`]: the fixed labels in English and Simplified Chinese.
 //! - [`run`]: the event loop — the terminal, the key reader, the HTTP calls, the poll.

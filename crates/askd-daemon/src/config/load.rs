@@ -220,9 +220,7 @@ pub fn load_with_origins(
 
 /// The process environment (entries that are not valid UTF-8 are skipped).
 pub fn process_env() -> Env {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect()
+    askd_client::paths::process_env()
 }
 
 /// Reads the real environment and config file and resolves the configuration.

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::ops::RangeInclusive;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -46,10 +46,6 @@ pub type Env = HashMap<String, String>;
 /// The documented default bind address (platform.md §1).
 pub const DEFAULT_LISTEN: SocketAddr =
     SocketAddr::new(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)), 7391);
-/// Env var that relocates the whole install (data dir and config file).
-pub const ASKD_HOME_VAR: &str = "ASKD_HOME";
-/// Name of the config file.
-pub const CONFIG_FILE_NAME: &str = "askd.toml";
 
 /// `maxWait` in seconds (absent = unlimited).
 pub const MAX_WAIT_RANGE: RangeInclusive<u64> = 1..=86_400;
@@ -99,81 +95,12 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// Where askd keeps its data and reads its config.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Paths {
-    pub data_dir: PathBuf,
-    pub config_file: PathBuf,
-}
+// The data directory and the config file are found the way every client finds them
+// (`askd-client`): re-exported here so the configuration's callers keep one import.
+pub use askd_client::paths::{ASKD_HOME_VAR, CONFIG_FILE_NAME, Paths, PathsError};
 
-impl Paths {
-    /// Both in `home`, as with `ASKD_HOME=home`.
-    pub fn in_home(home: impl Into<PathBuf>) -> Self {
-        let home = home.into();
-        Self {
-            config_file: home.join(CONFIG_FILE_NAME),
-            data_dir: home,
-        }
-    }
-
-    /// Pure resolution: `$ASKD_HOME` (when set and non-empty) holds both the data and the
-    /// config file; otherwise `<platform data dir>/askd` and `<platform config dir>/askd/askd.toml`.
-    pub fn resolve(
-        env: &Env,
-        platform_data_dir: Option<PathBuf>,
-        platform_config_dir: Option<PathBuf>,
-    ) -> Result<Self, ConfigError> {
-        if let Some(home) = env.get(ASKD_HOME_VAR).filter(|h| !h.is_empty()) {
-            return Ok(Self::in_home(home));
-        }
-        let data = platform_data_dir.ok_or_else(|| {
-            ConfigError::new(
-                "cannot find the platform data directory — set ASKD_HOME to the directory askd should use",
-            )
-        })?;
-        let config = platform_config_dir.ok_or_else(|| {
-            ConfigError::new(
-                "cannot find the platform config directory — set ASKD_HOME to the directory askd should use",
-            )
-        })?;
-        Ok(Self {
-            data_dir: data.join("askd"),
-            config_file: config.join("askd").join(CONFIG_FILE_NAME),
-        })
-    }
-
-    /// Resolution from the real environment and `dirs`; a relative `ASKD_HOME` is made
-    /// absolute against the current directory.
-    pub fn from_process() -> Result<Self, ConfigError> {
-        let env = process_env();
-        let mut paths = Self::resolve(&env, dirs::data_dir(), dirs::config_dir())?;
-        if let Ok(abs) = std::path::absolute(&paths.data_dir) {
-            paths.data_dir = abs;
-        }
-        if let Ok(abs) = std::path::absolute(&paths.config_file) {
-            paths.config_file = abs;
-        }
-        Ok(paths)
-    }
-
-    /// The SQLite database.
-    pub fn db_file(&self) -> PathBuf {
-        self.data_dir.join("askd.db")
-    }
-
-    /// The install's secret token (mode 0600).
-    pub fn token_file(&self) -> PathBuf {
-        self.data_dir.join("token")
-    }
-
-    /// The running daemon's URL and pid.
-    pub fn daemon_json(&self) -> PathBuf {
-        self.data_dir.join("daemon.json")
-    }
-
-    /// The adapter's start lock (prevents two adapters starting two daemons).
-    pub fn start_lock(&self) -> PathBuf {
-        self.data_dir.join("start.lock")
+impl From<PathsError> for ConfigError {
+    fn from(e: PathsError) -> Self {
+        ConfigError::new(e.message())
     }
 }

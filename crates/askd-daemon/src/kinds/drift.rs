@@ -19,6 +19,14 @@ use serde_json::{Map, Value, json};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
+/// A drift reason's card labels in both languages, `{"en": …, "zh-CN": …}` (an unknown
+/// token is itself): served with the card and the session page's drifts, so the web UI and
+/// the terminal UI show the core's labels (alignment.md §6) instead of keeping their own.
+pub fn reason_labels(reason: &Value) -> Value {
+    let r = reason.as_str().unwrap_or_default();
+    json!({"en": drift::reason_label(r, Lang::En), "zh-CN": drift::reason_label(r, Lang::Zh)})
+}
+
 /// A tool-level failure in askd's envelope, returned with 200 like `establish_baseline`'s.
 fn failure(code: &str, field: &str, message: String, errors: Option<Value>) -> Value {
     let mut e =
@@ -414,6 +422,7 @@ impl Daemon {
         let mut m = Map::new();
         m.insert("drift_id".into(), json!(id));
         m.insert("reason".into(), p["reason"].clone());
+        m.insert("reason_label".into(), reason_labels(&p["reason"]));
         m.insert("description".into(), p["description"].clone());
         m.insert(
             "description_html".into(),

@@ -5,7 +5,11 @@ mod common;
 mod hardening_http;
 mod hardening_review;
 mod http;
-mod mcp_http_hardening;
 mod review_http;
 mod session_page_http;
 mod settings_http;
+
+/// The routes the test daemons serve beside their own: none (the binary's tests mount `/mcp`).
+const MOUNT: fn(
+    &std::sync::Arc<askd_daemon::Daemon>,
+) -> axum::Router<std::sync::Arc<askd_daemon::Daemon>> = |_| axum::Router::new();

@@ -39,6 +39,8 @@ enum Field {
 pub struct Drift {
     pub base: Base,
     reason: String,
+    /// The reason's labels as the daemon serves them (`{"en": …, "zh-CN": …}`).
+    reason_label: Value,
     description: String,
     required_change: Option<String>,
     /// `(label, description)`.
@@ -61,6 +63,7 @@ impl Drift {
         Drift {
             base,
             reason: d["reason"].as_str().unwrap_or_default().to_string(),
+            reason_label: d["reason_label"].clone(),
             description: d["description"].as_str().unwrap_or_default().to_string(),
             required_change: d["required_change"]
                 .as_str()
@@ -235,15 +238,13 @@ impl Drift {
     pub fn render(&self, f: &mut Frame, area: Rect) {
         let t = |k| self.base.t(k);
         let bold = Style::default().add_modifier(Modifier::BOLD);
-        // The reason labels are the card's (alignment.md §6), from the core.
-        let reason = askd_core::alignment::drift::reason_label(
-            &self.reason,
-            match self.base.lang {
-                crate::i18n::Lang::Zh => askd_core::alignment::Lang::Zh,
-                crate::i18n::Lang::En => askd_core::alignment::Lang::En,
-            },
-        )
-        .to_string();
+        // The reason labels are the card's (alignment.md §6), served by the daemon from the
+        // core; a card without them shows the reason token itself.
+        let tag = match self.base.lang {
+            crate::i18n::Lang::Zh => "zh-CN",
+            crate::i18n::Lang::En => "en",
+        };
+        let reason = clean_line(self.reason_label[tag].as_str().unwrap_or(&self.reason));
         let mut lines = vec![
             Line::from(vec![
                 Span::styled(

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use askd_daemon::config::Paths;
+use askd_client::{Paths, seg};
 use clap::Subcommand;
 use reqwest::Method;
 
@@ -35,17 +35,6 @@ pub enum AsksCommand {
     },
 }
 
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 pub fn run(cmd: AsksCommand) -> ExitCode {
     let paths = match Paths::from_process() {
         Ok(p) => p,
@@ -65,19 +54,19 @@ pub fn run(cmd: AsksCommand) -> ExitCode {
             kind,
             limit,
         } => {
-            let mut q = vec![format!("state={}", encode(state))];
+            let mut q = vec![format!("state={}", seg(state))];
             if let Some(s) = session {
-                q.push(format!("session={}", encode(s)));
+                q.push(format!("session={}", seg(s)));
             }
             if let Some(k) = kind {
-                q.push(format!("kind={}", encode(k)));
+                q.push(format!("kind={}", seg(k)));
             }
             if let Some(l) = limit {
                 q.push(format!("limit={l}"));
             }
             (Method::GET, format!("/api/asks?{}", q.join("&")), None)
         }
-        AsksCommand::Show { id } => (Method::GET, format!("/api/asks/{}", encode(id)), None),
+        AsksCommand::Show { id } => (Method::GET, format!("/api/asks/{}", seg(id)), None),
         AsksCommand::Answer { id, json } => {
             let text = match read_input(json) {
                 Ok(t) => t,
@@ -85,7 +74,7 @@ pub fn run(cmd: AsksCommand) -> ExitCode {
             };
             (
                 Method::POST,
-                format!("/api/asks/{}/submit", encode(id)),
+                format!("/api/asks/{}/submit", seg(id)),
                 Some(text),
             )
         }

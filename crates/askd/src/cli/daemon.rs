@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use askd_daemon::Settings;
 use askd_daemon::config::{self, Paths};
-use askd_daemon::server;
 use serde_json::json;
 
 use super::flags::ConfigFlags;
@@ -26,7 +25,7 @@ pub fn serve(flags: ConfigFlags) -> ExitCode {
         }
     };
     let settings = Settings::from_config(&config, &paths, &origins, &config::process_env());
-    match runtime.block_on(server::serve(settings)) {
+    match runtime.block_on(askd::mcp_http::serve(settings)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd: {e}");
@@ -46,7 +45,7 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
     };
     let config = config::load_from_process(&flags.0);
     let token_mode = token_mode(&paths);
-    let info = server::read_daemon_info(&paths.data_dir);
+    let info = askd_client::read_daemon_info(&paths.data_dir);
     let runtime = tokio::runtime::Runtime::new().ok();
     // The running daemon's health, and its settings in effect (saved from the Settings page
     // over the configuration, review.md §7.3).

@@ -1,25 +1,21 @@
 //! `askd mcp`: the stdio MCP server that agent clients spawn. A thin adapter: it finds the
 //! daemon — starting it detached when none answers, under a lock so two adapters never
-//! start two — and serves askd's tools over stdin/stdout, forwarding every call to the
+//! start two (`askd_client::ensure_daemon`) — and serves askd's tools over stdin/stdout, forwarding every call to the
 //! daemon. Killing the adapter loses nothing: the asks live in the daemon.
 //!
 //! stdout belongs to the MCP protocol; everything else goes to stderr.
 
-use std::fs::File;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use askd_daemon::config::{self, Config, Paths};
-use askd_daemon::server::{read_daemon_info, read_token};
+use askd_client::{Paths, ensure_daemon};
+use askd_daemon::config::{self, Config};
 use askd_mcp::backend::Reconnect;
 use askd_mcp::{HttpBackend, Options};
 
 use super::EXIT_USAGE;
 use super::flags::ConfigFlags;
-
-/// How long a freshly started daemon gets to write daemon.json and answer.
-const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// `--fork <id>[@<seq>]`.
 fn parse_fork(raw: &str) -> Result<(String, Option<i64>), String> {
@@ -82,7 +78,7 @@ async fn adapter(
     session: Option<String>,
     fork: Option<(String, Option<i64>)>,
 ) -> Result<(), String> {
-    let (url, token) = ensure_daemon(&paths, &flags).await?;
+    let (url, token) = ensure_daemon(&paths, &flags.0).await?;
     let env = config::process_env();
     let language = config.resolved_language(&env);
     let progress_interval = env
@@ -143,97 +139,10 @@ async fn adapter(
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
     let reconnect: Reconnect = Arc::new(move || {
         let (paths, flags) = (paths.clone(), flags.clone());
-        Box::pin(async move { ensure_daemon(&paths, &flags).await })
+        Box::pin(async move { ensure_daemon(&paths, &flags.0).await })
     });
     let backend = Arc::new(HttpBackend::new(url, token).with_reconnect(reconnect));
     askd_mcp::serve_stdio(backend, Arc::new(options)).await
-}
-
-/// The daemon's URL and token: the running daemon's, or a new one's.
-pub(super) async fn ensure_daemon(
-    paths: &Paths,
-    flags: &ConfigFlags,
-) -> Result<(String, String), String> {
-    if let Some(found) = answering(paths).await {
-        return Ok(found);
-    }
-    std::fs::create_dir_all(&paths.data_dir)
-        .map_err(|e| format!("cannot create {}: {e}", paths.data_dir.display()))?;
-    let lock = File::create(paths.start_lock())
-        .map_err(|e| format!("cannot open {}: {e}", paths.start_lock().display()))?;
-    // Blocks while another adapter is starting the daemon; released when `lock` drops.
-    let lock = tokio::task::spawn_blocking(move || lock.lock().map(|_| lock))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("cannot lock the start lock: {e}"))?;
-    if let Some(found) = answering(paths).await {
-        drop(lock);
-        return Ok(found);
-    }
-    let log = File::options()
-        .create(true)
-        .append(true)
-        .open(paths.data_dir.join("daemon.log"))
-        .map_err(|e| format!("cannot open the daemon log: {e}"))?;
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the askd binary: {e}"))?;
-    let mut cmd = Command::new(exe);
-    cmd.arg("serve");
-    for (name, value) in &flags.0 {
-        cmd.arg(format!("--{name}")).arg(value);
-    }
-    cmd.stdin(Stdio::null())
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log);
-    #[cfg(unix)]
-    {
-        // Its own process group: the client's signals to the adapter do not reach it.
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start the daemon: {e}"))?;
-    let pid = child.id();
-    // Reap it in the background if it exits while we live; it outlives us otherwise.
-    std::thread::spawn(move || {
-        let mut child = child;
-        let _ = child.wait();
-    });
-    let deadline = Instant::now() + START_TIMEOUT;
-    loop {
-        if let Some(info) = read_daemon_info(&paths.data_dir)
-            && info.pid == pid
-            && let Some(found) = answering(paths).await
-        {
-            drop(lock);
-            tracing::info!("started the daemon at {}", found.0);
-            return Ok(found);
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "the daemon did not start within {}s — see {}",
-                START_TIMEOUT.as_secs(),
-                paths.data_dir.join("daemon.log").display()
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
-
-/// The URL and token of a daemon that answers its health check, if any.
-async fn answering(paths: &Paths) -> Option<(String, String)> {
-    let info = read_daemon_info(&paths.data_dir)?;
-    let token = read_token(&paths.data_dir).ok()?;
-    let ok = reqwest::Client::new()
-        .get(format!("{}/api/health", info.url))
-        .bearer_auth(&token)
-        .timeout(Duration::from_secs(2))
-        .send()
-        .await
-        .ok()?
-        .status()
-        .is_success();
-    ok.then_some((info.url, token))
 }
 
 /// On a session's first ask: open the browser on a desktop; over SSH or without a display,

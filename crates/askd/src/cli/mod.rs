@@ -79,7 +79,7 @@ pub fn adapter_log(cli: &Cli) -> Option<std::fs::File> {
     if !matches!(cli.command, Command::Mcp { .. }) {
         return None;
     }
-    let paths = askd_daemon::config::Paths::from_process().ok()?;
+    let paths = askd_client::Paths::from_process().ok()?;
     std::fs::create_dir_all(&paths.data_dir).ok()?;
     std::fs::OpenOptions::new()
         .create(true)

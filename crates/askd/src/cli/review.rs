@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use askd_daemon::config::Paths;
+use askd_client::{Paths, seg};
 use clap::{Subcommand, ValueEnum};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -74,17 +74,6 @@ pub enum ReviewCommand {
         #[arg(long)]
         dry_run: bool,
     },
-}
-
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 pub fn run(cmd: ReviewCommand) -> ExitCode {
@@ -259,7 +248,7 @@ async fn export(
     let (status, text) = match client
         .get_text(&format!(
             "/api/asks/{}/export?format={}",
-            encode(id),
+            seg(id),
             format.as_str()
         ))
         .await
@@ -317,7 +306,7 @@ async fn import(
     let reply = match client
         .call(
             Method::POST,
-            &format!("/api/asks/{}/import", encode(id)),
+            &format!("/api/asks/{}/import", seg(id)),
             Some(body.to_string()),
         )
         .await

@@ -7,7 +7,9 @@
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
-use askd_daemon::config::{self, Paths};
+use askd_client::{Client, Paths, Reply};
+use askd_daemon::config;
+use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::flags::ConfigFlags;
@@ -46,41 +48,47 @@ pub fn run(flags: ConfigFlags) -> ExitCode {
     }
 }
 
-/// Sends an authenticated request; a non-2xx answer is an error carrying the body.
-async fn call(token: &str, req: reqwest::RequestBuilder) -> Result<Value, String> {
-    let resp = req
-        .bearer_auth(token)
-        .send()
-        .await
-        .map_err(|e| format!("the daemon did not answer: {e}"))?;
-    let status = resp.status();
-    let body: Value = resp.json().await.unwrap_or(Value::Null);
-    if !status.is_success() {
-        return Err(format!("the daemon answered {status}: {body}"));
+/// A reply's body; a non-2xx answer, or none, is an error carrying what is known.
+fn body(sent: Result<Reply, reqwest::Error>) -> Result<Value, String> {
+    let reply = sent.map_err(|e| format!("the daemon did not answer: {e}"))?;
+    if !reply.ok() {
+        let status = reqwest::StatusCode::from_u16(reply.status)
+            .map(|s| s.to_string())
+            .unwrap_or_else(|_| reply.status.to_string());
+        return Err(format!("the daemon answered {status}: {}", reply.body));
     }
-    Ok(body)
+    Ok(reply.body)
 }
 
 async fn try_it(paths: &Paths, flags: &ConfigFlags) -> Result<Value, String> {
-    let (base, token) = super::mcp::ensure_daemon(paths, flags).await?;
-    let http = reqwest::Client::new();
+    let (base, token) = askd_client::ensure_daemon(paths, &flags.0).await?;
+    let client = Client::new(base.clone(), token.clone());
+    let post = |path: &'static str, b: Value| {
+        let client = &client;
+        async move {
+            body(
+                client
+                    .call(Method::POST, path, Some(b.to_string()), None)
+                    .await,
+            )
+        }
+    };
     let workspace = std::env::current_dir()
         .ok()
         .map(|d| d.display().to_string());
-    let session = call(
-        &token,
-        http.post(format!("{base}/api/sessions"))
-            .json(&json!({"client": "askd try", "workspace": workspace})),
+    let session = post(
+        "/api/sessions",
+        json!({"client": "askd try", "workspace": workspace}),
     )
     .await?;
     let args: Value = serde_json::from_str(EXAMPLE).map_err(|e| e.to_string())?;
-    let created = call(
-        &token,
-        http.post(format!("{base}/api/asks")).json(&json!({
+    let created = post(
+        "/api/asks",
+        json!({
             "kind": "survey",
             "session": session["session"]["id"],
             "args": args,
-        })),
+        }),
     )
     .await?;
     let ask_id = created["ask_id"].as_str().unwrap_or_default().to_string();
@@ -97,14 +105,11 @@ async fn try_it(paths: &Paths, flags: &ConfigFlags) -> Result<Value, String> {
         "askd try: waiting for your answer (Ctrl-C stops waiting; the ask stays in the inbox)…"
     );
     loop {
-        let result = call(
-            &token,
-            http.get(format!(
-                "{base}/api/asks/{ask_id}/wait?timeout_s={WAIT_SLICE_S}"
-            ))
-            .timeout(Duration::from_secs(WAIT_SLICE_S + 30)),
-        )
-        .await?;
+        let result = body(
+            client
+                .wait(&ask_id, Duration::from_secs(WAIT_SLICE_S))
+                .await,
+        )?;
         if result["outcome"] != "pending" {
             return Ok(result);
         }

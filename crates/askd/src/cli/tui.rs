@@ -10,7 +10,6 @@ use askd_daemon::config;
 
 use super::EXIT_USAGE;
 use super::flags::ConfigFlags;
-use super::mcp::ensure_daemon;
 
 pub fn run(flags: ConfigFlags) -> ExitCode {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
@@ -37,7 +36,7 @@ pub fn run(flags: ConfigFlags) -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
-        let (url, token) = ensure_daemon(&paths, &flags).await?;
+        let (url, token) = askd_client::ensure_daemon(&paths, &flags.0).await?;
         askd_tui::run(url, token, lang).await
     });
     match result {

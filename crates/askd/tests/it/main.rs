@@ -5,6 +5,9 @@ mod alignment_mcp;
 mod builder_mcp;
 mod cli;
 mod clients_mcp;
+/// The daemon's own test helpers, starting the daemon as `askd serve` composes it.
+#[path = "../../../askd-daemon/tests/it/common/mod.rs"]
+mod common_daemon;
 mod common_mcp;
 mod config_refusals;
 mod context_budget;
@@ -13,6 +16,12 @@ mod doctor;
 mod elicitation;
 mod hardening;
 mod mcp;
+mod mcp_http_hardening;
 mod mcp_stdio_hardening;
 mod review_cli;
 mod review_mcp;
+
+/// `/mcp`, mounted beside the daemon's routes by the daemon tests' helpers (`common_daemon`).
+const MOUNT: fn(
+    &std::sync::Arc<askd_daemon::Daemon>,
+) -> axum::Router<std::sync::Arc<askd_daemon::Daemon>> = askd::mcp_http::mount;

@@ -1,5 +1,9 @@
 //! Helpers for the daemon's integration tests: a real server on a loopback port with a real
 //! SQLite file in a temporary directory, and a `reqwest` client that talks to it.
+//!
+//! The binary crate's tests use this file too (`#[path]`), to test the daemon as `askd serve`
+//! composes it: each test binary's root defines `MOUNT`, the routes served beside the
+//! daemon's own behind the fence — none here, `/mcp` there.
 
 #![allow(dead_code)]
 
@@ -7,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use askd_daemon::Settings;
-use askd_daemon::server::{Running, start};
+use askd_daemon::server::{Running, start_with};
 use futures_util::StreamExt;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -148,7 +152,9 @@ impl TestServer {
 
     /// A daemon on `dir` with its own configuration.
     pub async fn start_with(dir: TempDir, cfg: Settings) -> TestServer {
-        let running = start(cfg).await.expect("start the daemon");
+        let running = start_with(cfg, crate::MOUNT)
+            .await
+            .expect("start the daemon");
         let port = running
             .url
             .rsplit(':')

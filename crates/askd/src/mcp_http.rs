@@ -1,5 +1,7 @@
-//! `/mcp`: askd's tools over MCP streamable HTTP, served by the daemon itself (behind the
-//! same fence as every route). The tools call the ask service in process.
+//! `/mcp`: askd's tools over MCP streamable HTTP, served by the daemon's process (behind
+//! the same fence as every route). The daemon knows nothing of MCP: the binary composes the
+//! daemon's router with this service ([`mount`], through `askd_daemon::router_with`) and
+//! provides the in-process [`Backend`], whose tools call the daemon's ask service directly.
 //!
 //! [`body_rules`] stands in front of rmcp's service: a POST body passes `/api`'s rules
 //! ([`JsonBody`]: 415 → 413 against the live `maxBodyBytes`, from `Content-Length` before
@@ -10,10 +12,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_core::json::Json;
+use askd_daemon::Daemon;
+use askd_daemon::Settings;
+use askd_daemon::error::ApiError;
+use askd_daemon::http::extract::JsonBody;
+use askd_daemon::kinds::CreateAsk;
+use askd_daemon::server::Running;
 use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, SessionOpen, ToolError};
 use askd_mcp::{AskdServer, Options};
 use askd_store::RecordFilter;
 use async_trait::async_trait;
+use axum::Router;
 use axum::body::Body;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -23,29 +32,60 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 
-use crate::daemon::Daemon;
-use crate::error::ApiError;
-use crate::http::extract::JsonBody;
-use crate::kinds::CreateAsk;
-
+/// The daemon's process serving the MCP tools itself: every call goes to its service.
 struct InProcess(Arc<Daemon>);
 
+/// A daemon refusal as a tool error, mapped like the HTTP backend's
+/// ([`ToolError::from_api`]).
 fn tool_error(e: ApiError, ask_id: Option<&str>) -> ToolError {
-    ToolError {
-        code: match e.code.as_str() {
-            "not-found" => "ASK_NOT_FOUND".into(),
-            other => other.to_string(),
-        },
+    let api = askd_client::ApiError {
+        status: e.status.as_u16(),
+        code: e.code,
         message: e.message,
         errors: e.errors.map(|p| serde_json::json!(p)),
-        ask_id: ask_id.map(str::to_string),
-    }
+    };
+    ToolError::from_api(api, ask_id)
+}
+
+/// `/mcp` (the body rules, then rmcp's service), for the daemon to serve beside its own
+/// routes behind its fence (`askd_daemon::server::start_with`).
+pub fn mount(daemon: &Arc<Daemon>) -> Router<Arc<Daemon>> {
+    Router::new().nest_service(
+        "/mcp",
+        tower::Layer::layer(
+            &axum::middleware::from_fn_with_state(daemon.clone(), body_rules),
+            service(
+                daemon.clone(),
+                Options {
+                    max_wait: daemon.settings.max_wait,
+                    language: daemon.settings.language_tag(),
+                    alignment_mode: daemon.settings.alignment_mode,
+                    alignment_section: daemon.settings.alignment_section.clone(),
+                    transport: "http",
+                    // Answering in the client is the stdio adapter's for now
+                    // (clients.md §3; /mcp is a later slice).
+                    elicitation: askd_mcp::Elicitation::Off,
+                    ..Default::default()
+                },
+            ),
+        ),
+    )
+}
+
+/// Starts the daemon in this process with `/mcp` mounted (tests use this in-process).
+pub async fn start(cfg: Settings) -> Result<Running, String> {
+    askd_daemon::server::start_with(cfg, mount).await
+}
+
+/// `askd serve`: the daemon with `/mcp`, until SIGTERM, SIGINT or idle exit.
+pub async fn serve(cfg: Settings) -> Result<(), String> {
+    askd_daemon::server::serve_with(cfg, mount).await
 }
 
 #[async_trait]
 impl Backend for InProcess {
     async fn open_session(&self, open: &SessionOpen) -> Result<String, ToolError> {
-        let req = crate::alignment::SessionRequest {
+        let req = askd_daemon::alignment::SessionRequest {
             id: open.id.clone(),
             client: open.client.clone(),
             workspace: open.workspace.clone(),
@@ -179,7 +219,7 @@ impl Backend for InProcess {
                 .await
                 .map_err(|e| tool_error(e, None));
         }
-        let req = crate::alignment::OpRequest::from_value(body);
+        let req = askd_daemon::alignment::OpRequest::from_value(body);
         self.0
             .alignment_op(session, op, req)
             .await

@@ -2,7 +2,7 @@
 //! 413 (the live `maxBodyBytes`, answered from `Content-Length` before any body arrives) →
 //! 400 — with the one JSON error shape, on a real daemon on a loopback port.
 
-use crate::common;
+use crate::common_daemon as common;
 
 use std::time::Duration;
 
