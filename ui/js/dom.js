@@ -170,3 +170,20 @@ export function duration(ms, t) {
   if (hours < 48) return t('time.hour', { n: hours });
   return t('time.day', { n: Math.floor(hours / 24) });
 }
+
+/**
+ * "Asked earlier in this session; you answered: …" (alignment.md §5.7) for a question of an
+ * ask view that repeats a decision already settled in its session, or null. Labels are
+ * agent text: the notice is plain text.
+ */
+export function repeatNotice(view, questionId) {
+  const r = view && view.repeats && view.repeats[questionId];
+  if (!r) return null;
+  const parts = [...(r.chosen || [])];
+  if (r.custom) parts.push(`“${r.custom}”`);
+  const el = document.createElement('p');
+  el.className = 'repeat-notice';
+  el.setAttribute('role', 'note');
+  setText(el, t('repeat.notice', { labels: parts.join(', ') || '—' }));
+  return el;
+}

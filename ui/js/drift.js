@@ -18,7 +18,7 @@ import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { confirmDialog } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
-import { alignStyles, baselineFields, reasonLabel, when } from './session.js';
+import { alignStyles, baselineFields, reasonLabel, when } from './align.js';
 
 const TEXT_MAX = 2000;
 const ACTIONS = ['approve', 'reject', 'option', 'other'];

@@ -3,7 +3,6 @@
 // tag is Simplified Chinese), then English. A key missing from a table falls back to English.
 import en from '../i18n/en.js';
 import zh from '../i18n/zh-CN.js';
-import { setText } from './dom.js';
 
 const TABLES = { en, 'zh-CN': zh };
 const SETTING = 'askd.lang';
@@ -76,21 +75,4 @@ export function saveUserLanguage(l) {
   } catch {
     // Storage may be disabled; the choice then lasts for this page only.
   }
-}
-
-/**
- * "Asked earlier in this session; you answered: …" (alignment.md §5.7) for a question of an
- * ask view that repeats a decision already settled in its session, or null. Labels are
- * agent text: the notice is plain text.
- */
-export function repeatNotice(view, questionId) {
-  const r = view && view.repeats && view.repeats[questionId];
-  if (!r) return null;
-  const parts = [...(r.chosen || [])];
-  if (r.custom) parts.push(`“${r.custom}”`);
-  const el = document.createElement('p');
-  el.className = 'repeat-notice';
-  el.setAttribute('role', 'note');
-  setText(el, t('repeat.notice', { labels: parts.join(', ') || '—' }));
-  return el;
 }

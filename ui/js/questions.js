@@ -7,9 +7,9 @@
 // lazily for its settled page and a quick template's preview: a module the daemon already
 // serves, loaded only when needed, so the wizard's first load stays under its budget.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, displayLabel, setText } from './dom.js';
+import { h, icon, nextId, displayLabel, setText, repeatNotice } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t, repeatNotice, addStrings } from './i18n.js';
+import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp } from './dialog.js';
 import { hideTooltip } from './tooltip.js';

@@ -4,9 +4,9 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText, plainText } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t, repeatNotice } from './i18n.js';
+import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';

@@ -53,6 +53,7 @@ const ASSETS: &[Asset] = assets![
     "icon.svg" => SVG,
     "css/app.css" => CSS,
     "css/align.css" => CSS,
+    "js/align.js" => JS,
     "js/app.js" => JS,
     "js/api.js" => JS,
     "js/builder.js" => JS,

@@ -343,3 +343,52 @@ fn the_loop_check_sees_grouped_imports_and_cycles() {
         Some("a → b → c → a".into())
     );
 }
+
+/// The web UI's modules (`ui/js/*.js`) → the modules each imports (`from './x.js'`,
+/// `import('./x.js')`).
+fn ui_module_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let dir = workspace_root().join("ui/js");
+    let mut edges = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("ui/js") {
+        let path = entry.expect("dir entry").path();
+        if path.extension().is_none_or(|e| e != "js") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&path).expect("module");
+        let mut to = BTreeSet::new();
+        for quote in ["'./", "\"./"] {
+            for (i, _) in text.match_indices(quote) {
+                let rest = &text[i + quote.len()..];
+                let Some(end) = rest.find(&quote[..1]) else {
+                    continue;
+                };
+                let target = &rest[..end];
+                let before = text[..i].trim_end();
+                if target.ends_with(".js")
+                    && (before.ends_with("from") || before.ends_with("import("))
+                {
+                    to.insert(target.to_string());
+                }
+            }
+        }
+        edges.insert(name, to);
+    }
+    edges
+}
+
+#[test]
+fn the_web_ui_has_no_import_loop_between_its_modules() {
+    let edges = ui_module_edges();
+    assert!(
+        edges.get("app.js").is_some_and(|to| to.contains("i18n.js")),
+        "the UI's imports are read: {edges:?}"
+    );
+    if let Some(cycle) = find_cycle(&edges) {
+        panic!("ui/js import loop: {}", cycle.join(" → "));
+    }
+}
