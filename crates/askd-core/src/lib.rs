@@ -18,6 +18,7 @@
 
 pub mod alignment;
 pub mod json;
+pub mod lang;
 
 /// Hash sets and maps with a fast, per-instance randomly seeded hasher (foldhash): quicker
 /// than SipHash on the short keys validation hashes, and still resistant to crafted
@@ -32,4 +33,5 @@ pub mod questions;
 pub mod review;
 pub mod survey;
 
+pub use lang::Lang;
 pub use problem::Problem;
