@@ -79,6 +79,8 @@ pub const MAX_LABEL: usize = 200;
 pub const MAX_DESCRIPTION: usize = 400;
 /// Characters in custom answer text, measured after trimming.
 pub const MAX_CUSTOM: usize = 8000;
+/// The most characters of a questions ask's list title, before the `…`.
+pub const TITLE_MAX: usize = 140;
 
 /// Characters of a quoted value shown in a message before it is cut with `…`.
 const QUOTE_LIMIT: usize = 80;
@@ -218,6 +220,19 @@ pub fn split_recommended(label: &str) -> (&str, bool) {
 // ---------------------------------------------------------------------------------------------
 // Argument validation
 // ---------------------------------------------------------------------------------------------
+
+/// The title that names a questions ask in lists (the inbox, `askd asks list`, the terminal
+/// UI): `ask_user_question` has no title of its own, so it is the first question's text,
+/// whitespace collapsed, cut after [`TITLE_MAX`] characters with `…`.
+pub fn list_title(spec: &QuestionsSpec) -> Option<String> {
+    spec.questions.first().map(|q| {
+        let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
+        match text.char_indices().nth(TITLE_MAX) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text,
+        }
+    })
+}
 
 /// Validates `ask_user_question` arguments and builds the normal form.
 ///
@@ -1052,6 +1067,22 @@ fn join_quoted<'s>(items: impl Iterator<Item = &'s str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_list_title_is_the_first_question_collapsed_and_cut() {
+        let spec = |q: &str| -> QuestionsSpec {
+            serde_json::from_value(serde_json::json!({"questions": [{"id": "q", "question": q}]}))
+                .unwrap()
+        };
+        assert_eq!(
+            list_title(&spec("  Which\n  path?  ")).as_deref(),
+            Some("Which path?")
+        );
+        let long = list_title(&spec(&"é".repeat(200))).unwrap();
+        assert_eq!(long.chars().count(), TITLE_MAX + 1);
+        assert!(long.ends_with('…'));
+        assert_eq!(list_title(&QuestionsSpec { questions: vec![] }), None);
+    }
 
     #[test]
     fn one_line_replaces_every_break_by_one_space() {

@@ -30,7 +30,7 @@ pub mod tail;
 pub use fold::{
     AlignEvent, AlignmentState, Baseline, Connection, Drift, Mode, SettledDecision, fold,
 };
-pub use policy::{check_instruction, policy_text};
+pub use policy::{CHECK_NOTE_MAX, check_instruction, check_note, policy_text};
 pub use tail::{Lang, TailContext, mode_notice, normalize_question, repeat_of, tail_lines};
 
 #[cfg(test)]
