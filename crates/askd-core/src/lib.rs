@@ -2,12 +2,18 @@
 //!
 //! # Layout
 //! - [`alignment`] — requirements alignment: the per-session state folded from events, the
-//!   alignment tail (no-repeat guard) and the policy text.
+//!   alignment tail (no-repeat guard), the policy text, the `align` check's note limit,
+//!   `establish_baseline`'s fields and rules, `report_drift`'s limits and reasons.
 //! - [`json`] — a borrowed, order-preserving JSON tree that all validation runs on.
+//! - [`lang`] — [`Lang`], the one language enum (English, Simplified Chinese) with the
+//!   lenient setting parser and the strict argument parser.
+//! - [`hash`] — fast, randomly seeded hash sets and maps.
 //! - [`problem`] — `{path, code, message}` problems and the path grammar.
 //! - [`survey`] — the `ask_survey` engine: spec model and normal form, argument resolution,
-//!   validation, escape repair, the path engine, answer validation and result shapes.
-//! - [`questions`] — the flat `ask_user_question` model on the same machinery.
+//!   validation, escape repair, the path engine, answer validation, result shapes, the
+//!   settled record and `survey_records`, and the question builder (`survey::draft`).
+//! - [`questions`] — the flat `ask_user_question` model on the same machinery, and a
+//!   questions ask's list title.
 //! - [`review`] — the `batch_review` engine: item model, validation, the fold to verdicts,
 //!   `report_text`, drafts, export and import.
 //!

@@ -8,7 +8,7 @@ use super::fold::{AlignmentState, Mode, Posture};
 use serde_json::{Value, json};
 
 /// The tail's language (askd's `language` setting resolved to `en` or `zh`, read with the
-/// lenient [`Lang::parse`]): the core's one [`Lang`](crate::Lang), re-exported here.
+/// lenient [`Lang::parse`]): the core's one [`Lang`], re-exported here.
 pub use crate::Lang;
 
 /// What the tail needs besides the state.

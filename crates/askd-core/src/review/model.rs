@@ -79,7 +79,7 @@ impl ItemType {
     }
 }
 
-/// The review's language (§2.6): the core's one [`Lang`](crate::Lang), re-exported here.
+/// The review's language (§2.6): the core's one [`Lang`], re-exported here.
 pub use crate::Lang;
 
 /// The review's labels in each language.
