@@ -12,8 +12,9 @@
 //! - [`survey`] — the `ask_survey` engine: spec model and normal form, argument resolution,
 //!   validation, escape repair, the path engine, answer validation, result shapes, the
 //!   settled record and `survey_records`, and the question builder (`survey::draft`).
-//! - [`questions`] — the flat `ask_user_question` model on the same machinery, and a
-//!   questions ask's list title.
+//! - [`questions`] — the flat `ask_user_question` model on the same machinery, a questions
+//!   ask's list title and its settled record.
+//! - [`record`] — what the record of a settled ask is built from (plain data).
 //! - [`review`] — the `batch_review` engine: item model, validation, the fold to verdicts,
 //!   `report_text`, drafts, export and import.
 //!
@@ -36,6 +37,7 @@ pub mod hash {
 }
 pub mod problem;
 pub mod questions;
+pub mod record;
 pub mod review;
 pub mod survey;
 

@@ -4,28 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-/// What a survey record takes from its stored ask: plain data, no store types.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordedAsk<'a> {
-    pub ask_id: &'a str,
-    pub session: &'a str,
-    pub workspace: Option<&'a str>,
-    pub client: &'a str,
-    pub created_at: &'a str,
-    /// The stored normal form, recorded verbatim as `spec`.
-    pub spec: &'a Value,
-    /// The survey's title, when it has one.
-    pub title: Option<&'a str>,
-    /// The last autosave, recorded when the ask settles without a submission.
-    pub autosave: Option<&'a Value>,
-}
-
-/// One banked answer as a record carries it: the entry and when it was banked.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordedBank<'a> {
-    pub entry: &'a Value,
-    pub banked_at: &'a str,
-}
+pub use crate::record::{RecordedAsk, RecordedBank};
 
 /// §11.1: the full record of a survey ask settled with `outcome` at `settled_at`. Members in
 /// order: `v`, `surveyId`, `session`, `workspace`, `client`, `outcome`, `createdAt`,
