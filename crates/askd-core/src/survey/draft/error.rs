@@ -13,6 +13,7 @@ pub mod codes {
     pub const STATE: &str = "SURVEY_DRAFT_STATE";
 }
 
+/// A refused builder operation: one of [`codes`], the message the agent reads, and the
 /// §4 problems when the survey failed validation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DraftError {

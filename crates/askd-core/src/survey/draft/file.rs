@@ -86,8 +86,6 @@ impl Grounding {
     }
 }
 
-/// A `survey_draft_set` op.
-
 /// A draft file's content.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DraftFile {
