@@ -2,14 +2,21 @@
 //!
 //! # Layout
 //! - [`alignment`] — requirements alignment: the per-session state folded from events, the
-//!   alignment tail (no-repeat guard) and the policy text.
+//!   alignment tail (no-repeat guard), the policy text, the `align` check's note limit,
+//!   `establish_baseline`'s fields and rules, `report_drift`'s limits and reasons.
 //! - [`kind`] — [`AskKind`]: the kinds of ask (survey, questions, review, drift) and their
 //!   stored names.
 //! - [`json`] — a borrowed, order-preserving JSON tree that all validation runs on.
+//! - [`lang`] — [`Lang`], the one language enum (English, Simplified Chinese) with the
+//!   lenient setting parser and the strict argument parser.
+//! - [`hash`] — fast, randomly seeded hash sets and maps.
 //! - [`problem`] — `{path, code, message}` problems and the path grammar.
 //! - [`survey`] — the `ask_survey` engine: spec model and normal form, argument resolution,
-//!   validation, escape repair, the path engine, answer validation and result shapes.
-//! - [`questions`] — the flat `ask_user_question` model on the same machinery.
+//!   validation, escape repair, the path engine, answer validation, result shapes, the
+//!   settled record and `survey_records`, and the question builder (`survey::draft`).
+//! - [`questions`] — the flat `ask_user_question` model on the same machinery, a questions
+//!   ask's list title and its settled record.
+//! - [`record`] — what the record of a settled ask is built from (plain data).
 //! - [`review`] — the `batch_review` engine: item model, validation, the fold to verdicts,
 //!   `report_text`, drafts, export and import.
 //!
@@ -21,6 +28,7 @@
 pub mod alignment;
 pub mod json;
 pub mod kind;
+pub mod lang;
 
 /// Hash sets and maps with a fast, per-instance randomly seeded hasher (foldhash): quicker
 /// than SipHash on the short keys validation hashes, and still resistant to crafted
@@ -32,8 +40,10 @@ pub mod hash {
 }
 pub mod problem;
 pub mod questions;
+pub mod record;
 pub mod review;
 pub mod survey;
 
 pub use kind::AskKind;
+pub use lang::Lang;
 pub use problem::Problem;

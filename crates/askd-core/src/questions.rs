@@ -79,6 +79,8 @@ pub const MAX_LABEL: usize = 200;
 pub const MAX_DESCRIPTION: usize = 400;
 /// Characters in custom answer text, measured after trimming.
 pub const MAX_CUSTOM: usize = 8000;
+/// The most characters of a questions ask's list title, before the `…`.
+pub const TITLE_MAX: usize = 140;
 
 /// Characters of a quoted value shown in a message before it is cut with `…`.
 const QUOTE_LIMIT: usize = 80;
@@ -218,6 +220,54 @@ pub fn split_recommended(label: &str) -> (&str, bool) {
 // ---------------------------------------------------------------------------------------------
 // Argument validation
 // ---------------------------------------------------------------------------------------------
+
+/// The record of a settled questions ask (the counterpart of `survey.md` §11.1): `v`,
+/// `askId`, `kind`, `session`, `workspace`, `client`, `outcome`, `createdAt`, `settledAt`,
+/// `spec`, then from the `answered` result its `answers`, `skipped` and `surface` (when
+/// present), or without one the last `autosave`.
+pub fn record(
+    ask: &crate::record::RecordedAsk<'_>,
+    outcome: &str,
+    settled_at: &str,
+    answered: Option<&Value>,
+) -> Value {
+    let mut r = serde_json::json!({
+        "v": 1,
+        "askId": ask.ask_id,
+        "kind": "questions",
+        "session": ask.session,
+        "workspace": ask.workspace,
+        "client": ask.client,
+        "outcome": outcome,
+        "createdAt": ask.created_at,
+        "settledAt": settled_at,
+        "spec": ask.spec,
+    });
+    match answered {
+        Some(result) => {
+            r["answers"] = result["answers"].clone();
+            r["skipped"] = result["skipped"].clone();
+            if let Some(surface) = result.get("surface") {
+                r["surface"] = surface.clone();
+            }
+        }
+        None => r["autosave"] = ask.autosave.cloned().unwrap_or(Value::Null),
+    }
+    r
+}
+
+/// The title that names a questions ask in lists (the inbox, `askd asks list`, the terminal
+/// UI): `ask_user_question` has no title of its own, so it is the first question's text,
+/// whitespace collapsed, cut after [`TITLE_MAX`] characters with `…`.
+pub fn list_title(spec: &QuestionsSpec) -> Option<String> {
+    spec.questions.first().map(|q| {
+        let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
+        match text.char_indices().nth(TITLE_MAX) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text,
+        }
+    })
+}
 
 /// Validates `ask_user_question` arguments and builds the normal form.
 ///
@@ -1052,6 +1102,61 @@ fn join_quoted<'s>(items: impl Iterator<Item = &'s str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_questions_record_has_its_members_in_order() {
+        let spec = serde_json::json!({"questions": []});
+        let ask = crate::record::RecordedAsk {
+            ask_id: "A",
+            session: "s",
+            workspace: Some("/w"),
+            client: "c",
+            created_at: "t0",
+            spec: &spec,
+            title: None,
+            autosave: None,
+        };
+        let result = serde_json::json!({"answers": [1], "skipped": [], "surface": "page"});
+        let r = record(&ask, "answered", "t1", Some(&result));
+        let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "v",
+                "askId",
+                "kind",
+                "session",
+                "workspace",
+                "client",
+                "outcome",
+                "createdAt",
+                "settledAt",
+                "spec",
+                "answers",
+                "skipped",
+                "surface"
+            ]
+        );
+        let r = record(&ask, "cancelled", "t1", None);
+        assert_eq!(r["autosave"], Value::Null);
+        assert!(r.get("answers").is_none());
+    }
+
+    #[test]
+    fn the_list_title_is_the_first_question_collapsed_and_cut() {
+        let spec = |q: &str| -> QuestionsSpec {
+            serde_json::from_value(serde_json::json!({"questions": [{"id": "q", "question": q}]}))
+                .unwrap()
+        };
+        assert_eq!(
+            list_title(&spec("  Which\n  path?  ")).as_deref(),
+            Some("Which path?")
+        );
+        let long = list_title(&spec(&"é".repeat(200))).unwrap();
+        assert_eq!(long.chars().count(), TITLE_MAX + 1);
+        assert!(long.ends_with('…'));
+        assert_eq!(list_title(&QuestionsSpec { questions: vec![] }), None);
+    }
 
     #[test]
     fn one_line_replaces_every_break_by_one_space() {

@@ -22,7 +22,9 @@ use tokio::sync::OnceCell;
 use crate::backend::{Backend, CreatedAsk, SessionOpen, ToolError};
 use crate::{instructions, tools};
 use askd_core::alignment::policy::instructions_section;
-use askd_core::alignment::{Lang, Mode, check_instruction, mode_notice, normalize_question};
+use askd_core::alignment::{
+    CHECK_NOTE_MAX, Lang, Mode, check_instruction, check_note, mode_notice, normalize_question,
+};
 
 /// DeepSeek Harness's MCP client cuts a tool call at 60 s and ignores progress: it gets the
 /// pending handle after this long unless `maxWait` or the call's `timeout_s` says otherwise.
@@ -833,16 +835,7 @@ impl AskdServer {
             return Err(invalid_arguments(&problems));
         }
         let allowed: &[&str] = match name {
-            tools::ESTABLISH_BASELINE => &[
-                "session",
-                "goal",
-                "explicit_constraints",
-                "must_preserve",
-                "allowed_scope",
-                "user_decisions",
-                "replace",
-                "applies",
-            ],
+            tools::ESTABLISH_BASELINE => &askd_core::alignment::baseline::FIELDS,
             tools::ALIGN => &["session", "note"],
             tools::ALIGNMENT_STATUS => &["session", "detail", "before"],
             _ => &["session", "mode"],
@@ -857,10 +850,17 @@ impl AskdServer {
         }
         let note = match args.get("note") {
             None | Some(Value::Null) => None,
-            Some(Value::String(n)) if !n.trim().is_empty() && n.trim().chars().count() <= 500 => {
+            Some(Value::String(n))
+                if !n.trim().is_empty() && n.trim().chars().count() <= CHECK_NOTE_MAX =>
+            {
                 Some(n.trim().to_string())
             }
-            Some(_) => return Err(invalid_argument("note", "note must be 1 to 500 characters")),
+            Some(_) => {
+                return Err(invalid_argument(
+                    "note",
+                    &format!("note must be 1 to {CHECK_NOTE_MAX} characters"),
+                ));
+            }
         };
         match args.get("detail") {
             None | Some(Value::Null) => {}
@@ -1323,15 +1323,11 @@ impl ServerHandler for AskdServer {
         let note = args
             .get("note")
             .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
+            .map(check_note)
+            .transpose()
+            .map_err(|m| ErrorData::invalid_params(m, None))?
+            .flatten()
             .map(str::to_string);
-        if note.as_ref().is_some_and(|n| n.chars().count() > 500) {
-            return Err(ErrorData::invalid_params(
-                "note must be at most 500 characters",
-                None,
-            ));
-        }
         let session = self
             .alignment_session(&args, &context)
             .await

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use askd_core::alignment::{CHECK_NOTE_MAX, baseline, drift};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -534,7 +535,7 @@ pub const REPORT_DRIFT: &str = "report_drift";
 const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question). Call it before the first substantive change when the request states a constraint or limits scope, after the greenfield gate questions, and after the human approves or redirects a drift (it applies pending updates). Given fields replace their value; others stay unless replace is true. Dropping an explicit constraint or must-preserve item needs a human decision: report_drift first.";
 
 fn string_list() -> Value {
-    json!({"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 500}})
+    json!({"type": "array", "maxItems": baseline::LIST_MAX_ITEMS, "items": {"type": "string", "minLength": 1, "maxLength": baseline::ITEM_MAX}})
 }
 
 fn establish_baseline_tool() -> Tool {
@@ -545,7 +546,7 @@ fn establish_baseline_tool() -> Tool {
             "type": "object",
             "properties": {
                 "session": selector(),
-                "goal": {"type": "string", "minLength": 1, "maxLength": 1000},
+                "goal": {"type": "string", "minLength": 1, "maxLength": baseline::GOAL_MAX},
                 "explicit_constraints": string_list(),
                 "must_preserve": string_list(),
                 "allowed_scope": string_list(),
@@ -588,17 +589,17 @@ fn report_drift_tool() -> Tool {
             "type": "object",
             "properties": {
                 "session": selector(),
-                "reason": {"type": "string", "enum": ["scope-expansion", "constraint-conflict", "behaviour-change", "architecture-shift", "invalidated-assumption", "user-direction-change"]},
-                "description": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "The action and why it changes direction."},
-                "required_change": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "How the baseline would have to change."},
+                "reason": {"type": "string", "enum": drift::REASONS.iter().map(|(token, _, _)| *token).collect::<Vec<_>>()},
+                "description": {"type": "string", "minLength": 1, "maxLength": drift::TEXT_MAX, "description": "The action and why it changes direction."},
+                "required_change": {"type": "string", "minLength": 1, "maxLength": drift::TEXT_MAX, "description": "How the baseline would have to change."},
                 "options": {
-                    "type": "array", "minItems": 2, "maxItems": 4,
+                    "type": "array", "minItems": drift::OPTIONS_MIN, "maxItems": drift::OPTIONS_MAX,
                     "description": "For a genuine choice: directions to pick from; distinct labels, not approve / reject.",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "label": {"type": "string", "minLength": 1, "maxLength": 80},
-                            "description": {"type": "string", "maxLength": 500}
+                            "label": {"type": "string", "minLength": 1, "maxLength": drift::LABEL_MAX},
+                            "description": {"type": "string", "maxLength": drift::OPTION_DESCRIPTION_MAX}
                         },
                         "required": ["label"],
                         "additionalProperties": false
@@ -648,7 +649,7 @@ fn align_tool() -> Tool {
             "type": "object",
             "properties": {
                 "session": selector(),
-                "note": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The focus of this check."}
+                "note": {"type": "string", "minLength": 1, "maxLength": CHECK_NOTE_MAX, "description": "The focus of this check."}
             },
             "additionalProperties": false
         })),

@@ -14,7 +14,8 @@ const LISTS: [&str; 4] = [
     "allowed_scope",
     "user_decisions",
 ];
-const ALLOWED: [&str; 8] = [
+/// The fields `establish_baseline` accepts (the MCP tool's and the daemon's one list).
+pub const FIELDS: [&str; 8] = [
     "session",
     "goal",
     "explicit_constraints",
@@ -54,11 +55,11 @@ pub fn validate(args: &Value) -> Result<BaselineArgs, Vec<Problem>> {
         )]);
     };
     for k in obj.keys() {
-        if !ALLOWED.contains(&k.as_str()) {
+        if !FIELDS.contains(&k.as_str()) {
             problems.push(Problem::new(
                 k.clone(),
                 "invalid_argument",
-                format!("unknown field {k:?}; allowed: {}", ALLOWED.join(", ")),
+                format!("unknown field {k:?}; allowed: {}", FIELDS.join(", ")),
             ));
         }
     }

@@ -63,9 +63,15 @@ pub const FIELDS: &[&str] = &[
     "resume",
 ];
 
-const TEXT_MAX: usize = 2000;
-const LABEL_MAX: usize = 80;
-const OPTION_DESCRIPTION_MAX: usize = 500;
+/// `description` and `required_change`, in characters.
+pub const TEXT_MAX: usize = 2000;
+/// An option's `label`, in characters.
+pub const LABEL_MAX: usize = 80;
+/// An option's `description`, in characters.
+pub const OPTION_DESCRIPTION_MAX: usize = 500;
+/// How many `options` a report may offer.
+pub const OPTIONS_MIN: usize = 2;
+pub const OPTIONS_MAX: usize = 4;
 /// The human's note and typed direction on a card (§5.9).
 pub const NOTE_MAX: usize = 2000;
 
@@ -276,12 +282,12 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
     match obj.get("options") {
         None | Some(Value::Null) => {}
         Some(Value::Array(items)) => {
-            if !(2..=4).contains(&items.len()) {
+            if !(OPTIONS_MIN..=OPTIONS_MAX).contains(&items.len()) {
                 out.push(problem(
                     "options",
                     "count",
                     format!(
-                        "options must have 2 to 4 items, got {}; omit options when there is no alternative direction",
+                        "options must have {OPTIONS_MIN} to {OPTIONS_MAX} items, got {}; omit options when there is no alternative direction",
                         items.len()
                     ),
                 ));
@@ -353,7 +359,7 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
             "options",
             "wrong_type",
             format!(
-                "options must be an array of 2 to 4 {{label, description?}}, got {}",
+                "options must be an array of {OPTIONS_MIN} to {OPTIONS_MAX} {{label, description?}}, got {}",
                 type_name(other)
             ),
         )),

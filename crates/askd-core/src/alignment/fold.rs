@@ -273,6 +273,22 @@ impl AlignmentState {
         }
     }
 
+    /// The baseline as views show it (§5.3): `revision`, the five fields, `recorded_at`;
+    /// `None` before any baseline.
+    pub fn baseline_view(&self) -> Option<Value> {
+        self.baseline.as_ref().map(|b| {
+            serde_json::json!({
+                "revision": self.revision,
+                "goal": b.goal,
+                "explicit_constraints": b.explicit_constraints,
+                "must_preserve": b.must_preserve,
+                "allowed_scope": b.allowed_scope,
+                "user_decisions": b.user_decisions,
+                "recorded_at": self.baseline_recorded_at,
+            })
+        })
+    }
+
     /// The open drift, if any (at most one, §4.6 rule 6).
     pub fn open_drift(&self) -> Option<&Drift> {
         self.drifts.iter().rev().find(|d| d.state == "open")
@@ -569,6 +585,36 @@ fn answer_entries(v: Option<&Value>) -> Vec<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_baseline_view_has_its_members_in_order() {
+        assert_eq!(AlignmentState::default().baseline_view(), None);
+        let s = AlignmentState {
+            baseline: Some(Baseline {
+                goal: Some("G".into()),
+                ..Baseline::default()
+            }),
+            revision: 2,
+            baseline_recorded_at: Some("t".into()),
+            ..AlignmentState::default()
+        };
+        let v = s.baseline_view().unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "revision",
+                "goal",
+                "explicit_constraints",
+                "must_preserve",
+                "allowed_scope",
+                "user_decisions",
+                "recorded_at"
+            ]
+        );
+        assert_eq!(v["revision"], 2);
+        assert_eq!(v["must_preserve"], json!([]));
+    }
 
     pub(crate) fn ev(seq: i64, kind: &str, actor: &str, data: Value) -> AlignEvent {
         AlignEvent {

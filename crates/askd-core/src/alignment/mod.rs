@@ -3,16 +3,19 @@
 //! (§2), in English and Simplified Chinese.
 //!
 //! # Layout
-//! - [`baseline`] — `establish_baseline`: validation, merge, diff, the protected-item guard.
-//! - [`drift`] — `report_drift`: validation, the re-attach key, the card's answer, the
-//!   result and its instruction (§5.6, §6).
+//! - [`baseline`] — `establish_baseline`: its fields ([`baseline::FIELDS`]), validation,
+//!   merge, diff, the protected-item guard.
+//! - [`drift`] — `report_drift`: its fields, limits and reasons, validation, the re-attach
+//!   key, the card's answer, the result and its instruction (§5.6, §6).
 //! - [`fold`] — the event model the fold reads ([`AlignEvent`]) and the folded
 //!   [`AlignmentState`] (§4.5, §4.6).
 //! - [`tail`] — the tail lines T1–T7 and the repeat marker (§5.7, §5.8).
 //! - [`status`] — the bounded status an agent reads (under 8 KB, paged by a cursor).
 //! - [`session`] — the ceilings of a session's labels (client, workspace, id).
-//! - [`policy`] — the static policy text for `auto` mode (§2) and the `align` check
-//!   instruction (§2.4).
+//! - [`policy`] — the static policy text for `auto` mode (§2), the `align` check
+//!   instruction (§2.4) and its focus note ([`CHECK_NOTE_MAX`], [`check_note`]).
+//!
+//! The language type is the core's one [`Lang`], re-exported here.
 //!
 //! # Invariants
 //! - Pure: the state is a function of the event slice; no clocks, no I/O.
@@ -30,7 +33,7 @@ pub mod tail;
 pub use fold::{
     AlignEvent, AlignmentState, Baseline, Connection, Drift, Mode, SettledDecision, fold,
 };
-pub use policy::{check_instruction, policy_text};
+pub use policy::{CHECK_NOTE_MAX, check_instruction, check_note, policy_text};
 pub use tail::{Lang, TailContext, mode_notice, normalize_question, repeat_of, tail_lines};
 
 #[cfg(test)]

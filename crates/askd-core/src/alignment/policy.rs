@@ -135,6 +135,22 @@ const CHECK_ZH: &str = "\
 6. 不问文件名、变量名、代码结构、格式、库用法、重构或 lint，也绝不重问已确定的决定：报告列出了它们。
 7. 若方向清楚，用一句话说明并继续。";
 
+/// The longest focus note of an `align` check, in characters (§5.2).
+pub const CHECK_NOTE_MAX: usize = 500;
+
+/// A check's focus note as the daemon and the `align` prompt read it: trimmed, a blank note
+/// is none, one longer than [`CHECK_NOTE_MAX`] is refused with the message to show.
+pub fn check_note(note: &str) -> Result<Option<&str>, String> {
+    let n = note.trim();
+    if n.is_empty() {
+        Ok(None)
+    } else if n.chars().count() > CHECK_NOTE_MAX {
+        Err(format!("note must be at most {CHECK_NOTE_MAX} characters"))
+    } else {
+        Ok(Some(n))
+    }
+}
+
 /// The compact `align` check instruction (§2.4); a note is appended when given.
 pub fn check_instruction(lang: Lang, note: Option<&str>) -> String {
     let base = if lang == Lang::Zh { CHECK_ZH } else { CHECK_EN };
@@ -148,6 +164,20 @@ pub fn check_instruction(lang: Lang, note: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_check_note_is_trimmed_blank_is_none_and_long_is_refused() {
+        assert_eq!(check_note("  focus  "), Ok(Some("focus")));
+        assert_eq!(check_note("   "), Ok(None));
+        assert_eq!(
+            check_note(&"x".repeat(CHECK_NOTE_MAX)).map(|n| n.map(str::len)),
+            Ok(Some(500))
+        );
+        assert_eq!(
+            check_note(&"x".repeat(CHECK_NOTE_MAX + 1)),
+            Err("note must be at most 500 characters".to_string())
+        );
+    }
 
     const HEADINGS: [&str; 19] = [
         "A1.", "A2.", "A3.", "A4.", "A5.", "A6.", "A7.", "A8.", "A9.", "A10.", "A11.", "B1.",

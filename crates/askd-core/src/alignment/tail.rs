@@ -7,24 +7,9 @@
 use super::fold::{AlignmentState, Mode, Posture};
 use serde_json::{Value, json};
 
-/// The tail's language (askd's `language` setting resolved to `en` or `zh`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    En,
-    Zh,
-}
-
-impl Lang {
-    /// `zh`, `zh-CN`, `zh-Hans`… → Chinese; anything else → English.
-    pub fn parse(s: &str) -> Lang {
-        if s.to_ascii_lowercase().starts_with("zh") {
-            Lang::Zh
-        } else {
-            Lang::En
-        }
-    }
-}
+/// The tail's language (askd's `language` setting resolved to `en` or `zh`, read with the
+/// lenient [`Lang::parse`]): the core's one [`Lang`], re-exported here.
+pub use crate::Lang;
 
 /// What the tail needs besides the state.
 #[derive(Debug, Clone)]

@@ -79,46 +79,20 @@ impl ItemType {
     }
 }
 
-/// The review's language (§2.6).
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    #[serde(rename = "en")]
-    En,
-    #[serde(rename = "zh-CN")]
-    ZhCn,
-}
+/// The review's language (§2.6): the core's one [`Lang`], re-exported here.
+pub use crate::Lang;
 
+/// The review's labels in each language.
 impl Lang {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::ZhCn => "zh-CN",
-        }
-    }
-
-    /// `en`, `zh-CN`, or `zh` (stored as `zh-CN`); ASCII case-insensitive.
-    pub fn parse(s: &str) -> Option<Lang> {
-        match s.to_ascii_lowercase().as_str() {
-            "en" => Some(Lang::En),
-            "zh-cn" | "zh" => Some(Lang::ZhCn),
-            _ => None,
-        }
-    }
-
-    pub fn is_zh(self) -> bool {
-        self == Lang::ZhCn
-    }
-
     /// The confirm verdict labels: Pass / Fail / Pending.
     pub fn confirm_label(self, verdict: &str) -> &'static str {
         match (self, verdict) {
             (Lang::En, "pass") => "Pass",
             (Lang::En, "fail") => "Fail",
             (Lang::En, "pending") => "Pending",
-            (Lang::ZhCn, "pass") => "通过",
-            (Lang::ZhCn, "fail") => "不通过",
-            (Lang::ZhCn, "pending") => "待定",
+            (Lang::Zh, "pass") => "通过",
+            (Lang::Zh, "fail") => "不通过",
+            (Lang::Zh, "pending") => "待定",
             _ => "",
         }
     }
@@ -128,8 +102,8 @@ impl Lang {
         match (self, verdict) {
             (Lang::En, "yes") => "Yes",
             (Lang::En, "no") => "No",
-            (Lang::ZhCn, "yes") => "是",
-            (Lang::ZhCn, "no") => "否",
+            (Lang::Zh, "yes") => "是",
+            (Lang::Zh, "no") => "否",
             _ => "",
         }
     }
@@ -138,7 +112,7 @@ impl Lang {
     pub fn join(self) -> &'static str {
         match self {
             Lang::En => ", ",
-            Lang::ZhCn => "、",
+            Lang::Zh => "、",
         }
     }
 }

@@ -167,7 +167,7 @@ pub fn validate_with(
     };
     let lang = match root.get_present("lang") {
         None => None,
-        Some(Json::String(s)) => match Lang::parse(s.trim()) {
+        Some(Json::String(s)) => match Lang::parse_code(s.trim()) {
             Some(l) => Some(l),
             None => {
                 v.push(
@@ -322,11 +322,11 @@ fn assign_ids(drafts: Vec<(Option<String>, ReviewItem)>) -> Vec<ReviewItem> {
 /// the headings do; otherwise `en`.
 pub fn infer_lang(title: &str, items: &[ReviewItem]) -> Lang {
     if has_cjk(title) {
-        return Lang::ZhCn;
+        return Lang::Zh;
     }
     let cjk = items.iter().filter(|i| has_cjk(&i.title)).count();
     if !items.is_empty() && cjk * 2 >= items.len() {
-        Lang::ZhCn
+        Lang::Zh
     } else {
         Lang::En
     }

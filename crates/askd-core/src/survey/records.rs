@@ -1,7 +1,61 @@
-//! `survey_records` (`survey.md` §11.2): read-only memory for the agent, shaped from stored
-//! records (§11.1).
+//! Survey records: the record a survey ask leaves when it settles (`survey.md` §11.1,
+//! [`survey_record`]), and `survey_records` (§11.2), read-only memory for the agent shaped
+//! from those records.
 
 use serde_json::{Map, Value, json};
+
+pub use crate::record::{RecordedAsk, RecordedBank};
+
+/// §11.1: the full record of a survey ask settled with `outcome` at `settled_at`. Members in
+/// order: `v`, `surveyId`, `session`, `workspace`, `client`, `outcome`, `createdAt`,
+/// `settledAt`, `title`?, `quickTemplate`?, `spec`, `banked`? (each entry with its
+/// `bankedAt`), then `answers`, `path`, `skipped` for a submission, else `autosave`.
+pub fn survey_record(
+    ask: &RecordedAsk<'_>,
+    banked: &[RecordedBank<'_>],
+    outcome: &str,
+    settled_at: &str,
+    submission: Option<&super::answers::Submission>,
+) -> Value {
+    let mut r = json!({
+        "v": 1,
+        "surveyId": ask.ask_id,
+        "session": ask.session,
+        "workspace": ask.workspace,
+        "client": ask.client,
+        "outcome": outcome,
+        "createdAt": ask.created_at,
+        "settledAt": settled_at,
+    });
+    if let Some(t) = ask.title {
+        r["title"] = json!(t);
+    }
+    if let Some(q) = submission.and_then(|s| s.quick.as_ref()) {
+        r["quickTemplate"] = json!(q);
+    }
+    r["spec"] = ask.spec.clone();
+    if !banked.is_empty() {
+        r["banked"] = Value::Array(
+            banked
+                .iter()
+                .map(|b| {
+                    let mut e = b.entry.clone();
+                    e["bankedAt"] = json!(b.banked_at);
+                    e
+                })
+                .collect(),
+        );
+    }
+    match submission {
+        Some(s) => {
+            r["answers"] = json!(s.answers);
+            r["path"] = json!(s.path);
+            r["skipped"] = json!(s.skipped);
+        }
+        None => r["autosave"] = ask.autosave.cloned().unwrap_or(Value::Null),
+    }
+    r
+}
 
 /// The slug rule of §10.2: lower-case, runs outside `[a-z0-9]` become `-`, trimmed, cut to
 /// 48 characters, trimmed again; `fallback` when nothing remains.
@@ -173,6 +227,58 @@ fn shape(r: &Value) -> (Value, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_survey_record_has_its_members_in_order() {
+        let spec = json!({"entry": "q"});
+        let entry = json!({"id": "q", "selected": ["a"]});
+        let ask = RecordedAsk {
+            ask_id: "A",
+            session: "s",
+            workspace: None,
+            client: "c",
+            created_at: "t0",
+            spec: &spec,
+            title: Some("T"),
+            autosave: None,
+        };
+        let banked = [RecordedBank {
+            entry: &entry,
+            banked_at: "t1",
+        }];
+        let r = survey_record(&ask, &banked, "cancelled", "t2", None);
+        let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "v",
+                "surveyId",
+                "session",
+                "workspace",
+                "client",
+                "outcome",
+                "createdAt",
+                "settledAt",
+                "title",
+                "spec",
+                "banked",
+                "autosave"
+            ]
+        );
+        assert_eq!(r["workspace"], Value::Null);
+        assert_eq!(r["banked"][0]["bankedAt"], "t1");
+        assert_eq!(r["autosave"], Value::Null);
+        let sub = super::super::answers::Submission {
+            path: vec!["q".into()],
+            answers: Vec::new(),
+            skipped: Vec::new(),
+            quick: Some("k".into()),
+        };
+        let r = survey_record(&ask, &[], "answered", "t2", Some(&sub));
+        assert_eq!(r["quickTemplate"], "k");
+        assert_eq!(r["path"], json!(["q"]));
+        assert!(r.get("banked").is_none() && r.get("autosave").is_none());
+    }
 
     fn record(id: &str, at: Option<&str>, outcome: &str, title: &str) -> Value {
         let mut r = json!({

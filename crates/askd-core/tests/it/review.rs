@@ -258,12 +258,12 @@ fn too_large_is_checked_first() {
 #[test]
 fn lang_rules() {
     let s = ok(json!({"title": "T", "items": [{"title": "x"}], "lang": "zh"}));
-    assert_eq!(s.lang, Lang::ZhCn);
+    assert_eq!(s.lang, Lang::Zh);
     let v = serde_json::to_value(&s).unwrap();
     assert_eq!(v["lang"], "zh-CN");
     assert_eq!(
         ok(json!({"title": "T", "items": [{"title": "x"}], "lang": "zh-CN"})).lang,
-        Lang::ZhCn
+        Lang::Zh
     );
     assert_eq!(
         one(json!({"title": "T", "items": [{"title": "x"}], "lang": "fr"})),
@@ -281,11 +281,11 @@ fn lang_rules() {
 
 #[test]
 fn lang_is_inferred_from_the_title_then_the_headings() {
-    assert_eq!(zh().lang, Lang::ZhCn);
+    assert_eq!(zh().lang, Lang::Zh);
     assert_eq!(en().lang, Lang::En);
     // Title without CJK: at least half of the headings decide.
     let half = ok(json!({"title": "Review", "items": [{"title": "检查"}, {"title": "check"}]}));
-    assert_eq!(half.lang, Lang::ZhCn);
+    assert_eq!(half.lang, Lang::Zh);
     let less = ok(
         json!({"title": "Review", "items": [{"title": "检查"}, {"title": "a"}, {"title": "b"}]}),
     );
@@ -294,7 +294,7 @@ fn lang_is_inferred_from_the_title_then_the_headings() {
     for t in ["テスト", "검토", "「x」", "ＡＢ"] {
         assert_eq!(
             ok(json!({"title": t, "items": [{"title": "x"}]})).lang,
-            Lang::ZhCn,
+            Lang::Zh,
             "{t}"
         );
     }
@@ -1041,7 +1041,7 @@ fn the_english_example_result_and_report() {
 #[test]
 fn the_chinese_example_report() {
     let spec = zh();
-    assert_eq!(spec.lang, Lang::ZhCn);
+    assert_eq!(spec.lang, Lang::Zh);
     let r = answered_result(
         &spec,
         "x",
