@@ -15,8 +15,9 @@
 //!   validation, escape repair, the path engine, answer validation, result shapes, the
 //!   settled record and `survey_records`, and the question builder (`survey::draft`).
 //! - [`questions`] — the flat `ask_user_question` model on the same machinery, a questions
-//!   ask's list title and its settled record.
-//! - [`record`] — what the record of a settled ask is built from (plain data).
+//!   ask's list title.
+//! - [`record`] — the record of a settled ask: what it is built from (plain data) and, for
+//!   every kind without a shape of its own, the shape ([`record::ask_record`]).
 //! - [`review`] — the `batch_review` engine: item model, validation, the fold to verdicts,
 //!   `report_text`, drafts, export and import.
 //!

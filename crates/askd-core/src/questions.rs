@@ -221,41 +221,6 @@ pub fn split_recommended(label: &str) -> (&str, bool) {
 // Argument validation
 // ---------------------------------------------------------------------------------------------
 
-/// The record of a settled questions ask (the counterpart of `survey.md` §11.1): `v`,
-/// `askId`, `kind`, `session`, `workspace`, `client`, `outcome`, `createdAt`, `settledAt`,
-/// `spec`, then from the `answered` result its `answers`, `skipped` and `surface` (when
-/// present), or without one the last `autosave`.
-pub fn record(
-    ask: &crate::record::RecordedAsk<'_>,
-    outcome: &str,
-    settled_at: &str,
-    answered: Option<&Value>,
-) -> Value {
-    let mut r = serde_json::json!({
-        "v": 1,
-        "askId": ask.ask_id,
-        "kind": "questions",
-        "session": ask.session,
-        "workspace": ask.workspace,
-        "client": ask.client,
-        "outcome": outcome,
-        "createdAt": ask.created_at,
-        "settledAt": settled_at,
-        "spec": ask.spec,
-    });
-    match answered {
-        Some(result) => {
-            r["answers"] = result["answers"].clone();
-            r["skipped"] = result["skipped"].clone();
-            if let Some(surface) = result.get("surface") {
-                r["surface"] = surface.clone();
-            }
-        }
-        None => r["autosave"] = ask.autosave.cloned().unwrap_or(Value::Null),
-    }
-    r
-}
-
 /// The title that names a questions ask in lists (the inbox, `askd asks list`, the terminal
 /// UI): `ask_user_question` has no title of its own, so it is the first question's text,
 /// whitespace collapsed, cut after [`TITLE_MAX`] characters with `…`.
@@ -1102,45 +1067,6 @@ fn join_quoted<'s>(items: impl Iterator<Item = &'s str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_questions_record_has_its_members_in_order() {
-        let spec = serde_json::json!({"questions": []});
-        let ask = crate::record::RecordedAsk {
-            ask_id: "A",
-            session: "s",
-            workspace: Some("/w"),
-            client: "c",
-            created_at: "t0",
-            spec: &spec,
-            title: None,
-            autosave: None,
-        };
-        let result = serde_json::json!({"answers": [1], "skipped": [], "surface": "page"});
-        let r = record(&ask, "answered", "t1", Some(&result));
-        let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(
-            keys,
-            [
-                "v",
-                "askId",
-                "kind",
-                "session",
-                "workspace",
-                "client",
-                "outcome",
-                "createdAt",
-                "settledAt",
-                "spec",
-                "answers",
-                "skipped",
-                "surface"
-            ]
-        );
-        let r = record(&ask, "cancelled", "t1", None);
-        assert_eq!(r["autosave"], Value::Null);
-        assert!(r.get("answers").is_none());
-    }
 
     #[test]
     fn the_list_title_is_the_first_question_collapsed_and_cut() {

@@ -178,17 +178,7 @@ pub fn status_view(
     lang: Lang,
 ) -> Value {
     let (effective, source) = s.effective_mode(configured);
-    let baseline = s.baseline.as_ref().map(|b| {
-        json!({
-            "revision": s.revision,
-            "goal": b.goal,
-            "explicit_constraints": b.explicit_constraints,
-            "must_preserve": b.must_preserve,
-            "allowed_scope": b.allowed_scope,
-            "user_decisions": b.user_decisions,
-            "recorded_at": s.baseline_recorded_at,
-        })
-    });
+    let baseline = s.baseline_view();
     let pending: Vec<_> = s
         .pending_updates
         .iter()
@@ -464,13 +454,8 @@ impl Alignment<'_> {
                 };
                 let actor = if via == "prompt" { "human" } else { "agent" };
                 let mut payload = json!({"via": via, "actor": actor});
-                if let Some(n) = req.note.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
-                    if n.chars().count() > 500 {
-                        return Err(invalid(
-                            "note",
-                            "note must be at most 500 characters".into(),
-                        ));
-                    }
+                let note = req.note.as_deref().map(askd_core::alignment::check_note);
+                if let Some(n) = note.transpose().map_err(|m| invalid("note", m))?.flatten() {
                     payload["note"] = json!(n);
                 }
                 // The check is recorded first and reported second; a failed write is reported,

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use askd_core::Problem;
+use askd_core::record::RecordedAsk;
 use askd_store::{Ask, AskState, Event, NewSession, Session, Settlement};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -120,5 +121,20 @@ impl Daemon {
             tracing::warn!(ask = %ask.id, error = %e, "could not record the result's delivery");
         }
         ask.result.unwrap_or(Value::Null)
+    }
+}
+
+/// What a record takes from the stored ask (the record shapes are the core's:
+/// `askd_core::record`).
+pub fn recorded<'a>(ask: &'a Ask, title: Option<&'a str>) -> RecordedAsk<'a> {
+    RecordedAsk {
+        ask_id: &ask.id,
+        session: &ask.session_id,
+        workspace: ask.workspace.as_deref(),
+        client: &ask.client,
+        created_at: &ask.created_at,
+        spec: &ask.payload,
+        title,
+        autosave: ask.autosave.as_ref(),
     }
 }

@@ -247,7 +247,13 @@ impl Daemon {
                 let spec = survey::spec(&ask)?;
                 survey::survey_record(&ask, &spec, outcome, &settled_at, None)
             }
-            _ => questions::record(&ask, outcome, &settled_at, None),
+            _ => askd_core::record::ask_record(
+                &crate::asks::recorded(&ask, None),
+                kind,
+                outcome,
+                &settled_at,
+                None,
+            ),
         };
         if let Some(r) = reason {
             record["reason"] = json!(r);

@@ -5,10 +5,11 @@ use askd_core::AskKind;
 use askd_core::Problem;
 use askd_core::json::Json;
 use askd_core::questions::{self, QuestionsSpec};
+use askd_core::record::ask_record;
 use askd_store::{Ask, NewAsk, Settlement};
 use serde_json::{Value, json};
 
-use crate::asks::{invalid_answers, sha256_hex};
+use crate::asks::{invalid_answers, recorded, sha256_hex};
 use crate::error::{ApiError, ApiResult};
 
 /// The instruction of a pending handle for a questions ask.
@@ -82,13 +83,7 @@ pub fn new_ask(session_id: &str, args: &Json<'_>) -> ApiResult<NewAsk> {
     let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
     // The first question names the ask in lists (the inbox, `askd asks list`, the
     // terminal UI): ask_user_question has no title of its own.
-    let title = spec.questions.first().map(|q| {
-        let text = q.question.split_whitespace().collect::<Vec<_>>().join(" ");
-        match text.char_indices().nth(140) {
-            Some((cut, _)) => format!("{}…", &text[..cut]),
-            None => text,
-        }
-    });
+    let title = questions::list_title(&spec);
     Ok(NewAsk {
         id: uuid::Uuid::now_v7().to_string(),
         session_id: session_id.to_string(),
@@ -114,7 +109,13 @@ pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
     result["surface"] = json!(surface);
     Ok(Settlement {
         outcome: "answered".into(),
-        record: record(ask, "answered", &settled_at, Some(&result)),
+        record: ask_record(
+            &recorded(ask, None),
+            AskKind::Questions,
+            "answered",
+            &settled_at,
+            Some(&result),
+        ),
         result,
         settled_at,
         expect_banked: None,
@@ -124,31 +125,4 @@ pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
 /// The pending handle of a questions ask.
 pub fn pending(ask: &Ask, url: &str) -> Value {
     json!({"outcome": "pending", "ask_id": ask.id, "url": url, "instruction": PENDING_QUESTIONS})
-}
-
-/// The record of a questions ask.
-pub fn record(ask: &Ask, outcome: &str, settled_at: &str, answers: Option<&Value>) -> Value {
-    let mut r = json!({
-        "v": 1,
-        "askId": ask.id,
-        "kind": ask.kind,
-        "session": ask.session_id,
-        "workspace": ask.workspace,
-        "client": ask.client,
-        "outcome": outcome,
-        "createdAt": ask.created_at,
-        "settledAt": settled_at,
-        "spec": ask.payload,
-    });
-    match answers {
-        Some(result) => {
-            r["answers"] = result["answers"].clone();
-            r["skipped"] = result["skipped"].clone();
-            if let Some(surface) = result.get("surface") {
-                r["surface"] = surface.clone();
-            }
-        }
-        None => r["autosave"] = ask.autosave.clone().unwrap_or(Value::Null),
-    }
-    r
 }

@@ -6,6 +6,7 @@
 use askd_core::AskKind;
 use askd_core::Problem;
 use askd_core::json::Json;
+use askd_core::record::RecordedBank;
 use askd_core::survey::answers::{AnswerEntry, Submission, validate_bank, validate_submit};
 use askd_core::survey::path::{self, Graph, PathAnswer};
 use askd_core::survey::result::{self as shapes, Preflight};
@@ -14,7 +15,7 @@ use askd_store::{Ask, AskState, NewAsk, NewBanked, Settlement, StoreError, Super
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::asks::{invalid_answers, sha256_hex};
+use crate::asks::{invalid_answers, recorded, sha256_hex};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
@@ -357,42 +358,19 @@ pub fn survey_record(
     settled_at: &str,
     submission: Option<&Submission>,
 ) -> Value {
-    let mut r = json!({
-        "v": 1,
-        "surveyId": ask.id,
-        "session": ask.session_id,
-        "workspace": ask.workspace,
-        "client": ask.client,
-        "outcome": outcome,
-        "createdAt": ask.created_at,
-        "settledAt": settled_at,
-    });
-    if let Some(t) = &spec.title {
-        r["title"] = json!(t);
-    }
-    if let Some(q) = submission.and_then(|s| s.quick.as_ref()) {
-        r["quickTemplate"] = json!(q);
-    }
-    r["spec"] = ask.payload.clone();
-    if !ask.banked.is_empty() {
-        r["banked"] = Value::Array(
-            ask.banked
-                .iter()
-                .map(|b| {
-                    let mut e = b.entry.clone();
-                    e["bankedAt"] = json!(b.banked_at);
-                    e
-                })
-                .collect(),
-        );
-    }
-    match submission {
-        Some(s) => {
-            r["answers"] = json!(s.answers);
-            r["path"] = json!(s.path);
-            r["skipped"] = json!(s.skipped);
-        }
-        None => r["autosave"] = ask.autosave.clone().unwrap_or(Value::Null),
-    }
-    r
+    let banked: Vec<RecordedBank<'_>> = ask
+        .banked
+        .iter()
+        .map(|b| RecordedBank {
+            entry: &b.entry,
+            banked_at: &b.banked_at,
+        })
+        .collect();
+    askd_core::survey::records::survey_record(
+        &recorded(ask, spec.title.as_deref()),
+        &banked,
+        outcome,
+        settled_at,
+        submission,
+    )
 }
