@@ -20,7 +20,6 @@ import { confirmDialog } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
 import { alignStyles, baselineFields, reasonLabel, when } from './align.js';
 
-const TEXT_MAX = 2000;
 const ACTIONS = ['approve', 'reject', 'option', 'other'];
 const ACTION_LABEL = { approve: 'drift.approve', reject: 'drift.reject', option: 'drift.option', other: 'drift.other' };
 
@@ -54,6 +53,8 @@ export class DriftCard {
     this.view = view;
     this.id = view.ask_id;
     this.drift = view.drift || {};
+    /** The longest note or own-choice text the daemon takes (`text_max` of the view). */
+    this.textMax = Number(this.drift.text_max) || Infinity;
     this.options = Array.isArray(this.drift.options) ? this.drift.options : [];
   }
 
@@ -188,7 +189,7 @@ export class DriftCard {
     const otherId = nextId('other');
     const noteId = nextId('note');
     this.otherInput = h('textarea', {
-      id: otherId, class: 'drift-text', rows: '2', maxlength: String(TEXT_MAX), required: true,
+      id: otherId, class: 'drift-text', rows: '2', ...(Number.isFinite(this.textMax) ? { maxlength: String(this.textMax) } : {}), required: true,
       placeholder: t('drift.otherPlaceholder'), 'aria-describedby': `${otherId}-count ${otherId}-err`,
     });
     this.otherCount = h('span', { class: 'counter', id: `${otherId}-count` });
@@ -201,7 +202,7 @@ export class DriftCard {
       h('label', { for: otherId, class: 'field-label' }, t('drift.otherLabel')), this.otherInput,
       h('div', { class: 'field-foot' }, this.otherError, this.otherCount));
     this.noteInput = h('textarea', {
-      id: noteId, class: 'drift-text', rows: '2', maxlength: String(TEXT_MAX),
+      id: noteId, class: 'drift-text', rows: '2', ...(Number.isFinite(this.textMax) ? { maxlength: String(this.textMax) } : {}),
       placeholder: t('drift.notePlaceholder'), 'aria-describedby': `${noteId}-count ${noteId}-err`,
     });
     this.noteCount = h('span', { class: 'counter', id: `${noteId}-count` });
@@ -285,8 +286,8 @@ export class DriftCard {
     }
     this.buttons.dismiss.disabled = this.busy;
     this.otherBox.hidden = this.action !== 'other';
-    this.otherCount.textContent = t('drift.count', { n: chars(this.otherInput.value), max: TEXT_MAX });
-    this.noteCount.textContent = t('drift.count', { n: chars(this.noteInput.value), max: TEXT_MAX });
+    this.otherCount.textContent = t('drift.count', { n: chars(this.otherInput.value), max: this.textMax });
+    this.noteCount.textContent = t('drift.count', { n: chars(this.noteInput.value), max: this.textMax });
     this.picked.textContent = this.action ? t('drift.picked', { action: t(ACTION_LABEL[this.action]) }) : '';
     this.sendBtn.disabled = this.busy || !this.action;
     this.sendBtn.setAttribute('aria-disabled', String(!this.action));
@@ -296,8 +297,8 @@ export class DriftCard {
   /** The request body for the picked action, or null after showing what is missing. */
   body() {
     const note = this.noteInput.value.trim();
-    if (chars(note) > TEXT_MAX) {
-      this.noteError.textContent = t('drift.tooLong');
+    if (chars(note) > this.textMax) {
+      this.noteError.textContent = t('drift.tooLong', { max: this.textMax });
       return null;
     }
     const withNote = (b) => (note ? { ...b, note } : b);
@@ -314,8 +315,8 @@ export class DriftCard {
       case 'other': {
         const text = this.otherInput.value.trim();
         const n = chars(text);
-        if (n < 1 || n > TEXT_MAX) {
-          this.otherError.textContent = n ? t('drift.tooLong') : t('drift.otherRequired');
+        if (n < 1 || n > this.textMax) {
+          this.otherError.textContent = t(n ? 'drift.tooLong' : 'drift.otherRequired', { max: this.textMax });
           this.otherInput.focus();
           return null;
         }

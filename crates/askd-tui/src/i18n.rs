@@ -346,13 +346,13 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     (
         "d.otherRequired",
-        "Type the direction (1–2000 characters).",
-        "请输入方向（1–2000 个字符）。",
+        "Type the direction (1–{max} characters).",
+        "请输入方向（1–{max} 个字符）。",
     ),
     (
         "d.tooLong",
-        "Too long: at most 2000 characters.",
-        "太长：最多 2000 个字符。",
+        "Too long: at most {max} characters.",
+        "太长：最多 {max} 个字符。",
     ),
     (
         "d.dismissConfirm",

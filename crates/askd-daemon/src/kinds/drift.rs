@@ -397,21 +397,7 @@ impl Daemon {
         let id = drift_id(ask)?;
         let state = self.alignment().state(&ask.session_id).await?;
         let d = state.drift(&id);
-        let baseline = state
-            .baseline
-            .as_ref()
-            .filter(|_| state.revision > 0)
-            .map(|b| {
-                json!({
-                    "revision": state.revision,
-                    "goal": b.goal,
-                    "explicit_constraints": b.explicit_constraints,
-                    "must_preserve": b.must_preserve,
-                    "allowed_scope": b.allowed_scope,
-                    "user_decisions": b.user_decisions,
-                    "recorded_at": state.baseline_recorded_at,
-                })
-            });
+        let baseline = state.baseline_view().filter(|_| state.revision > 0);
         let decision = d.filter(|d| d.state == "decided").map(|d| {
             json!({
                 "decision": d.decision, "choice": d.choice, "choice_source": d.choice_source,
@@ -434,6 +420,8 @@ impl Daemon {
             json!(md(p["required_change"].as_str())),
         );
         m.insert("options".into(), Value::Array(options));
+        // The card's own limit (note, own-choice text), so the pages don't keep a copy.
+        m.insert("text_max".into(), json!(drift::NOTE_MAX));
         m.insert(
             "session".into(),
             json!({"id": ask.session_id, "client": ask.client}),

@@ -19,7 +19,6 @@ use crate::api::Reply;
 use crate::text::{chars, clean_line};
 
 /// The most characters of a note or a typed direction.
-const TEXT_MAX: usize = 2000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -41,6 +40,8 @@ pub struct Drift {
     reason: String,
     /// The reason's labels as the daemon serves them (`{"en": …, "zh-CN": …}`).
     reason_label: Value,
+    /// The longest note or own-choice text the daemon takes (served as `text_max`).
+    text_max: usize,
     description: String,
     required_change: Option<String>,
     /// `(label, description)`.
@@ -64,6 +65,9 @@ impl Drift {
             base,
             reason: d["reason"].as_str().unwrap_or_default().to_string(),
             reason_label: d["reason_label"].clone(),
+            text_max: d["text_max"]
+                .as_u64()
+                .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             description: d["description"].as_str().unwrap_or_default().to_string(),
             required_change: d["required_change"]
                 .as_str()
@@ -96,11 +100,18 @@ impl Drift {
         ]
     }
 
+    /// A message about the text limit, with the limit the daemon serves filled in.
+    fn limit_text(&self, key: &'static str) -> String {
+        self.base
+            .t(key)
+            .replace("{max}", &self.text_max.to_string())
+    }
+
     /// The request body for the picked action, or `None` after saying what is missing.
     fn body(&mut self) -> Option<Value> {
         let note = self.note.trim().to_string();
-        if chars(&note) > TEXT_MAX {
-            self.base.errors = vec![("note".into(), self.base.t("d.tooLong").into())];
+        if chars(&note) > self.text_max {
+            self.base.errors = vec![("note".into(), self.limit_text("d.tooLong"))];
             return None;
         }
         let mut body = match self.action {
@@ -114,13 +125,13 @@ impl Drift {
             Some(Action::Other) => {
                 let text = self.other.trim();
                 let n = chars(text);
-                if n == 0 || n > TEXT_MAX {
+                if n == 0 || n > self.text_max {
                     let m = if n == 0 {
                         "d.otherRequired"
                     } else {
                         "d.tooLong"
                     };
-                    self.base.errors = vec![("text".into(), self.base.t(m).into())];
+                    self.base.errors = vec![("text".into(), self.limit_text(m))];
                     self.editing = Some(Field::Other);
                     return None;
                 }
