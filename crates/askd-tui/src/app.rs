@@ -36,7 +36,7 @@ pub enum AskScreen {
     Questions(Questions),
     Survey(Box<Survey>),
     Review(Review),
-    Drift(Drift),
+    Drift(Box<Drift>),
 }
 
 impl AskScreen {
@@ -391,7 +391,7 @@ impl App {
                 let screen = match view["kind"].as_str() {
                     Some("questions") => AskScreen::Questions(Questions::new(view)),
                     Some("review") => AskScreen::Review(Review::new(view)),
-                    Some("drift") => AskScreen::Drift(Drift::new(view)),
+                    Some("drift") => AskScreen::Drift(Box::new(Drift::new(view))),
                     Some("survey") => {
                         let (s, r) = Survey::new(view);
                         follow = r;
