@@ -114,7 +114,9 @@ impl Knobs {
             sweep: env_usize("ASKD_SCALE_SWEEP", 10_000),
             sweep_budget: Duration::from_secs(env_usize("ASKD_SCALE_SWEEP_S", 60) as u64),
             clients: env_usize("ASKD_SCALE_CLIENTS", 32).max(1),
-            json_path: std::env::var("ASKD_SCALE_JSON").ok().filter(|p| !p.is_empty()),
+            json_path: std::env::var("ASKD_SCALE_JSON")
+                .ok()
+                .filter(|p| !p.is_empty()),
         }
     }
 }
@@ -237,7 +239,12 @@ impl Client {
     }
 
     /// One request; the time runs until the whole body is read.
-    async fn send(&self, method: Method, path: &str, body: Option<&Value>) -> (u16, Vec<u8>, Duration) {
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (u16, Vec<u8>, Duration) {
         let t = Instant::now();
         let mut req = self
             .http
@@ -264,10 +271,6 @@ impl Client {
 
     async fn post(&self, path: &str, body: &Value) -> Value {
         self.json(Method::POST, path, Some(body)).await
-    }
-
-    async fn get(&self, path: &str) -> Value {
-        self.json(Method::GET, path, None).await
     }
 }
 
@@ -454,7 +457,12 @@ struct Dir {
 }
 
 impl Dir {
-    async fn new(knobs: &Knobs, target_session: &str, target_answered: usize, sweep_all: bool) -> Self {
+    async fn new(
+        knobs: &Knobs,
+        target_session: &str,
+        target_answered: usize,
+        sweep_all: bool,
+    ) -> Self {
         let home = tempfile::tempdir().unwrap();
         let daemon = spawn(home.path());
         let client = Client::new(&daemon);
@@ -576,7 +584,8 @@ impl Dir {
         let rss_idle = proc_kib(pid, "VmRSS:");
         let client = self.client.clone();
 
-        let (pending, body) = median(&client, knobs, Method::GET, "/api/asks?state=pending", None).await;
+        let (pending, body) =
+            median(&client, knobs, Method::GET, "/api/asks?state=pending", None).await;
         let list: Value = serde_json::from_slice(&body).unwrap();
         let rows = list["asks"].as_array().map_or(0, Vec::len);
         assert_eq!(rows, PENDING, "the pending list");
@@ -656,8 +665,22 @@ fn ms(v: &Value) -> String {
 
 fn table(rows: &[Value]) -> String {
     let head = [
-        "axis", "size", "stored", "start ms", "pending ms", "ask ms", "page ms", "page size",
-        "mcp ms", "mcp raw", "mcp out", "DB B/ask", "RSS idle", "RSS sweep", "peak", "sweep",
+        "axis",
+        "size",
+        "stored",
+        "start ms",
+        "pending ms",
+        "ask ms",
+        "page ms",
+        "page size",
+        "mcp ms",
+        "mcp raw",
+        "mcp out",
+        "DB B/ask",
+        "RSS idle",
+        "RSS sweep",
+        "peak",
+        "sweep",
     ];
     let mut lines: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
     for r in rows {
@@ -685,7 +708,13 @@ fn table(rows: &[Value]) -> String {
         ]);
     }
     let widths: Vec<usize> = (0..head.len())
-        .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for (n, l) in lines.iter().enumerate() {
@@ -693,7 +722,7 @@ fn table(rows: &[Value]) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (s, w))| {
+            .map(|(c, (s, &w))| {
                 if c == 0 {
                     format!("{s:<w$}")
                 } else {
