@@ -737,13 +737,13 @@ fn table(rows: &[Value]) -> String {
                 .enumerate()
                 .map(|(c, w)| {
                     if c == 0 {
-                        "-".repeat(*w)
+                        "-".repeat(w + 2)
                     } else {
-                        format!("{}:", "-".repeat(w - 1))
+                        format!("{}:", "-".repeat(w + 1))
                     }
                 })
                 .collect();
-            out.push_str(&format!("|-{}-|\n", rule.join("-|-")));
+            out.push_str(&format!("|{}|\n", rule.join("|")));
         }
     }
     out
