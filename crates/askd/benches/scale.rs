@@ -287,7 +287,11 @@ fn questions(i: usize) -> Value {
 }
 
 fn answer(i: usize) -> Value {
-    let label = if i % 3 == 0 { "PostgreSQL" } else { "SQLite" };
+    let label = if i.is_multiple_of(3) {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
     json!({"answers": [{"id": "engine", "selected": [label]}]})
 }
 
