@@ -101,6 +101,10 @@ fn parse_json(text: &str) -> StoreResult<Value> {
 }
 
 impl SqliteStore {
+    /// The schema version a store opened by this code has (`PRAGMA user_version`): how many
+    /// embedded migrations exist.
+    pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
     /// Opens (creating when missing) the database file and runs pending migrations.
     pub async fn open(path: &Path) -> StoreResult<Self> {
         let options = SqliteConnectOptions::from_str("sqlite:")

@@ -2,3 +2,5 @@
 //! each file below is a module; helpers shared between them are in `common*`.
 
 mod sqlite;
+mod upgrade;
+mod bytes;
