@@ -76,12 +76,11 @@ async fn tiny_asks() -> (u64, Vec<(String, i64)>) {
     let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
-    let per: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC",
-    )
-    .fetch_all(&mut conn)
-    .await
-    .unwrap_or_default();
+    let per: Vec<(String, i64)> =
+        sqlx::query_as("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap_or_default();
     conn.close().await.unwrap();
     (bytes, per)
 }
@@ -92,7 +91,10 @@ async fn a_tiny_settled_ask_costs_few_bytes() {
     let per_ask = bytes / ASKS as u64;
     println!("{ASKS} tiny settled asks: {bytes} bytes, {per_ask} bytes per ask");
     for (name, size) in &per {
-        println!("  {name:32} {size:>9} bytes  {:>6} per ask", size / ASKS as i64);
+        println!(
+            "  {name:32} {size:>9} bytes  {:>6} per ask",
+            size / ASKS as i64
+        );
     }
     assert!(per_ask < 100_000, "{per_ask} bytes per ask");
 }

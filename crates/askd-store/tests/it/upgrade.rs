@@ -71,8 +71,14 @@ async fn dump(store: &dyn Store) -> Value {
     let mut session_events = serde_json::Map::new();
     let mut drafts_by_session = serde_json::Map::new();
     for s in &sessions {
-        session_events.insert(s.id.clone(), json!(store.session_events(&s.id).await.unwrap()));
-        drafts_by_session.insert(s.id.clone(), json!(store.drafts(Some(&s.id)).await.unwrap()));
+        session_events.insert(
+            s.id.clone(),
+            json!(store.session_events(&s.id).await.unwrap()),
+        );
+        drafts_by_session.insert(
+            s.id.clone(),
+            json!(store.drafts(Some(&s.id)).await.unwrap()),
+        );
     }
     let drafts = store.drafts(None).await.unwrap();
     let mut by_ask = Vec::new();
@@ -114,22 +120,43 @@ async fn write_v5_fixture() {
         client: client.into(),
         workspace: ws.map(str::to_string),
     };
-    let s1 = store.open_session(open("s1", "claude-code", Some("/work/one"))).await.unwrap().id;
-    let s2 = store.open_session(open("s2", "codex", None)).await.unwrap().id;
-    let s3 = store.open_session(open("s3", "dsh", Some("/work/three"))).await.unwrap().id;
+    let s1 = store
+        .open_session(open("s1", "claude-code", Some("/work/one")))
+        .await
+        .unwrap()
+        .id;
+    let s2 = store
+        .open_session(open("s2", "codex", None))
+        .await
+        .unwrap()
+        .id;
+    let s3 = store
+        .open_session(open("s3", "dsh", Some("/work/three")))
+        .await
+        .unwrap()
+        .id;
 
     // Questions: answered (delivered), answered undelivered, pending with an autosave, cancelled.
     let q = json!({"questions": [{"id": "q1", "question": "Which database?", "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}], "multiSelect": false}]});
-    for (i, outcome) in ["answered", "undelivered", "pending", "cancelled"].iter().enumerate() {
+    for (i, outcome) in ["answered", "undelivered", "pending", "cancelled"]
+        .iter()
+        .enumerate()
+    {
         let mut p = q.clone();
         p["questions"][0]["question"] = json!(format!("Which database, take {i}?"));
         let id = format!("q-{i}");
-        store.create_ask(new_ask(&id, &s1, "questions", p.clone())).await.unwrap();
+        store
+            .create_ask(new_ask(&id, &s1, "questions", p.clone()))
+            .await
+            .unwrap();
         let at = format!("2026-11-30T10:0{i}:00.000Z");
         match *outcome {
             "answered" | "undelivered" => {
                 store
-                    .settle(&id, &answered(&p, json!([{"id": "q1", "selected": ["SQLite"]}]), &at))
+                    .settle(
+                        &id,
+                        &answered(&p, json!([{"id": "q1", "selected": ["SQLite"]}]), &at),
+                    )
                     .await
                     .unwrap();
                 if *outcome == "answered" {
@@ -137,10 +164,16 @@ async fn write_v5_fixture() {
                 }
             }
             "cancelled" => {
-                store.settle(&id, &ended("cancelled", &p, &at)).await.unwrap();
+                store
+                    .settle(&id, &ended("cancelled", &p, &at))
+                    .await
+                    .unwrap();
             }
             _ => {
-                store.autosave(&id, &json!({"v": 1, "answers": {"q1": ["PostgreSQL"]}})).await.unwrap();
+                store
+                    .autosave(&id, &json!({"v": 1, "answers": {"q1": ["PostgreSQL"]}}))
+                    .await
+                    .unwrap();
                 store.set_awaited(&id, false).await.unwrap();
             }
         }
@@ -148,65 +181,174 @@ async fn write_v5_fixture() {
 
     // Surveys: banked entries, an autosave, a supersession that seeds them, an answer.
     let survey = json!({"title": "Plan", "entry": "q1", "questions": {"q1": {"type": "single", "options": ["a", "b"], "next": "q2"}, "q2": {"type": "text"}}});
-    store.create_ask(new_ask("sv-1", &s2, "survey", survey.clone())).await.unwrap();
     store
-        .bank("sv-1", &[NewBanked { question_id: "q1".into(), entry: json!({"id": "q1", "selected": ["a"]}) }])
+        .create_ask(new_ask("sv-1", &s2, "survey", survey.clone()))
         .await
         .unwrap();
-    store.autosave("sv-1", &json!({"v": 1, "position": "q2"})).await.unwrap();
-    store.autosave("sv-1", &json!({"v": 1, "position": "q2", "text": "half"})).await.unwrap();
+    store
+        .bank(
+            "sv-1",
+            &[NewBanked {
+                question_id: "q1".into(),
+                entry: json!({"id": "q1", "selected": ["a"]}),
+            }],
+        )
+        .await
+        .unwrap();
+    store
+        .autosave("sv-1", &json!({"v": 1, "position": "q2"}))
+        .await
+        .unwrap();
+    store
+        .autosave("sv-1", &json!({"v": 1, "position": "q2", "text": "half"}))
+        .await
+        .unwrap();
     let mut survey2 = survey.clone();
     survey2["title"] = json!("Plan, revised");
     let mut next = new_ask("sv-2", &s2, "survey", survey2.clone());
-    next.replaces = Some(Supersede { ask_id: "sv-1".into(), settlement: ended("superseded", &survey, "2026-11-30T11:00:00.000Z") });
-    next.seed_banked = vec![NewBanked { question_id: "q1".into(), entry: json!({"id": "q1", "selected": ["a"]}) }];
+    next.replaces = Some(Supersede {
+        ask_id: "sv-1".into(),
+        settlement: ended("superseded", &survey, "2026-11-30T11:00:00.000Z"),
+    });
+    next.seed_banked = vec![NewBanked {
+        question_id: "q1".into(),
+        entry: json!({"id": "q1", "selected": ["a"]}),
+    }];
     next.seed_autosave = Some(json!({"v": 1, "position": "q2"}));
     store.create_ask(next).await.unwrap();
     store
-        .bank("sv-2", &[NewBanked { question_id: "q2".into(), entry: json!({"id": "q2", "text": "done"}) }])
+        .bank(
+            "sv-2",
+            &[NewBanked {
+                question_id: "q2".into(),
+                entry: json!({"id": "q2", "text": "done"}),
+            }],
+        )
         .await
         .unwrap();
-    let mut s = answered(&survey2, json!([{"id": "q1", "selected": ["a"]}, {"id": "q2", "text": "done"}]), "2026-11-30T11:05:00.000Z");
+    let mut s = answered(
+        &survey2,
+        json!([{"id": "q1", "selected": ["a"]}, {"id": "q2", "text": "done"}]),
+        "2026-11-30T11:05:00.000Z",
+    );
     s.result["path"] = json!(["q1", "q2"]);
     s.expect_banked = Some(2);
     store.settle("sv-2", &s).await.unwrap();
     store.mark_delivered("sv-2").await.unwrap();
     // A pending survey with one banked answer.
-    store.create_ask(new_ask("sv-3", &s3, "survey", json!({"title": "Open", "entry": "q1", "questions": {"q1": {"type": "text"}}}))).await.unwrap();
     store
-        .bank("sv-3", &[NewBanked { question_id: "q1".into(), entry: json!({"id": "q1", "text": "so far"}) }])
+        .create_ask(new_ask(
+            "sv-3",
+            &s3,
+            "survey",
+            json!({"title": "Open", "entry": "q1", "questions": {"q1": {"type": "text"}}}),
+        ))
+        .await
+        .unwrap();
+    store
+        .bank(
+            "sv-3",
+            &[NewBanked {
+                question_id: "q1".into(),
+                entry: json!({"id": "q1", "text": "so far"}),
+            }],
+        )
         .await
         .unwrap();
 
     // Reviews: one answered, one pending with an autosave.
     let review = json!({"title": "Review the plan", "items": [{"id": "i1", "type": "confirm", "text": "Ship it?"}, {"id": "i2", "type": "text", "text": "Notes"}]});
-    store.create_ask(new_ask("rv-1", &s3, "review", review.clone())).await.unwrap();
-    store.autosave("rv-1", &json!({"v": 1, "items": {"i1": {"verdict": "yes"}}})).await.unwrap();
-    store.settle("rv-1", &answered(&review, json!({"i1": {"verdict": "yes"}, "i2": {"text": "fine"}}), "2026-11-30T12:00:00.000Z")).await.unwrap();
-    store.create_ask(new_ask("rv-2", &s3, "review", json!({"title": "Second", "items": [{"id": "i1", "type": "bool", "text": "Ok?"}]}))).await.unwrap();
-    store.autosave("rv-2", &json!({"v": 1, "items": {}})).await.unwrap();
+    store
+        .create_ask(new_ask("rv-1", &s3, "review", review.clone()))
+        .await
+        .unwrap();
+    store
+        .autosave(
+            "rv-1",
+            &json!({"v": 1, "items": {"i1": {"verdict": "yes"}}}),
+        )
+        .await
+        .unwrap();
+    store
+        .settle(
+            "rv-1",
+            &answered(
+                &review,
+                json!({"i1": {"verdict": "yes"}, "i2": {"text": "fine"}}),
+                "2026-11-30T12:00:00.000Z",
+            ),
+        )
+        .await
+        .unwrap();
+    store
+        .create_ask(new_ask(
+            "rv-2",
+            &s3,
+            "review",
+            json!({"title": "Second", "items": [{"id": "i1", "type": "bool", "text": "Ok?"}]}),
+        ))
+        .await
+        .unwrap();
+    store
+        .autosave("rv-2", &json!({"v": 1, "items": {}}))
+        .await
+        .unwrap();
 
     // Drift cards: one decided with its follow event, one open with its report.
-    store.append_session_event(&s1, "alignment.checked", json!({"via": "tool", "note": "all clear"})).await.unwrap();
-    store.append_session_event(&s1, "alignment.mode_set", json!({"mode": "strict"})).await.unwrap();
-    let drift = json!({"kind": "scope", "summary": "The plan grew a cache", "evidence": ["file a"]});
+    store
+        .append_session_event(
+            &s1,
+            "alignment.checked",
+            json!({"via": "tool", "note": "all clear"}),
+        )
+        .await
+        .unwrap();
+    store
+        .append_session_event(&s1, "alignment.mode_set", json!({"mode": "strict"}))
+        .await
+        .unwrap();
+    let drift =
+        json!({"kind": "scope", "summary": "The plan grew a cache", "evidence": ["file a"]});
     let mut card = new_ask("dr-1", &s1, "drift", drift.clone());
     card.return_undelivered = false;
     store
-        .create_ask_with(card, &[FollowEvent { kind: "alignment.drift_reported".into(), payload: json!({"card": "dr-1", "report": drift}) }])
+        .create_ask_with(
+            card,
+            &[FollowEvent {
+                kind: "alignment.drift_reported".into(),
+                payload: json!({"card": "dr-1", "report": drift}),
+            }],
+        )
         .await
         .unwrap();
-    let mut decided = answered(&drift, json!({"action": "accept"}), "2026-11-30T12:30:00.000Z");
+    let mut decided = answered(
+        &drift,
+        json!({"action": "accept"}),
+        "2026-11-30T12:30:00.000Z",
+    );
     decided.result["decision"] = json!("accept");
     store
-        .settle_with("dr-1", &decided, &[FollowEvent { kind: "alignment.drift_decided".into(), payload: json!({"card": "dr-1", "action": "accept"}) }])
+        .settle_with(
+            "dr-1",
+            &decided,
+            &[FollowEvent {
+                kind: "alignment.drift_decided".into(),
+                payload: json!({"card": "dr-1", "action": "accept"}),
+            }],
+        )
         .await
         .unwrap();
     let drift2 = json!({"kind": "constraint", "summary": "A new dependency"});
     let mut card2 = new_ask("dr-2", &s1, "drift", drift2.clone());
     card2.return_undelivered = false;
     store
-        .create_ask_with(card2, &[FollowEvent { kind: "alignment.drift_reported".into(), payload: json!({"card": "dr-2", "report": drift2}) }])
+        .create_ask_with(
+            card2,
+            &[FollowEvent {
+                kind: "alignment.drift_reported".into(),
+                payload: json!({"card": "dr-2", "report": drift2}),
+            }],
+        )
         .await
         .unwrap();
 
@@ -222,12 +364,21 @@ async fn write_v5_fixture() {
         updated_at: format!("2026-11-30T09:{:02}:00.000Z", slug.len()),
         revision: 3,
         ready: status != "building",
-        progress: DraftProgress { questions: 2, complete: 1, missing_fields: 1 },
+        progress: DraftProgress {
+            questions: 2,
+            complete: 1,
+            missing_fields: 1,
+        },
         grounding: "standard".into(),
         ask_id: None,
     };
     store
-        .save_draft(DraftSave { draft: draft("plan", &s1, "building"), active: ActivePointer::Set(s1.clone()), event: Some(json!({"slug": "plan", "status": "building"})), expect: None })
+        .save_draft(DraftSave {
+            draft: draft("plan", &s1, "building"),
+            active: ActivePointer::Set(s1.clone()),
+            event: Some(json!({"slug": "plan", "status": "building"})),
+            expect: None,
+        })
         .await
         .unwrap();
     store
@@ -235,11 +386,21 @@ async fn write_v5_fixture() {
         .await
         .unwrap();
     store
-        .save_draft(DraftSave { draft: draft("other", &s2, "building"), active: ActivePointer::Set(s2.clone()), event: Some(json!({"slug": "other", "status": "building"})), expect: None })
+        .save_draft(DraftSave {
+            draft: draft("other", &s2, "building"),
+            active: ActivePointer::Set(s2.clone()),
+            event: Some(json!({"slug": "other", "status": "building"})),
+            expect: None,
+        })
         .await
         .unwrap();
     store
-        .save_draft(DraftSave { draft: draft("gone", &s3, "discarded"), active: ActivePointer::ClearAll, event: None, expect: None })
+        .save_draft(DraftSave {
+            draft: draft("gone", &s3, "discarded"),
+            active: ActivePointer::ClearAll,
+            event: None,
+            expect: None,
+        })
         .await
         .unwrap();
 
@@ -248,7 +409,10 @@ async fn write_v5_fixture() {
     set.insert("maxItems".into(), json!(400));
     set.insert("virtualThreshold".into(), json!(50));
     store.save_settings(&set, &[]).await.unwrap();
-    store.save_settings(&serde_json::Map::new(), &["virtualThreshold".to_string()]).await.unwrap();
+    store
+        .save_settings(&serde_json::Map::new(), &["virtualThreshold".to_string()])
+        .await
+        .unwrap();
 
     let snapshot = dump(&store).await;
     store.checkpoint().await.unwrap();
@@ -284,19 +448,40 @@ async fn a_v5_database_migrates_in_place_and_reads_back_unchanged() {
     }
     // Still a working store: a new ask settles beside the migrated ones.
     store
-        .create_ask(new_ask("q-new", "s2", "questions", json!({"questions": []})))
+        .create_ask(new_ask(
+            "q-new",
+            "s2",
+            "questions",
+            json!({"questions": []}),
+        ))
         .await
         .unwrap();
     store
-        .settle("q-new", &answered(&json!({"questions": []}), json!([]), "2026-12-01T00:00:00.000Z"))
+        .settle(
+            "q-new",
+            &answered(
+                &json!({"questions": []}),
+                json!([]),
+                "2026-12-01T00:00:00.000Z",
+            ),
+        )
         .await
         .unwrap();
-    assert_eq!(store.records(&RecordFilter::default()).await.unwrap().len(), expected["records"].as_array().unwrap().len() + 1);
+    assert_eq!(
+        store.records(&RecordFilter::default()).await.unwrap().len(),
+        expected["records"].as_array().unwrap().len() + 1
+    );
     store.close().await;
     // Reopening runs nothing again.
     let store = SqliteStore::open(&path).await.unwrap();
-    assert_eq!(store.pragmas().await.unwrap().user_version, SqliteStore::SCHEMA_VERSION);
+    assert_eq!(
+        store.pragmas().await.unwrap().user_version,
+        SqliteStore::SCHEMA_VERSION
+    );
     let again = dump(&store).await;
-    assert_eq!(again["asks"].as_array().unwrap().len(), expected["asks"].as_array().unwrap().len() + 1);
+    assert_eq!(
+        again["asks"].as_array().unwrap().len(),
+        expected["asks"].as_array().unwrap().len() + 1
+    );
     store.close().await;
 }
