@@ -7,6 +7,14 @@
 //! A lone write is a transaction of one, so latency is unchanged and durability is the
 //! same: nothing is acknowledged before it is on disk. Reads use a small pool of readers,
 //! which WAL lets run beside the writer.
+//!
+//! Lists are index walks (migration 6): each list query's WHERE names only the filters
+//! given, so one index serves each combination in the list's order and `LIMIT` stops the
+//! walk (`tests::list_plans_use_an_index` checks every plan). Each thing is stored once: a
+//! record's and an ask's own events' members that are the ask's (its payload, its result's
+//! answers, its ids and times) are kept as `null` with a `shared` bit and put back on read
+//! (`pack` / `unpack`), and a result's long texts are kept once in `texts`; every read
+//! returns the JSON that was written.
 
 use std::future::Future;
 use std::path::Path;
