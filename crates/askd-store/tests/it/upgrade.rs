@@ -527,3 +527,80 @@ async fn a_v5_database_migrates_in_place_and_reads_back_unchanged() {
     );
     store.close().await;
 }
+
+/// How long migration 6 takes on a larger database of migration 5: `n` settled asks, each
+/// with its record and its two events, written with SQL.
+/// `cargo test --locked -p askd-store --test it upgrade::migration_time -- --ignored --nocapture`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run by hand with --nocapture"]
+async fn migration_time() {
+    use sqlx::Connection;
+    for n in [1_000usize, 20_000] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("askd.db");
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        for sql in [
+            include_str!("../../migrations/sqlite/0001_init.sql"),
+            include_str!("../../migrations/sqlite/0002_drafts.sql"),
+            include_str!("../../migrations/sqlite/0003_event_sessions.sql"),
+            include_str!("../../migrations/sqlite/0004_settings.sql"),
+            include_str!("../../migrations/sqlite/0005_delivery.sql"),
+        ] {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        let sql = format!(
+            "PRAGMA user_version = 5;
+             BEGIN;
+             INSERT INTO sessions VALUES ('s1', 'c', '/w', '2026-11-01T00:00:00.000Z');
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {last})
+             INSERT INTO asks (id, session_id, kind, title, state, outcome, payload, payload_key,
+                               created_at, settled_at, result, delivered_at)
+                 SELECT printf('a%08d', i), 's1', 'questions', 'Ship?', 'settled', 'answered',
+                        '{{\"questions\":[{{\"id\":\"q1\",\"question\":\"Ship?\"}}]}}', printf('k%d', i),
+                        '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:01.000Z',
+                        '{{\"outcome\":\"answered\",\"answers\":[{{\"id\":\"q1\",\"selected\":[\"Yes\"]}}],\"skipped\":[],\"handling\":\"Open your next turn by mirroring the user''s choices back in one line.\"}}',
+                        '2026-11-01T00:00:02.000Z'
+                 FROM n;
+             INSERT INTO records (ask_id, session_id, kind, outcome, created_at, settled_at, record)
+                 SELECT id, 's1', 'questions', 'answered', created_at, settled_at,
+                        json_object('v', 1, 'askId', id, 'kind', 'questions', 'session', 's1',
+                                    'outcome', 'answered', 'spec', json(payload),
+                                    'answers', json_extract(result, '$.answers'),
+                                    'skipped', json_extract(result, '$.skipped'))
+                 FROM asks;
+             INSERT INTO events (kind, ask_id, payload, created_at, session_id)
+                 SELECT 'ask.created', id, json_object('ask_id', id, 'kind', 'questions',
+                        'session', 's1', 'createdAt', created_at, 'title', title), created_at, 's1'
+                 FROM asks;
+             INSERT INTO events (kind, ask_id, payload, created_at, session_id)
+                 SELECT 'ask.settled', id, json_object('ask_id', id, 'kind', 'questions',
+                        'session', 's1', 'outcome', 'answered', 'settledAt', settled_at,
+                        'answers', json_extract(result, '$.answers'),
+                        'skipped', json_extract(result, '$.skipped')), settled_at, 's1'
+                 FROM asks;
+             COMMIT;",
+            last = n - 1
+        );
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+        let before = std::fs::metadata(&path).unwrap().len();
+        let t = std::time::Instant::now();
+        let store = SqliteStore::open(&path).await.unwrap();
+        let took = t.elapsed();
+        let records = store.records(&RecordFilter::default()).await.unwrap();
+        assert_eq!(records.len(), n);
+        assert_eq!(records[0].record["spec"]["questions"][0]["id"], "q1");
+        store.close().await;
+        println!(
+            "{n:>6} settled asks of migration 5 ({before} bytes): migration 6 in {:.2} s",
+            took.as_secs_f64()
+        );
+    }
+}
