@@ -1,4 +1,6 @@
 //! `askd-store`'s integration tests, in one test binary (one link instead of one per file):
 //! each file below is a module; helpers shared between them are in `common*`.
 
+mod bytes;
 mod sqlite;
+mod upgrade;

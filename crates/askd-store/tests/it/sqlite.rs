@@ -26,7 +26,11 @@ async fn pragmas_are_wal_full_sync_and_foreign_keys() {
     assert_eq!(p.journal_mode, "wal");
     assert_eq!(p.synchronous, 2, "FULL");
     assert!(p.foreign_keys);
-    assert_eq!(p.user_version, 5, "migrations ran");
+    assert_eq!(
+        p.user_version,
+        SqliteStore::SCHEMA_VERSION,
+        "migrations ran"
+    );
 }
 
 #[tokio::test]
@@ -83,7 +87,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
     assert_eq!(a.autosave_revision, 1);
     assert_eq!(
         store.pragmas().await.unwrap().user_version,
-        5,
+        SqliteStore::SCHEMA_VERSION,
         "no re-migration"
     );
     store.checkpoint().await.unwrap();
@@ -123,7 +127,10 @@ async fn migration_3_backfills_the_session_of_existing_events() {
         conn.close().await.unwrap();
     }
     let store = SqliteStore::open(&path).await.unwrap();
-    assert_eq!(store.pragmas().await.unwrap().user_version, 5);
+    assert_eq!(
+        store.pragmas().await.unwrap().user_version,
+        SqliteStore::SCHEMA_VERSION
+    );
     let events = store.session_events("s1").await.unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].payload["via"], "tool");
