@@ -14,7 +14,8 @@
 //! record's and an ask's own events' members that are the ask's (its payload, its result's
 //! answers, its ids and times) are kept as `null` with a `shared` bit and put back on read
 //! (`pack` / `unpack`), and a result's long texts are kept once in `texts`; every read
-//! returns the JSON that was written.
+//! returns the JSON that was written. Rows written before migration 6 keep their copies
+//! (`shared = 0`), so an upgrade does not rewrite history: it is instant at any size.
 
 use std::future::Future;
 use std::path::Path;
@@ -287,10 +288,6 @@ async fn migrate(conn: &mut SqliteConnection) -> StoreResult<()> {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        if i + 1 == 6 {
-            // Migration 6's data step, in the migration's transaction.
-            pack_existing(&mut tx).await?;
-        }
         sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
             "PRAGMA user_version = {}",
             i + 1
@@ -547,111 +544,6 @@ fn unpack(mut value: Value, bits: i64, owner: &Owner<'_>) -> StoreResult<Value> 
         map.insert(member.to_string(), v);
     }
     Ok(value)
-}
-
-/// Migration 6's data step: packs the records and `ask.settled` events written before it,
-/// with the code new writes use, a page of rows at a time.
-async fn pack_existing(tx: &mut SqliteConnection) -> StoreResult<()> {
-    const PAGE: i64 = 500;
-    let mut after = 0i64;
-    loop {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT r.rowid AS rid, r.record, a.payload AS o_payload, {OWNER_COLUMNS} FROM records r
-             JOIN asks a ON a.id = r.ask_id WHERE r.rowid > ?1 ORDER BY r.rowid LIMIT ?2"
-        )))
-        .bind(after)
-        .bind(PAGE)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let Some(last) = rows.last() else { break };
-        after = last.try_get("rid").map_err(backend)?;
-        for r in &rows {
-            let record: String = r.try_get("record").map_err(backend)?;
-            let owner = OwnerRow::read(r, -1, true)?;
-            let mut record = parse_json(&record)?;
-            let bits = pack(&mut record, RECORD_SHARES, &owner.owner());
-            if bits != 0 {
-                sqlx::query("UPDATE records SET record = ?2, shared = ?3 WHERE rowid = ?1")
-                    .bind(r.try_get::<i64, _>("rid").map_err(backend)?)
-                    .bind(to_text(&record))
-                    .bind(bits)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-            }
-        }
-    }
-    let mut after = 0i64;
-    loop {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT e.seq, e.kind, e.payload, {OWNER_COLUMNS} FROM events e JOIN asks a ON a.id = e.ask_id
-             WHERE e.seq > ?1 AND e.kind IN ('ask.created', 'ask.settled')
-             ORDER BY e.seq LIMIT ?2"
-        )))
-        .bind(after)
-        .bind(PAGE)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let Some(last) = rows.last() else { break };
-        after = last.try_get("seq").map_err(backend)?;
-        for r in &rows {
-            let payload: String = r.try_get("payload").map_err(backend)?;
-            let kind: String = r.try_get("kind").map_err(backend)?;
-            let owner = OwnerRow::read(r, -1, false)?;
-            let mut owner = owner.owner();
-            let members = if kind == "ask.created" {
-                // What `ask.created` was written with: the ask before its settle.
-                owner.outcome = None;
-                owner.settled_at = None;
-                owner.result = None;
-                CREATED_SHARES
-            } else {
-                SETTLED_SHARES
-            };
-            let mut payload = parse_json(&payload)?;
-            let bits = pack(&mut payload, members, &owner);
-            if bits != 0 {
-                sqlx::query("UPDATE events SET payload = ?2, shared = ?3 WHERE seq = ?1")
-                    .bind(r.try_get::<i64, _>("seq").map_err(backend)?)
-                    .bind(to_text(&payload))
-                    .bind(bits)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-            }
-        }
-    }
-    // Results last: the records and events above were compared with the whole result.
-    let mut after = 0i64;
-    loop {
-        let rows = sqlx::query(
-            "SELECT rowid AS rid, result FROM asks WHERE rowid > ?1 AND result IS NOT NULL
-             ORDER BY rowid LIMIT ?2",
-        )
-        .bind(after)
-        .bind(PAGE)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let Some(last) = rows.last() else { break };
-        after = last.try_get("rid").map_err(backend)?;
-        for r in &rows {
-            let result: String = r.try_get("result").map_err(backend)?;
-            let mut result = parse_json(&result)?;
-            if let Some(texts) = intern_texts(tx, &mut result).await? {
-                sqlx::query("UPDATE asks SET result = ?2, result_texts = ?3 WHERE rowid = ?1")
-                    .bind(r.try_get::<i64, _>("rid").map_err(backend)?)
-                    .bind(to_text(&result))
-                    .bind(texts)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 async fn append_event(

@@ -21,16 +21,17 @@ CREATE INDEX records_by_session ON records(session_id, settled_at);
 --    `answers` and `skipped`; `ask.settled` copies the result's `answers`, `path` and
 --    `skipped`. Such a member is now kept as `null` in place, and `shared` says which members
 --    are the ask's own (bits, see `sqlite.rs` `Shared`); reads put them back, so every read
---    returns what was written. Existing rows are packed by the migration step that follows
---    this file (in Rust, with the same code as new writes).
+--    returns what was written. Rows written before this migration keep their copies
+--    (`shared = 0`: nothing to put back), so the upgrade is instant however large the
+--    database; only new writes are packed.
 ALTER TABLE records ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE events ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
 
 -- 3. Long texts kept once: a result's top-level string members of 64 characters or more (the
 --    handling text every answered ask carries, a drift card's instruction) are kept in
 --    `texts`, the result holds `null` in their place and `result_texts` maps each member to
---    its text's id (`{"handling": 1}`); reading the ask puts them back. Existing results are
---    packed by the same Rust step.
+--    its text's id (`{"handling": 1}`); reading the ask puts them back. Existing results stay
+--    as they are (`result_texts` NULL).
 CREATE TABLE texts (
     id    INTEGER PRIMARY KEY,
     text  TEXT NOT NULL UNIQUE

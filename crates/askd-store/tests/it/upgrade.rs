@@ -447,43 +447,22 @@ async fn a_v5_database_migrates_in_place_and_reads_back_unchanged() {
         assert_eq!(&got[key], want, "{key} reads back unchanged");
     }
     store.close().await;
-    // The data was packed in place: every record, the asks' own events and the long result
-    // texts now refer to the ask instead of copying it.
+    // The upgrade rewrote no history (it is instant at any size): the rows written before
+    // migration 6 keep their copies, and read back unchanged above.
     {
         use sqlx::Connection;
         let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
             .await
             .unwrap();
         let count = |sql: &'static str| sqlx::query_scalar::<_, i64>(sql);
-        let records = count("SELECT COUNT(*) FROM records WHERE shared != 0")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(
-            records as usize,
-            expected["records"].as_array().unwrap().len()
-        );
-        let events = count(
-            "SELECT COUNT(*) FROM events WHERE shared != 0 AND kind IN ('ask.created', 'ask.settled')",
-        )
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
-        let own = count("SELECT COUNT(*) FROM events WHERE kind IN ('ask.created', 'ask.settled')")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(events, own, "every ask.created and ask.settled is packed");
-        let texts = count("SELECT COUNT(*) FROM asks WHERE result_texts IS NOT NULL")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(texts, 5, "the answered asks' handling text is kept once");
-        let distinct = count("SELECT COUNT(*) FROM texts")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(distinct, 1);
+        for sql in [
+            "SELECT COUNT(*) FROM records WHERE shared != 0",
+            "SELECT COUNT(*) FROM events WHERE shared != 0",
+            "SELECT COUNT(*) FROM asks WHERE result_texts IS NOT NULL",
+            "SELECT COUNT(*) FROM texts",
+        ] {
+            assert_eq!(count(sql).fetch_one(&mut conn).await.unwrap(), 0, "{sql}");
+        }
         conn.close().await.unwrap();
     }
     let store = SqliteStore::open(&path).await.unwrap();
