@@ -14,7 +14,8 @@
 //! - Settle once: [`Store::settle`] is a compare-and-set on the pending state; the loser gets
 //!   [`StoreError::NotPending`], and nothing changes.
 //! - Every mutation appends its event(s) in the same transaction, so the event log replays
-//!   exactly what happened, in commit order.
+//!   exactly what happened, in commit order. The one write without an event is an alignment
+//!   checkpoint ([`Store::save_alignment_checkpoint`]): derived data, not history.
 //! - The store knows nothing about survey rules: callers validate with `askd-core` first and
 //!   pass JSON the store keeps verbatim.
 

@@ -1271,9 +1271,10 @@ impl Store for SqliteStore {
     ) -> StoreResult<Option<Value>> {
         // Plan: SEARCH alignment_decisions USING INDEX alignment_decisions_by_key
         // (session_id=? AND key=? AND idx<?): the first row of the key, however long the
-        // session.
+        // session. Without statistics SQLite would pick the primary key for the ORDER BY and
+        // walk the whole session, hence INDEXED BY.
         let row: Option<String> = sqlx::query_scalar(
-            "SELECT decision FROM alignment_decisions
+            "SELECT decision FROM alignment_decisions INDEXED BY alignment_decisions_by_key
              WHERE session_id = ?1 AND key = ?2 AND idx < ?3 AND ask_id <> ?4
              ORDER BY idx LIMIT 1",
         )

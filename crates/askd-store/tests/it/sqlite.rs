@@ -83,7 +83,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
     assert_eq!(a.autosave_revision, 1);
     assert_eq!(
         store.pragmas().await.unwrap().user_version,
-        5,
+        6,
         "no re-migration"
     );
     store.checkpoint().await.unwrap();
@@ -215,7 +215,7 @@ async fn alignment_reads_use_their_indexes() {
     .await;
     assert!(p.contains("USING INDEX events_session_log"), "{p}");
     let p = plan(
-        "SELECT decision FROM alignment_decisions
+        "SELECT decision FROM alignment_decisions INDEXED BY alignment_decisions_by_key
          WHERE session_id = ?1 AND key = ?2 AND idx < ?3 AND ask_id <> ?4
          ORDER BY idx LIMIT 1",
     )
