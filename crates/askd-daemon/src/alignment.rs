@@ -185,8 +185,7 @@ impl<'a> Alignment<'a> {
             let (state, held) = cp.resume()?;
             (held as u64 == c.decisions).then_some((state, held, c.last_seq))
         });
-        let (mut state, held, after) =
-            resumed.unwrap_or_else(|| (AlignmentState::default(), 0, 0));
+        let (mut state, held, after) = resumed.unwrap_or_else(|| (AlignmentState::default(), 0, 0));
         let raw = store
             .session_events_after(session, after)
             .await
@@ -1125,7 +1124,11 @@ mod tests {
             let scratch = fold(&a.session_events(&s).await.unwrap());
             assert_eq!(read, scratch, "after ask {i}");
         }
-        let cp = store.alignment_checkpoint(&s).await.unwrap().expect("saved");
+        let cp = store
+            .alignment_checkpoint(&s)
+            .await
+            .unwrap()
+            .expect("saved");
         assert!(cp.decisions > 0, "decisions are kept beside the checkpoint");
         // Question 0? was first answered by a0: a later ask asking it again is told so,
         // from the kept decisions.
@@ -1168,7 +1171,11 @@ mod tests {
             ask(&store, &child, &id, &format!("Child question {i}?")).await;
             answer(&store, &id, "answered", "A").await;
             let read = a.state(&child).await.unwrap();
-            assert_eq!(read, fold(&a.session_events(&child).await.unwrap()), "child {i}");
+            assert_eq!(
+                read,
+                fold(&a.session_events(&child).await.unwrap()),
+                "child {i}"
+            );
         }
         let st = a.state(&child).await.unwrap();
         assert_eq!(st.origin.as_deref(), Some("fork"));
@@ -1208,6 +1215,11 @@ mod tests {
         let t = std::time::Instant::now();
         let first = a.repeats(&last, Mode::Auto).await.unwrap();
         let first_read = t.elapsed();
+        let cp = store.alignment_checkpoint(&s).await.unwrap();
+        eprintln!(
+            "checkpoint: {:?}",
+            cp.map(|c| (c.last_seq, c.decisions, c.state.to_string().len()))
+        );
         let rounds = 20;
         let t = std::time::Instant::now();
         for _ in 0..rounds {

@@ -1206,7 +1206,10 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
         .await
         .unwrap();
     assert!(saved);
-    assert_eq!(store.alignment_checkpoint(&s.id).await.unwrap(), Some(cp(5, 2)));
+    assert_eq!(
+        store.alignment_checkpoint(&s.id).await.unwrap(),
+        Some(cp(5, 2))
+    );
     // The same or an older seq changes nothing, its decisions included.
     for seq in [5, 3] {
         let saved = store
@@ -1215,7 +1218,10 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
             .unwrap();
         assert!(!saved);
     }
-    assert_eq!(store.alignment_checkpoint(&s.id).await.unwrap(), Some(cp(5, 2)));
+    assert_eq!(
+        store.alignment_checkpoint(&s.id).await.unwrap(),
+        Some(cp(5, 2))
+    );
     assert_eq!(store.alignment_decisions(&s.id, 10).await.unwrap().len(), 2);
     // A later one adds its decisions, replacing the kept ones from its first on.
     let saved = store
@@ -1265,7 +1271,13 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
     // Another session sees none of it; an unknown one cannot save.
     let other = store.open_session(session("two")).await.unwrap();
     assert_eq!(store.alignment_checkpoint(&other.id).await.unwrap(), None);
-    assert!(store.alignment_decisions(&other.id, 10).await.unwrap().is_empty());
+    assert!(
+        store
+            .alignment_decisions(&other.id, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let err = store
         .save_alignment_checkpoint("nope", &cp(1, 0), &[])
         .await

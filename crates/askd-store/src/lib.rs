@@ -157,8 +157,10 @@ pub trait Store: Send + Sync + 'static {
 
     /// The session's alignment checkpoint, if one was saved. Checkpoints are derived data:
     /// a missing or older one only means more events to fold.
-    async fn alignment_checkpoint(&self, session_id: &str)
-    -> StoreResult<Option<AlignmentCheckpoint>>;
+    async fn alignment_checkpoint(
+        &self,
+        session_id: &str,
+    ) -> StoreResult<Option<AlignmentCheckpoint>>;
     /// Saves the session's checkpoint and its decisions in one transaction, unless the stored
     /// checkpoint is at the same or a later seq (then nothing changes and it returns `false`).
     /// `decisions` are the checkpoint's decisions from the first one's `idx` on, in order:

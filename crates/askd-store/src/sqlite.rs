@@ -1186,7 +1186,14 @@ impl Store for SqliteStore {
         );
         let decisions: Vec<(i64, String, String, String)> = decisions
             .iter()
-            .map(|d| (d.idx as i64, d.key.clone(), d.ask_id.clone(), to_text(&d.decision)))
+            .map(|d| {
+                (
+                    d.idx as i64,
+                    d.key.clone(),
+                    d.ask_id.clone(),
+                    to_text(&d.decision),
+                )
+            })
             .collect();
         self.write(move |tx| {
             Box::pin(async move {

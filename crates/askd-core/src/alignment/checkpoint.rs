@@ -112,7 +112,11 @@ mod tests {
     #[test]
     fn a_live_ask_and_the_lineage_survive_the_round_trip() {
         let events = [
-            ev(1, "session.started", json!({"origin": "new", "client": "c"})),
+            ev(
+                1,
+                "session.started",
+                json!({"origin": "new", "client": "c"}),
+            ),
             ev(
                 2,
                 "ask.created",

@@ -184,7 +184,12 @@ async fn migration_7_adds_checkpoints_to_a_database_of_the_previous_schema() {
         state: serde_json::json!({}),
         decisions: 0,
     };
-    assert!(store.save_alignment_checkpoint("s1", &cp, &[]).await.unwrap());
+    assert!(
+        store
+            .save_alignment_checkpoint("s1", &cp, &[])
+            .await
+            .unwrap()
+    );
     assert_eq!(store.alignment_checkpoint("s1").await.unwrap(), Some(cp));
     store.close().await;
 }
@@ -228,10 +233,9 @@ async fn alignment_reads_use_their_indexes() {
     )
     .await;
     assert!(p.contains("PRIMARY KEY"), "{p}");
-    let p = plan(
-        "SELECT last_seq, decisions, state FROM alignment_checkpoints WHERE session_id = ?1",
-    )
-    .await;
+    let p =
+        plan("SELECT last_seq, decisions, state FROM alignment_checkpoints WHERE session_id = ?1")
+            .await;
     assert!(p.contains("USING INDEX"), "{p}");
     store.close().await;
 }
