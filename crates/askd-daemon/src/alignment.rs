@@ -5,14 +5,22 @@
 //! The store's log is global; a session's stream is the events whose payload names the
 //! session, read through the store's per-session index. `ask.created` events are enriched with the ask's questions (id and text) from the
 //! stored payload, which is what the fold needs for settled decisions.
+//!
+//! A read does not replay the whole session (issue 16): it resumes the fold from the
+//! session's checkpoint in the store (`askd_core::alignment::Checkpoint`, at a known seq) and
+//! applies only the events after it; a read that applied [`CHECKPOINT_AFTER`] events or more
+//! saves a new checkpoint. The settled decisions are kept beside the checkpoint one per row,
+//! so the repeat hint looks up the decisions of its questions instead of loading them all.
+//! The checkpoint is derived data: it is saved only from a complete fold, never claims a
+//! seq it did not fold, and a missing, older or unreadable one only means more to fold.
 
 use askd_core::AskKind;
-use askd_core::alignment::fold::{AlignmentState, Mode};
-use askd_core::alignment::{AlignEvent, Lang, TailContext, fold, tail_lines};
+use askd_core::alignment::fold::{AlignmentState, Mode, SettledDecision};
+use askd_core::alignment::{AlignEvent, Checkpoint, Lang, TailContext, fold, tail_lines};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use askd_store::Store;
+use askd_store::{AlignmentCheckpoint, CheckpointDecision, Store};
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ApiResult};
@@ -55,7 +63,13 @@ fn payload_questions(payload: &Value) -> Option<Value> {
     }
 }
 
-async fn ask_info(store: &dyn Store, memo: &AskMemo, id: &str) -> Option<AskInfo> {
+/// What the fold needs of ask `id`: `Ok(None)` when there is no such ask, `Err` when the
+/// store could not say (then a fold is not complete, and is not checkpointed).
+async fn ask_info(
+    store: &dyn Store,
+    memo: &AskMemo,
+    id: &str,
+) -> Result<Option<AskInfo>, askd_store::StoreError> {
     if let Some(hit) = memo
         .0
         .lock()
@@ -63,9 +77,11 @@ async fn ask_info(store: &dyn Store, memo: &AskMemo, id: &str) -> Option<AskInfo
         .get(id)
         .cloned()
     {
-        return Some(hit);
+        return Ok(Some(hit));
     }
-    let ask = store.ask(id).await.ok()??;
+    let Some(ask) = store.ask(id).await? else {
+        return Ok(None);
+    };
     let tool = match AskKind::parse(&ask.kind) {
         Ok(k @ (AskKind::Questions | AskKind::Survey | AskKind::Review)) => k.tool(),
         // A drift card (or a kind this daemon does not know) is named by its kind.
@@ -77,7 +93,19 @@ async fn ask_info(store: &dyn Store, memo: &AskMemo, id: &str) -> Option<AskInfo
         cache.clear();
     }
     cache.insert(id.to_string(), info.clone());
-    Some(info)
+    Ok(Some(info))
+}
+
+/// A read that folded at least this many of a session's events past its checkpoint saves a
+/// new one, so no read folds more than about this many.
+const CHECKPOINT_AFTER: usize = 32;
+
+/// A session's state folded on from its checkpoint: `state.settled` holds only the decisions
+/// after the first `held`, which stay in the store (beside the checkpoint) unless a reader
+/// needs them.
+struct Head {
+    state: AlignmentState,
+    held: usize,
 }
 
 impl<'a> Alignment<'a> {
@@ -87,11 +115,19 @@ impl<'a> Alignment<'a> {
 
     /// The session's events as the fold reads them, oldest first.
     pub async fn session_events(&self, session: &str) -> ApiResult<Vec<AlignEvent>> {
-        let store = self.store;
-        let events = store
+        let events = self
+            .store
             .session_events(session)
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
+        Ok(self.align_events(events).await.0)
+    }
+
+    /// Store events as the fold reads them: the alignment-relevant ones, `ask.created`
+    /// enriched with the ask's tool and questions. `false` when an ask could not be read.
+    async fn align_events(&self, events: Vec<askd_store::Event>) -> (Vec<AlignEvent>, bool) {
+        let store = self.store;
+        let mut complete = true;
         let mut out = Vec::with_capacity(events.len());
         for e in events {
             let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
@@ -103,11 +139,16 @@ impl<'a> Alignment<'a> {
             let mut data = e.payload;
             if e.kind == "ask.created"
                 && let Some(id) = data.get("ask_id").and_then(Value::as_str)
-                && let Some(info) = ask_info(store, self.asks, id).await
             {
-                data["tool"] = json!(info.0);
-                if let Some(qs) = &info.1 {
-                    data["questions"] = qs.clone();
+                match ask_info(store, self.asks, id).await {
+                    Ok(Some(info)) => {
+                        data["tool"] = json!(info.0);
+                        if let Some(qs) = &info.1 {
+                            data["questions"] = qs.clone();
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(_) => complete = false,
                 }
             }
             let actor = data
@@ -127,18 +168,73 @@ impl<'a> Alignment<'a> {
                 data,
             });
         }
-        Ok(out)
+        (out, complete)
+    }
+
+    /// The session's state from its checkpoint and the events after it (see [`Head`]); saves
+    /// a new checkpoint when it folded [`CHECKPOINT_AFTER`] events or more.
+    async fn head(&self, session: &str) -> ApiResult<Head> {
+        let store = self.store;
+        let store_err = |e| ApiError::store(e, "-");
+        let stored = store
+            .alignment_checkpoint(session)
+            .await
+            .map_err(store_err)?;
+        let resumed = stored.and_then(|c| {
+            let cp: Checkpoint = serde_json::from_value(c.state).ok()?;
+            let (state, held) = cp.resume()?;
+            (held as u64 == c.decisions).then_some((state, held, c.last_seq))
+        });
+        let (mut state, held, after) = resumed.unwrap_or_else(|| (AlignmentState::default(), 0, 0));
+        let raw = store
+            .session_events_after(session, after)
+            .await
+            .map_err(store_err)?;
+        let (read, last) = (raw.len(), raw.last().map(|e| e.seq));
+        let (events, complete) = self.align_events(raw).await;
+        for e in &events {
+            state.apply(e);
+        }
+        if read >= CHECKPOINT_AFTER
+            && complete
+            && let Some(last_seq) = last
+        {
+            let cp = Checkpoint::of(&state, held);
+            let decisions: Vec<CheckpointDecision> = state
+                .settled
+                .iter()
+                .enumerate()
+                .map(|(i, d)| CheckpointDecision {
+                    idx: (held + i) as u64,
+                    key: askd_core::alignment::normalize_question(&d.question),
+                    ask_id: d.ask_id.clone(),
+                    decision: serde_json::to_value(d).unwrap_or(Value::Null),
+                })
+                .collect();
+            let saved = AlignmentCheckpoint {
+                last_seq,
+                decisions: cp.settled as u64,
+                state: serde_json::to_value(&cp).unwrap_or(Value::Null),
+            };
+            // Derived data: a failed save only means more events to fold next time.
+            let _ = store
+                .save_alignment_checkpoint(session, &saved, &decisions)
+                .await;
+        }
+        Ok(Head { state, held })
     }
 
     /// The "asked earlier" notices of a question ask's page (`alignment.md` §5.7): for each of
     /// its questions that repeats a decision already settled in the session by another ask,
     /// `{question_id: {ask_id, chosen, custom}}`. Empty in `off` mode (the card notice shows in
-    /// `auto` and `manual`).
+    /// `auto` and `manual`). The decisions before the checkpoint are looked up by question,
+    /// so the cost does not grow with the session.
     pub async fn repeats(&self, ask: &askd_store::Ask, configured: Mode) -> ApiResult<Value> {
         let Some(questions) = payload_questions(&ask.payload) else {
             return Ok(json!({}));
         };
-        let s = self.state(&ask.session_id).await?;
+        let head = self.head(&ask.session_id).await?;
+        let s = &head.state;
         if s.effective_mode(Some(configured)).0 == Mode::Off {
             return Ok(json!({}));
         }
@@ -151,9 +247,22 @@ impl<'a> Alignment<'a> {
             if key.is_empty() {
                 continue;
             }
-            if let Some(d) = s.settled.iter().find(|d| {
-                d.ask_id != ask.id && askd_core::alignment::normalize_question(&d.question) == key
-            }) {
+            let kept = if head.held > 0 {
+                self.store
+                    .alignment_decision(&ask.session_id, &key, &ask.id, head.held as u64)
+                    .await
+                    .map_err(|e| ApiError::store(e, "-"))?
+                    .and_then(|v| serde_json::from_value::<SettledDecision>(v).ok())
+            } else {
+                None
+            };
+            let later = || {
+                s.settled.iter().find(|d| {
+                    d.ask_id != ask.id
+                        && askd_core::alignment::normalize_question(&d.question) == key
+                })
+            };
+            if let Some(d) = kept.as_ref().or_else(later) {
                 out.insert(
                     id.to_string(),
                     json!({"ask_id": d.ask_id, "chosen": d.chosen, "custom": d.custom}),
@@ -163,9 +272,48 @@ impl<'a> Alignment<'a> {
         Ok(Value::Object(out))
     }
 
-    /// The session's folded state.
+    /// The session's folded state: its checkpoint, its kept decisions and the events after
+    /// it (equal to the fold of all its events).
     pub async fn state(&self, session: &str) -> ApiResult<AlignmentState> {
-        Ok(fold(&self.session_events(session).await?))
+        let Head { mut state, held } = self.head(session).await?;
+        if held > 0 {
+            let kept = self
+                .store
+                .alignment_decisions(session, held as u64)
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?;
+            let mut settled: Vec<SettledDecision> = kept
+                .into_iter()
+                .filter_map(|v| serde_json::from_value(v).ok())
+                .collect();
+            if settled.len() != held {
+                // The kept decisions do not match their checkpoint: fold from the start.
+                return Ok(fold(&self.session_events(session).await?));
+            }
+            settled.append(&mut state.settled);
+            state.settled = settled;
+        }
+        Ok(state)
+    }
+
+    /// The session's folded state without its settled decisions (`settled` is empty;
+    /// `rounds` still counts the rounds): for a reader that needs none of them (a drift
+    /// card), at the cost of the events after the checkpoint only.
+    pub async fn state_without_decisions(&self, session: &str) -> ApiResult<AlignmentState> {
+        let mut state = self.head(session).await?.state;
+        state.settled.clear();
+        Ok(state)
+    }
+
+    /// The session's log without its ask events (alignment and connection events), as the
+    /// fold reads them: what the session page reads besides the state.
+    pub async fn session_log(&self, session: &str) -> ApiResult<Vec<AlignEvent>> {
+        let events = self
+            .store
+            .session_log(session)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        Ok(self.align_events(events).await.0)
     }
 }
 
@@ -740,7 +888,7 @@ mod tests {
         );
         assert_eq!(payload_questions(&json!({"items": []})), None);
     }
-    use askd_store::{NewAsk, NewSession, Settlement, SqliteStore};
+    use askd_store::{NewAsk, NewSession, Settlement, SqliteStore, Store};
 
     /// A session's folded state, read as a fresh daemon would.
     async fn state(store: &SqliteStore, session: &str) -> ApiResult<AlignmentState> {
@@ -925,6 +1073,168 @@ mod tests {
         assert_eq!(view["rounds"], 0);
         assert_eq!(view["mode"]["source"], "default");
         assert_eq!(view["guidance"], json!([format!("askd session: {fresh}")]));
+        store.close().await;
+    }
+
+    async fn session(store: &SqliteStore, client: &str) -> String {
+        store
+            .open_session(NewSession {
+                id: None,
+                client: client.into(),
+                workspace: None,
+            })
+            .await
+            .unwrap()
+            .id
+    }
+
+    /// Issue 16: the state read from checkpoints equals the fold of every event from the
+    /// first, at every step of a long session, across a restart (no memo) and in a fork; and
+    /// the repeat hint finds decisions kept before the checkpoint.
+    #[tokio::test]
+    async fn checkpointed_state_equals_the_fold_from_scratch() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("askd.db");
+        let store = SqliteStore::open(&path).await.unwrap();
+        let (memo, locks) = (AskMemo::default(), Locks::default());
+        let a = Alignment::new(&store, &memo, &locks);
+        let s = a
+            .record_session(SessionRequest {
+                client: "A".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()["session"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for i in 0..90 {
+            let id = format!("a{i}");
+            ask(&store, &s, &id, &format!("Question {}?", i % 30)).await;
+            if i % 7 != 3 {
+                answer(&store, &id, "answered", if i % 2 == 0 { "A" } else { "B" }).await;
+            }
+            if i % 25 == 0 {
+                store
+                    .append_session_event(&s, "alignment.checked", json!({"via": "tool"}))
+                    .await
+                    .unwrap();
+            }
+            let read = a.state(&s).await.unwrap();
+            let scratch = fold(&a.session_events(&s).await.unwrap());
+            assert_eq!(read, scratch, "after ask {i}");
+        }
+        let cp = store
+            .alignment_checkpoint(&s)
+            .await
+            .unwrap()
+            .expect("saved");
+        assert!(cp.decisions > 0, "decisions are kept beside the checkpoint");
+        // Question 0? was first answered by a0: a later ask asking it again is told so,
+        // from the kept decisions.
+        ask(&store, &s, "again", "question 0").await;
+        let again = store.ask("again").await.unwrap().unwrap();
+        let r = a.repeats(&again, Mode::Auto).await.unwrap();
+        assert_eq!(r["q"]["ask_id"], "a0", "{r}");
+        assert_eq!(r["q"]["chosen"], json!(["A"]));
+        // The one the hint is for does not count (a3 was never answered; a33 was).
+        let a33 = store.ask("a33").await.unwrap().unwrap();
+        let r = a.repeats(&a33, Mode::Auto).await.unwrap();
+        assert_eq!(r["q"]["ask_id"], "a63", "{r}");
+        store.close().await;
+
+        // A restart: a fresh memo, the checkpoint from the file.
+        let store = SqliteStore::open(&path).await.unwrap();
+        let memo = AskMemo::default();
+        let a = Alignment::new(&store, &memo, &locks);
+        let read = a.state(&s).await.unwrap();
+        assert!(
+            memo.0.lock().unwrap().len() < CHECKPOINT_AFTER,
+            "a restart reads only the asks after the checkpoint"
+        );
+        assert_eq!(read, fold(&a.session_events(&s).await.unwrap()));
+
+        // A fork of the long session inherits its state, and checkpoints its own.
+        let child = a
+            .record_session(SessionRequest {
+                client: "B".into(),
+                fork: Some((s.clone(), None)),
+                ..Default::default()
+            })
+            .await
+            .unwrap()["session"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for i in 0..40 {
+            let id = format!("c{i}");
+            ask(&store, &child, &id, &format!("Child question {i}?")).await;
+            answer(&store, &id, "answered", "A").await;
+            let read = a.state(&child).await.unwrap();
+            assert_eq!(
+                read,
+                fold(&a.session_events(&child).await.unwrap()),
+                "child {i}"
+            );
+        }
+        let st = a.state(&child).await.unwrap();
+        assert_eq!(st.origin.as_deref(), Some("fork"));
+        assert_eq!(st.rounds, read.rounds + 40);
+        assert!(store.alignment_checkpoint(&child).await.unwrap().is_some());
+        let fresh = session(&store, "C").await;
+        assert_eq!(a.state(&fresh).await.unwrap(), AlignmentState::default());
+        store.close().await;
+    }
+
+    /// Issue 16, measured (not asserted): the repeat hint and the full state of one session
+    /// of `ASKD_FOLD_N` answered asks (default 2,000). Run with `--ignored --nocapture`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore]
+    async fn fold_timing() {
+        let n: usize = std::env::var("ASKD_FOLD_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2000);
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("askd.db"))
+            .await
+            .unwrap();
+        let s = session(&store, "A").await;
+        for i in 0..n {
+            let id = format!("a{i}");
+            ask(&store, &s, &id, &format!("Question number {i}?")).await;
+            answer(&store, &id, "answered", "A").await;
+        }
+        ask(&store, &s, "last", "Question number 1?").await;
+        let last = store.ask("last").await.unwrap().unwrap();
+        let (memo, locks) = (AskMemo::default(), Locks::default());
+        let a = Alignment::new(&store, &memo, &locks);
+        let t = std::time::Instant::now();
+        let scratch = fold(&a.session_events(&s).await.unwrap());
+        let full = t.elapsed();
+        let t = std::time::Instant::now();
+        let first = a.repeats(&last, Mode::Auto).await.unwrap();
+        let first_read = t.elapsed();
+        let cp = store.alignment_checkpoint(&s).await.unwrap();
+        eprintln!(
+            "checkpoint: {:?}",
+            cp.map(|c| (c.last_seq, c.decisions, c.state.to_string().len()))
+        );
+        let rounds = 20;
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            let r = a.repeats(&last, Mode::Auto).await.unwrap();
+            assert_eq!(r, first);
+        }
+        let hint = t.elapsed() / rounds;
+        let t = std::time::Instant::now();
+        let st = a.state(&s).await.unwrap();
+        let state = t.elapsed();
+        assert_eq!(st, scratch);
+        eprintln!(
+            "n={n}: full replay {full:?}; first read (checkpoint written) {first_read:?}; \
+             repeat hint {hint:?}; state {state:?}"
+        );
         store.close().await;
     }
 }

@@ -36,12 +36,16 @@ async fn session_row(d: &Daemon, id: &str) -> ApiResult<askd_store::Session> {
 /// The body of `GET /api/sessions/{id}/alignment`: the session's full view, or 404.
 pub async fn alignment_page(d: &Daemon, id: &str) -> ApiResult<Value> {
     let row = session_row(d, id).await?;
-    let events = d.alignment().session_events(id).await?;
-    let state = askd_core::alignment::fold(&events);
-    Ok(full_view(&row, &events, &state, d.settings.alignment_mode))
+    // The state from its checkpoint, and the events the page lists besides it: the session's
+    // log without its ask events, so neither grows with the asks answered.
+    let alignment = d.alignment();
+    let state = alignment.state(id).await?;
+    let log = alignment.session_log(id).await?;
+    Ok(full_view(&row, &log, &state, d.settings.alignment_mode))
 }
 
-/// The §5.3 full detail plus the page's extras (see the module documentation).
+/// The §5.3 full detail plus the page's extras (see the module documentation). `events` is
+/// the session's log: its alignment and connection events (its ask events add nothing here).
 pub fn full_view(
     row: &askd_store::Session,
     events: &[AlignEvent],
@@ -50,7 +54,7 @@ pub fn full_view(
 ) -> Value {
     let id = row.id.as_str();
     let mut v = status_view(id, s, Some(configured), Lang::En);
-    let last_activity = events.last().map(|e| e.at.clone());
+    let last_activity = s.last_activity.clone();
     // Card ids of the drifts, and each revision's dropped items and authorising decisions,
     // from the events that recorded them.
     let mut ask_of = std::collections::HashMap::new();

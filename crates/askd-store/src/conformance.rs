@@ -47,6 +47,8 @@ macro_rules! conformance_tests {
             follow_events_are_not_written_when_the_settle_fails,
             session_events_are_the_sessions_own_in_order,
             settings_save_replace_and_remove,
+            session_events_after_and_the_log_without_asks,
+            alignment_checkpoints_keep_the_newest_with_their_decisions,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -1126,4 +1128,159 @@ pub async fn settings_save_replace_and_remove(store: Arc<dyn Store>) {
     let kinds: Vec<&str> = log.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds, ["settings.updated", "settings.updated"]);
     assert_eq!(log[1].payload["removed"], json!(["maxBodyBytes", "absent"]));
+}
+
+/// A session's events after a seq (what a checkpointed fold still applies), and its log
+/// without the ask events.
+pub async fn session_events_after_and_the_log_without_asks(store: Arc<dyn Store>) {
+    let s1 = store.open_session(session("one")).await.unwrap();
+    let s2 = store.open_session(session("two")).await.unwrap();
+    let first = store
+        .append_session_event(&s1.id, "session.started", json!({"origin": "new"}))
+        .await
+        .unwrap();
+    store
+        .create_ask(new_ask("a1", &s1.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    store
+        .append_session_event(&s2.id, "alignment.checked", json!({"via": "tool"}))
+        .await
+        .unwrap();
+    store
+        .append_session_event(&s1.id, "alignment.checked", json!({"via": "prompt"}))
+        .await
+        .unwrap();
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let kinds =
+        |events: Vec<Event>| -> Vec<String> { events.into_iter().map(|e| e.kind).collect() };
+    assert_eq!(
+        kinds(store.session_events_after(&s1.id, first.seq).await.unwrap()),
+        ["ask.created", "alignment.checked", "ask.settled"]
+    );
+    assert_eq!(
+        kinds(store.session_events_after(&s1.id, 0).await.unwrap()),
+        kinds(store.session_events(&s1.id).await.unwrap())
+    );
+    let last = store.last_event().await.unwrap();
+    assert!(
+        store
+            .session_events_after(&s1.id, last)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        kinds(store.session_log(&s1.id).await.unwrap()),
+        ["session.started", "alignment.checked"]
+    );
+    assert_eq!(
+        kinds(store.session_log(&s2.id).await.unwrap()),
+        ["alignment.checked"]
+    );
+    assert!(store.session_log("nope").await.unwrap().is_empty());
+}
+
+/// Alignment checkpoints: only a later seq replaces the stored one, its decisions come with
+/// it in one transaction, and the keyed lookup finds the first decision of a key.
+pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: Arc<dyn Store>) {
+    let s = store.open_session(session("one")).await.unwrap();
+    assert_eq!(store.alignment_checkpoint(&s.id).await.unwrap(), None);
+    let decision = |idx: u64, key: &str, ask: &str| CheckpointDecision {
+        idx,
+        key: key.into(),
+        ask_id: ask.into(),
+        decision: json!({"ask_id": ask, "question": key, "n": idx}),
+    };
+    let cp = |seq: i64, n: u64| AlignmentCheckpoint {
+        last_seq: seq,
+        state: json!({"seq": seq}),
+        decisions: n,
+    };
+    let saved = store
+        .save_alignment_checkpoint(
+            &s.id,
+            &cp(5, 2),
+            &[decision(0, "where", "a1"), decision(1, "who", "a1")],
+        )
+        .await
+        .unwrap();
+    assert!(saved);
+    assert_eq!(
+        store.alignment_checkpoint(&s.id).await.unwrap(),
+        Some(cp(5, 2))
+    );
+    // The same or an older seq changes nothing, its decisions included.
+    for seq in [5, 3] {
+        let saved = store
+            .save_alignment_checkpoint(&s.id, &cp(seq, 3), &[decision(2, "old", "a9")])
+            .await
+            .unwrap();
+        assert!(!saved);
+    }
+    assert_eq!(
+        store.alignment_checkpoint(&s.id).await.unwrap(),
+        Some(cp(5, 2))
+    );
+    assert_eq!(store.alignment_decisions(&s.id, 10).await.unwrap().len(), 2);
+    // A later one adds its decisions, replacing the kept ones from its first on.
+    let saved = store
+        .save_alignment_checkpoint(
+            &s.id,
+            &cp(9, 4),
+            &[
+                decision(1, "changed", "a1"),
+                decision(2, "where", "a2"),
+                decision(3, "where", "a3"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert!(saved);
+    let all = store.alignment_decisions(&s.id, 4).await.unwrap();
+    let ns: Vec<&Value> = all.iter().map(|d| &d["n"]).collect();
+    assert_eq!(ns, [&json!(0), &json!(1), &json!(2), &json!(3)]);
+    assert_eq!(all[0]["question"], "where");
+    assert_eq!(all[1]["question"], "changed");
+    assert_eq!(store.alignment_decisions(&s.id, 2).await.unwrap().len(), 2);
+    let first = |key: &'static str, not: &'static str, below: u64| {
+        let store = store.clone();
+        let id = s.id.clone();
+        async move {
+            store
+                .alignment_decision(&id, key, not, below)
+                .await
+                .unwrap()
+                .map(|d| d["ask_id"].as_str().unwrap().to_string())
+        }
+    };
+    assert_eq!(first("where", "zz", 4).await.as_deref(), Some("a1"));
+    assert_eq!(first("where", "a1", 4).await.as_deref(), Some("a2"));
+    assert_eq!(first("where", "a1", 2).await, None);
+    assert_eq!(first("nothing", "a1", 4).await, None);
+    // A fold from the first event replaces every kept decision.
+    let fresh = store
+        .save_alignment_checkpoint(&s.id, &cp(12, 1), &[decision(0, "fresh", "b1")])
+        .await
+        .unwrap();
+    assert!(fresh);
+    let all = store.alignment_decisions(&s.id, 10).await.unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["question"], "fresh");
+    assert_eq!(first("where", "zz", 10).await, None);
+    // Another session sees none of it; an unknown one cannot save.
+    let other = store.open_session(session("two")).await.unwrap();
+    assert_eq!(store.alignment_checkpoint(&other.id).await.unwrap(), None);
+    assert!(
+        store
+            .alignment_decisions(&other.id, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let err = store
+        .save_alignment_checkpoint("nope", &cp(1, 0), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(err, StoreError::UnknownSession("nope".into()));
 }

@@ -14,7 +14,8 @@
 //! - Settle once: [`Store::settle`] is a compare-and-set on the pending state; the loser gets
 //!   [`StoreError::NotPending`], and nothing changes.
 //! - Every mutation appends its event(s) in the same transaction, so the event log replays
-//!   exactly what happened, in commit order.
+//!   exactly what happened, in commit order. The one write without an event is an alignment
+//!   checkpoint ([`Store::save_alignment_checkpoint`]): derived data, not history.
 //! - The store knows nothing about survey rules: callers validate with `askd-core` first and
 //!   pass JSON the store keeps verbatim.
 
@@ -147,6 +148,42 @@ pub trait Store: Send + Sync + 'static {
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
     /// One session's events — those whose payload names it in `session` — oldest first.
     async fn session_events(&self, session_id: &str) -> StoreResult<Vec<Event>>;
+    /// One session's events with a sequence number above `after`, oldest first (the events
+    /// a fold resumed from a checkpoint at `after` still has to apply).
+    async fn session_events_after(&self, session_id: &str, after: i64) -> StoreResult<Vec<Event>>;
+    /// One session's events other than its asks' (`ask.*`): its alignment and connection
+    /// log, oldest first, without reading the ask events.
+    async fn session_log(&self, session_id: &str) -> StoreResult<Vec<Event>>;
+
+    /// The session's alignment checkpoint, if one was saved. Checkpoints are derived data:
+    /// a missing or older one only means more events to fold.
+    async fn alignment_checkpoint(
+        &self,
+        session_id: &str,
+    ) -> StoreResult<Option<AlignmentCheckpoint>>;
+    /// Saves the session's checkpoint and its decisions in one transaction, unless the stored
+    /// checkpoint is at the same or a later seq (then nothing changes and it returns `false`).
+    /// `decisions` are the checkpoint's decisions from the first one's `idx` on, in order:
+    /// the kept decisions at that `idx` or after are replaced by them (when `decisions` is
+    /// empty, those at `checkpoint.decisions` or after are removed). No event is appended: a
+    /// checkpoint is not history. An unknown session is [`StoreError::UnknownSession`].
+    async fn save_alignment_checkpoint(
+        &self,
+        session_id: &str,
+        checkpoint: &AlignmentCheckpoint,
+        decisions: &[CheckpointDecision],
+    ) -> StoreResult<bool>;
+    /// The session's kept decisions with `idx` below `below`, in order.
+    async fn alignment_decisions(&self, session_id: &str, below: u64) -> StoreResult<Vec<Value>>;
+    /// The first kept decision (lowest `idx` below `below`) with this `key` that is not of
+    /// the ask `not_ask`.
+    async fn alignment_decision(
+        &self,
+        session_id: &str,
+        key: &str,
+        not_ask: &str,
+        below: u64,
+    ) -> StoreResult<Option<Value>>;
     /// The highest event sequence number (0 when there is none).
     async fn last_event(&self) -> StoreResult<i64>;
     /// Settled records, newest first.

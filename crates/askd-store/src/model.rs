@@ -209,6 +209,28 @@ pub struct Event {
     pub created_at: String,
 }
 
+/// A session's alignment checkpoint: the daemon's fold of the session's events up to
+/// `last_seq` (a derived value, kept verbatim), and how many settled decisions precede it
+/// (kept one by one, [`CheckpointDecision`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlignmentCheckpoint {
+    /// The seq of the last event folded into `state`.
+    pub last_seq: i64,
+    pub state: Value,
+    /// How many decisions (`idx` 0 to `decisions - 1`) belong to this checkpoint.
+    pub decisions: u64,
+}
+
+/// One settled decision kept beside a session's checkpoint: its place in the session's
+/// order, a lookup key the caller chooses (the normalised question) and the decision itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointDecision {
+    pub idx: u64,
+    pub key: String,
+    pub ask_id: String,
+    pub decision: Value,
+}
+
 /// A settled ask's record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Record {

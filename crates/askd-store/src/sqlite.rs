@@ -44,6 +44,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0004_settings.sql"),
     include_str!("../migrations/sqlite/0005_delivery.sql"),
     include_str!("../migrations/sqlite/0006_lists_and_sharing.sql"),
+    include_str!("../migrations/sqlite/0007_alignment_checkpoints.sql"),
 ];
 
 /// Most writes one group commit takes.
@@ -173,6 +174,18 @@ impl SqliteStore {
     }
 
     /// The pragmas in force on the writer connection (for tests and `askd doctor`).
+    /// `EXPLAIN QUERY PLAN` of one statement (its parameters unbound), one line per step:
+    /// for the tests that pin which index a query uses.
+    pub async fn explain_plan(&self, sql: &str) -> StoreResult<Vec<String>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")))
+            .fetch_all(&self.read)
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|r| r.try_get::<String, _>("detail").map_err(backend))
+            .collect()
+    }
+
     pub async fn pragmas(&self) -> StoreResult<Pragmas> {
         self.write(|conn| {
             Box::pin(async move {
@@ -1559,6 +1572,182 @@ impl Store for SqliteStore {
             .await
             .map_err(backend)?;
         rows.iter().map(event_from_row).collect()
+    }
+
+    async fn session_events_after(&self, session_id: &str, after: i64) -> StoreResult<Vec<Event>> {
+        // Plan: SEARCH events USING INDEX events_by_session (session_id=? AND seq>?) — the
+        // rows after the checkpoint only, already in seq order.
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{} WHERE e.session_id = ?1 AND e.seq > ?2 ORDER BY e.seq",
+            event_select()
+        )))
+        .bind(session_id)
+        .bind(after)
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    async fn session_log(&self, session_id: &str) -> StoreResult<Vec<Event>> {
+        // Plan: SEARCH events USING INDEX events_session_log (session_id=?) — the partial
+        // index holds only the events that are not an ask's (the WHERE repeats its terms).
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT e.seq, e.kind, e.payload, e.created_at, e.shared, {OWNER_COLUMNS}
+             FROM events e INDEXED BY events_session_log
+             LEFT JOIN asks a ON e.shared != 0 AND a.id = e.ask_id
+             WHERE e.session_id = ?1 AND e.kind NOT LIKE 'ask.%' ORDER BY e.seq"
+        )))
+        .bind(session_id)
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    async fn alignment_checkpoint(
+        &self,
+        session_id: &str,
+    ) -> StoreResult<Option<AlignmentCheckpoint>> {
+        // Plan: SEARCH alignment_checkpoints USING INDEX sqlite_autoindex_… (session_id=?).
+        let row = sqlx::query(
+            "SELECT last_seq, decisions, state FROM alignment_checkpoints WHERE session_id = ?1",
+        )
+        .bind(session_id)
+        .fetch_optional(&self.read)
+        .await
+        .map_err(backend)?;
+        let Some(r) = row else { return Ok(None) };
+        let state: String = r.try_get("state").map_err(backend)?;
+        let decisions: i64 = r.try_get("decisions").map_err(backend)?;
+        Ok(Some(AlignmentCheckpoint {
+            last_seq: r.try_get("last_seq").map_err(backend)?,
+            state: parse_json(&state)?,
+            decisions: decisions.max(0) as u64,
+        }))
+    }
+
+    async fn save_alignment_checkpoint(
+        &self,
+        session_id: &str,
+        checkpoint: &AlignmentCheckpoint,
+        decisions: &[CheckpointDecision],
+    ) -> StoreResult<bool> {
+        let session_id = session_id.to_string();
+        let (last_seq, count, state) = (
+            checkpoint.last_seq,
+            checkpoint.decisions as i64,
+            to_text(&checkpoint.state),
+        );
+        let decisions: Vec<(i64, String, String, String)> = decisions
+            .iter()
+            .map(|d| {
+                (
+                    d.idx as i64,
+                    d.key.clone(),
+                    d.ask_id.clone(),
+                    to_text(&d.decision),
+                )
+            })
+            .collect();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let exists: Option<i64> =
+                    sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
+                        .bind(&session_id)
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                if exists.is_none() {
+                    return Err(StoreError::UnknownSession(session_id));
+                }
+                let saved = sqlx::query(
+                    "INSERT INTO alignment_checkpoints (session_id, last_seq, decisions, state, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT(session_id) DO UPDATE SET last_seq = excluded.last_seq,
+                         decisions = excluded.decisions, state = excluded.state,
+                         updated_at = excluded.updated_at
+                     WHERE excluded.last_seq > alignment_checkpoints.last_seq",
+                )
+                .bind(&session_id)
+                .bind(last_seq)
+                .bind(count)
+                .bind(&state)
+                .bind(now())
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?
+                .rows_affected()
+                    > 0;
+                if saved {
+                    let from = decisions.first().map_or(count, |d| d.0);
+                    sqlx::query("DELETE FROM alignment_decisions WHERE session_id = ?1 AND idx >= ?2")
+                        .bind(&session_id)
+                        .bind(from)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                    for (idx, key, ask_id, decision) in &decisions {
+                        sqlx::query(
+                            "INSERT INTO alignment_decisions (session_id, idx, key, ask_id, decision)
+                             VALUES (?1, ?2, ?3, ?4, ?5)",
+                        )
+                        .bind(&session_id)
+                        .bind(idx)
+                        .bind(key)
+                        .bind(ask_id)
+                        .bind(decision)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                    }
+                }
+                Ok(saved)
+            })
+        })
+        .await
+    }
+
+    async fn alignment_decisions(&self, session_id: &str, below: u64) -> StoreResult<Vec<Value>> {
+        // Plan: SEARCH alignment_decisions USING PRIMARY KEY (session_id=? AND idx<?).
+        let rows = sqlx::query(
+            "SELECT decision FROM alignment_decisions
+             WHERE session_id = ?1 AND idx < ?2 ORDER BY idx",
+        )
+        .bind(session_id)
+        .bind(below as i64)
+        .fetch_all(&self.read)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| parse_json(&r.try_get::<String, _>("decision").map_err(backend)?))
+            .collect()
+    }
+
+    async fn alignment_decision(
+        &self,
+        session_id: &str,
+        key: &str,
+        not_ask: &str,
+        below: u64,
+    ) -> StoreResult<Option<Value>> {
+        // Plan: SEARCH alignment_decisions USING INDEX alignment_decisions_by_key
+        // (session_id=? AND key=? AND idx<?): the first row of the key, however long the
+        // session. Without statistics SQLite would pick the primary key for the ORDER BY and
+        // walk the whole session, hence INDEXED BY.
+        let row: Option<String> = sqlx::query_scalar(
+            "SELECT decision FROM alignment_decisions INDEXED BY alignment_decisions_by_key
+             WHERE session_id = ?1 AND key = ?2 AND idx < ?3 AND ask_id <> ?4
+             ORDER BY idx LIMIT 1",
+        )
+        .bind(session_id)
+        .bind(key)
+        .bind(below as i64)
+        .bind(not_ask)
+        .fetch_optional(&self.read)
+        .await
+        .map_err(backend)?;
+        row.as_deref().map(parse_json).transpose()
     }
 
     async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {

@@ -169,7 +169,7 @@ pub struct AlignmentState {
     pub last_seq: u32,
     /// Live asks of this session: id → (kind, tool, questions). Never copied to a fork.
     #[serde(skip)]
-    asks: HashMap<String, LiveAsk>,
+    pub(super) asks: HashMap<String, LiveAsk>,
 }
 
 /// One connection bound to a session (§7 Connections).
@@ -183,11 +183,11 @@ pub struct Connection {
     pub at: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
-struct LiveAsk {
-    kind: String,
-    tool: Option<String>,
-    questions: Vec<(String, String)>,
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct LiveAsk {
+    pub(super) kind: String,
+    pub(super) tool: Option<String>,
+    pub(super) questions: Vec<(String, String)>,
 }
 
 /// A session's posture (§4.6 rule 8).

@@ -9,6 +9,9 @@
 //!   key, the card's answer, the result and its instruction (§5.6, §6).
 //! - [`fold`] — the event model the fold reads ([`AlignEvent`]) and the folded
 //!   [`AlignmentState`] (§4.5, §4.6).
+//! - [`checkpoint`] — a resumable fold ([`Checkpoint`]): the state after a prefix of the
+//!   events, stored so a read folds only the events after it; the settled decisions are kept
+//!   beside it, one by one.
 //! - [`tail`] — the tail lines T1–T7 and the repeat marker (§5.7, §5.8).
 //! - [`status`] — the bounded status an agent reads (under 8 KB, paged by a cursor).
 //! - [`session`] — the ceilings of a session's labels (client, workspace, id).
@@ -23,6 +26,7 @@
 //!   data: a malformed event is skipped.
 
 pub mod baseline;
+pub mod checkpoint;
 pub mod drift;
 pub mod fold;
 pub mod policy;
@@ -30,6 +34,7 @@ pub mod session;
 pub mod status;
 pub mod tail;
 
+pub use checkpoint::{CHECKPOINT_VERSION, Checkpoint};
 pub use fold::{
     AlignEvent, AlignmentState, Baseline, Connection, Drift, Mode, SettledDecision, fold,
 };

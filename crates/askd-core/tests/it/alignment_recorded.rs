@@ -50,3 +50,32 @@ fn hardening_1_recorded_survey_answers_fold_into_settled_decisions() {
     // The survey asked again afterwards is still open: no round, no decision.
     assert!(s.settled.iter().all(|d| d.ask_id != "ask-survey-again"));
 }
+
+/// Issue 16: a checkpoint equals the fold of the events up to it. Cut the recorded session
+/// after every event, store the checkpoint (as JSON) and its decisions apart, resume, fold
+/// the rest: the state is the one folded from scratch.
+#[test]
+fn recorded_events_fold_the_same_from_any_checkpoint() {
+    use askd_core::alignment::{Checkpoint, SettledDecision};
+    let events = recorded();
+    let whole = fold(&events);
+    for cut in 0..=events.len() {
+        let head = fold(&events[..cut]);
+        let text = serde_json::to_string(&Checkpoint::of(&head, 0)).unwrap();
+        let kept: Vec<SettledDecision> = head.settled.clone();
+        let cp: Checkpoint = serde_json::from_str(&text).unwrap();
+        let (mut s, held) = cp.resume().expect("this version resumes");
+        assert_eq!(held, kept.len());
+        assert!(s.settled.is_empty(), "the decisions are kept apart");
+        for e in &events[cut..] {
+            s.apply(e);
+        }
+        // A second checkpoint, on top of the first one's decisions.
+        let again = Checkpoint::of(&s, held);
+        assert_eq!(again.settled, whole.settled.len());
+        let mut settled = kept;
+        settled.append(&mut s.settled);
+        s.settled = settled;
+        assert_eq!(s, whole, "cut after {cut} events");
+    }
+}

@@ -11,7 +11,7 @@
 use askd_core::AskKind;
 use askd_core::alignment::drift::{self, CardAnswer, DriftCall, DriftReport};
 use askd_core::alignment::fold::Drift;
-use askd_core::alignment::{AlignEvent, AlignmentState, Lang, fold};
+use askd_core::alignment::{AlignEvent, AlignmentState, Lang};
 use askd_core::json::Json;
 use askd_store::{Ask, AskState, FollowEvent, NewAsk, Settlement, StoreError, Supersede};
 use serde_json::{Map, Value, json};
@@ -50,20 +50,19 @@ fn drift_id(ask: &Ask) -> ApiResult<String> {
         .ok_or_else(|| ApiError::internal(format!("drift card {} has no drift id", ask.id)))
 }
 
-/// The fold with `extra` applied after the stored events.
-fn fold_with(mut events: Vec<AlignEvent>, extra: &[(&str, Value)]) -> AlignmentState {
-    let last = events.last().map_or(0, |e| e.seq);
+/// The state with `extra` applied after the stored events.
+fn fold_with(mut state: AlignmentState, extra: &[(&str, Value)]) -> AlignmentState {
     let at = askd_store::now();
-    for (seq, (kind, data)) in (last + 1..).zip(extra) {
-        events.push(AlignEvent {
-            seq,
+    for (kind, data) in extra {
+        state.apply(&AlignEvent {
+            seq: 0,
             at: at.clone(),
             kind: kind.to_string(),
             actor: data["actor"].as_str().unwrap_or("askd").to_string(),
             data: data.clone(),
         });
     }
-    fold(&events)
+    state
 }
 
 impl Daemon {
@@ -96,11 +95,10 @@ impl Daemon {
             ));
         }
         let _guard = self.locks.session(session).await;
-        let events = self.alignment().session_events(session).await?;
-        let state = fold(&events);
+        let state = self.alignment().state(session).await?;
         match call {
             DriftCall::Resume(id) => self.resume_drift(session, &state, &id).await,
-            DriftCall::Report(report) => self.new_drift(session, events, &state, report).await,
+            DriftCall::Report(report) => self.new_drift(session, &state, report).await,
         }
     }
 
@@ -154,7 +152,6 @@ impl Daemon {
     async fn new_drift(
         &self,
         session: &str,
-        events: Vec<AlignEvent>,
         state: &AlignmentState,
         report: DriftReport,
     ) -> ApiResult<Value> {
@@ -183,7 +180,7 @@ impl Daemon {
             if !o.inherited
                 && let Some(old_ask) = &o.ask_id
             {
-                let after = fold_with(events.clone(), &[("alignment.drift_closed", closed)]);
+                let after = fold_with(state.clone(), &[("alignment.drift_closed", closed)]);
                 let old = after.drift(&o.drift_id).unwrap_or(o);
                 let url = self.ask_url(old_ask);
                 let result = drift::result(session, old, old_ask, &url, &after, lang(self));
@@ -270,8 +267,8 @@ impl Daemon {
         event: (&str, Value),
     ) -> ApiResult<Value> {
         let id = drift_id(ask)?;
-        let events = self.alignment().session_events(&ask.session_id).await?;
-        let after = fold_with(events, &[(event.0, event.1.clone())]);
+        let before = self.alignment().state(&ask.session_id).await?;
+        let after = fold_with(before, &[(event.0, event.1.clone())]);
         let Some(d) = after.drift(&id) else {
             return Err(ApiError::internal(format!(
                 "drift {id} of card {} is not in its session's log",
@@ -395,7 +392,10 @@ impl Daemon {
             })
             .unwrap_or_default();
         let id = drift_id(ask)?;
-        let state = self.alignment().state(&ask.session_id).await?;
+        let state = self
+            .alignment()
+            .state_without_decisions(&ask.session_id)
+            .await?;
         let d = state.drift(&id);
         let baseline = state.baseline_view().filter(|_| state.revision > 0);
         let decision = d.filter(|d| d.state == "decided").map(|d| {

@@ -146,3 +146,106 @@ async fn migration_3_backfills_the_session_of_existing_events() {
     assert_eq!(store.session_events("s1").await.unwrap().len(), 2);
     store.close().await;
 }
+
+/// Issue 16: a database written by the schema before checkpoints (migrations 1–5) opens,
+/// gains the checkpoint tables and keeps its events; a session's stream reads the same.
+#[tokio::test]
+async fn migration_7_adds_checkpoints_to_a_database_of_the_previous_schema() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("askd.db");
+    {
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        for sql in [
+            include_str!("../../migrations/sqlite/0001_init.sql"),
+            include_str!("../../migrations/sqlite/0002_drafts.sql"),
+            include_str!("../../migrations/sqlite/0003_event_sessions.sql"),
+            include_str!("../../migrations/sqlite/0004_settings.sql"),
+            include_str!("../../migrations/sqlite/0005_delivery.sql"),
+        ] {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        sqlx::raw_sql(
+            "PRAGMA user_version = 5;
+             INSERT INTO sessions (id, client, workspace, created_at) VALUES ('s1', 'c', NULL, '2026-11-01T00:00:00Z');
+             INSERT INTO events (kind, ask_id, payload, created_at, session_id) VALUES
+               ('session.started', NULL, '{\"session\":\"s1\",\"origin\":\"new\"}', '2026-11-01T00:00:01Z', 's1'),
+               ('alignment.checked', NULL, '{\"session\":\"s1\",\"via\":\"tool\"}', '2026-11-01T00:00:02Z', 's1');",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    }
+    let store = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(
+        store.pragmas().await.unwrap().user_version,
+        SqliteStore::SCHEMA_VERSION
+    );
+    assert_eq!(store.session_events("s1").await.unwrap().len(), 2);
+    assert_eq!(store.session_log("s1").await.unwrap().len(), 2);
+    assert_eq!(store.alignment_checkpoint("s1").await.unwrap(), None);
+    let cp = askd_store::AlignmentCheckpoint {
+        last_seq: 2,
+        state: serde_json::json!({}),
+        decisions: 0,
+    };
+    assert!(
+        store
+            .save_alignment_checkpoint("s1", &cp, &[])
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.alignment_checkpoint("s1").await.unwrap(), Some(cp));
+    store.close().await;
+}
+
+/// Issue 16: the alignment reads use their indexes (the plans the comments in `sqlite.rs`
+/// name), so their cost follows what they return, not the session's history.
+#[tokio::test]
+async fn alignment_reads_use_their_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("askd.db"))
+        .await
+        .unwrap();
+    async fn plan_of(store: &SqliteStore, sql: &str) -> String {
+        store.explain_plan(sql).await.unwrap().join(" | ")
+    }
+    let plan = |sql: &'static str| plan_of(&store, sql);
+    let p = plan(
+        "SELECT seq, kind, payload, created_at FROM events
+         WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
+    )
+    .await;
+    assert!(p.contains("USING INDEX events_by_session"), "{p}");
+    assert!(!p.contains("TEMP B-TREE"), "{p}");
+    let p = plan(
+        "SELECT seq, kind, payload, created_at FROM events INDEXED BY events_session_log
+         WHERE session_id = ?1 AND kind NOT LIKE 'ask.%' ORDER BY seq",
+    )
+    .await;
+    assert!(p.contains("USING INDEX events_session_log"), "{p}");
+    let p = plan(
+        "SELECT decision FROM alignment_decisions INDEXED BY alignment_decisions_by_key
+         WHERE session_id = ?1 AND key = ?2 AND idx < ?3 AND ask_id <> ?4
+         ORDER BY idx LIMIT 1",
+    )
+    .await;
+    assert!(p.contains("USING INDEX alignment_decisions_by_key"), "{p}");
+    assert!(!p.contains("TEMP B-TREE"), "{p}");
+    let p = plan(
+        "SELECT decision FROM alignment_decisions
+         WHERE session_id = ?1 AND idx < ?2 ORDER BY idx",
+    )
+    .await;
+    assert!(p.contains("PRIMARY KEY"), "{p}");
+    let p =
+        plan("SELECT last_seq, decisions, state FROM alignment_checkpoints WHERE session_id = ?1")
+            .await;
+    assert!(p.contains("USING INDEX"), "{p}");
+    store.close().await;
+}
