@@ -1189,7 +1189,7 @@ mod tests {
     /// Issue 16, measured (not asserted): the repeat hint and the full state of one session
     /// of `ASKD_FOLD_N` answered asks (default 2,000). Run with `--ignored --nocapture`.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    #[ignore]
+    #[ignore = "a measurement (timings, not asserted): run by hand with --nocapture"]
     async fn fold_timing() {
         let n: usize = std::env::var("ASKD_FOLD_N")
             .ok()
