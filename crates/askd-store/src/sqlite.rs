@@ -1057,14 +1057,12 @@ fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
         };
         terms.push(format!("{column} = ?{}", binds.len()));
     }
-    if !terms.is_empty() {
-        sql.push_str(" WHERE ");
-        sql.push_str(&terms.join(" AND "));
-    }
-    sql.push_str(&format!(
-        " ORDER BY a.created_at DESC, a.rowid DESC LIMIT ?{}",
-        binds.len() + 1
-    ));
+    finish_list(
+        &mut sql,
+        &terms,
+        "a.created_at DESC, a.rowid DESC",
+        binds.len(),
+    );
     (sql, binds)
 }
 
@@ -1097,15 +1095,23 @@ fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
         binds.push(outcome.clone());
         terms.push(format!("+r.outcome = ?{}", binds.len()));
     }
+    finish_list(
+        &mut sql,
+        &terms,
+        "r.settled_at DESC, r.rowid DESC",
+        binds.len(),
+    );
+    (sql, binds)
+}
+
+/// A list query's tail: the WHERE of the filters given (none → no WHERE, so the ordering
+/// index is walked), the order, and the limit bound after the filters' values.
+fn finish_list(sql: &mut String, terms: &[String], order: &str, binds: usize) {
     if !terms.is_empty() {
         sql.push_str(" WHERE ");
         sql.push_str(&terms.join(" AND "));
     }
-    sql.push_str(&format!(
-        " ORDER BY r.settled_at DESC, r.rowid DESC LIMIT ?{}",
-        binds.len() + 1
-    ));
-    (sql, binds)
+    sql.push_str(&format!(" ORDER BY {order} LIMIT ?{}", binds + 1));
 }
 
 const DRAFT_COLUMNS: &str = "slug, session_id, title, status, file, workspace, created_at, updated_at, revision, ready, progress_questions, progress_complete, progress_missing, grounding, ask_id";
