@@ -329,6 +329,34 @@ test('lineage of a fork links to its parent; every bound connection is listed', 
   await context.close();
 });
 
+test('a long session lists its newest 50 decisions and pages to older ones on demand', async () => {
+  const sid = await session('long-session');
+  for (let i = 0; i < 56; i += 1) await answered(sid, `Decision number ${i}?`, 'Yes');
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/sessions/${sid}`);
+  await page.waitForSelector('[data-section="questions"] tbody tr');
+  const rows = () => page.locator('[data-section="questions"] tbody tr td:nth-child(3)').allTextContents();
+  let shown = await rows();
+  assert.equal(shown.length, 50);
+  assert.equal(shown[0], 'Decision number 6?');
+  assert.equal(shown[49], 'Decision number 55?');
+  assert.equal(await page.textContent('[data-action="older"]'), 'Show older (6 more)');
+  await page.click('[data-action="older"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-section="questions"] tbody tr').length === 56);
+  shown = await rows();
+  assert.equal(shown[0], 'Decision number 0?');
+  assert.equal(shown[55], 'Decision number 55?');
+  assert.equal(await page.locator('[data-action="older"]').count(), 0);
+  // A decision settled meanwhile joins the list without dropping the older ones read.
+  await answered(sid, 'Decision number 56?', 'Yes');
+  await page.waitForFunction(() => document.querySelectorAll('[data-section="questions"] tbody tr').length === 57);
+  shown = await rows();
+  assert.equal(shown[0], 'Decision number 0?');
+  assert.equal(shown[56], 'Decision number 56?');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the inbox links each session group to its session page', async () => {
   const sid = await session('inbox-client', '/tmp/inbox-ws');
   const id = await daemon.createQuestions([{ id: 'q', question: 'Pending one?', options: [{ label: 'Yes' }, { label: 'No' }] }], sid);

@@ -103,6 +103,7 @@ export default {
   'session.col.custom': 'Free text',
   'session.repeat': 'Repeat',
   'session.repeat.hint': 'The same question was already settled earlier in this session.',
+  'session.older': 'Show older ({n} more)',
   'session.questions.empty': 'No questions answered in this session.',
   'session.checks': 'Checks',
   'session.checks.count': '{n} manual checks',

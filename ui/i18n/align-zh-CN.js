@@ -103,6 +103,7 @@ export default {
   'session.col.custom': '自由文本',
   'session.repeat': '重复',
   'session.repeat.hint': '本会话中早先已经定过同一个问题。',
+  'session.older': '显示更早的（还有 {n} 条）',
   'session.questions.empty': '本会话中还没有回答过问题。',
   'session.checks': '检查',
   'session.checks.count': '{n} 次手动检查',

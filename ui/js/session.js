@@ -90,6 +90,7 @@ export class SessionPage {
     try {
       const d = await api('GET', `/api/sessions/${encodeURIComponent(this.id)}/alignment`);
       if (this.gone || seq !== this.seq || !d || !d.session || d.session.id !== this.id) return;
+      this.keepOlder(d, this.data);
       this.data = d;
       this.failed = null;
     } catch (e) {
@@ -301,8 +302,47 @@ export class SessionPage {
       h('h2', { class: 'sec-title', id: `sec-${id}` }, t(key)), ...children);
   }
 
+  /**
+   * The view lists the newest page of settled decisions (`settled_decisions_page`: from, to,
+   * total); older pages are read on demand. Once older ones were read, a re-read keeps them
+   * and the previous page's, up to where the new page starts.
+   */
+  keepOlder(d, prev) {
+    const page = d.settled_decisions_page || { from: 0 };
+    const o = this.older;
+    const prevPage = prev && prev.settled_decisions_page;
+    if (!o || !prevPage || o.items.length === 0 || prev.session.id !== d.session.id) {
+      this.older = { from: page.from, to: page.from, items: [] };
+      return;
+    }
+    const items = [...o.items, ...(prev.settled_decisions || [])];
+    const to = o.from + items.length;
+    this.older = to < page.from
+      ? { from: page.from, to: page.from, items: [] }
+      : { from: o.from, to: page.from, items: items.slice(0, page.from - o.from) };
+  }
+
+  async showOlder() {
+    const o = this.older;
+    if (!o || o.from === 0 || this.loadingOlder) return;
+    this.loadingOlder = true;
+    try {
+      const r = await api('GET', `/api/sessions/${encodeURIComponent(this.id)}/alignment/decisions?before=${o.from}&limit=50`);
+      if (this.gone || this.older !== o) return;
+      const items = r.settled_decisions || [];
+      this.older = { from: o.from - items.length, to: o.to, items: [...items, ...o.items] };
+      this.failed = null;
+    } catch (e) {
+      this.failed = e;
+    } finally {
+      this.loadingOlder = false;
+    }
+    this.render();
+  }
+
   questions(d) {
-    const list = d.settled_decisions || [];
+    const list = [...(this.older ? this.older.items : []), ...(d.settled_decisions || [])];
+    const first = this.older ? this.older.from : 0;
     if (!list.length) {
       return this.section('session.questions', 'questions',
         h('p', { class: 'sec-sub muted' }, t('session.rounds', { n: d.rounds || 0 })),
@@ -320,8 +360,13 @@ export class SessionPage {
         h('td', null, (q.chosen || []).length ? h('ul', { class: 'chosen' }, q.chosen.map((c) => h('li', null, c))) : '—'),
         h('td', null, q.custom || '—'));
     });
+    const more = first > 0
+      ? h('p', { class: 'older' }, h('button', { type: 'button', class: 'btn', 'data-action': 'older', onclick: () => this.showOlder() },
+        t('session.older', { n: first })))
+      : null;
     return this.section('session.questions', 'questions',
       h('p', { class: 'sec-sub muted' }, t('session.rounds', { n: d.rounds || 0 })),
+      more,
       h('div', { class: 'table-wrap' }, h('table', { class: 'data-table' },
         h('thead', null, h('tr', null, ['time', 'tool', 'question', 'chosen', 'custom'].map((c) => h('th', { scope: 'col' }, t(`session.col.${c}`))))),
         h('tbody', null, rows))));

@@ -16,6 +16,7 @@
 
 use askd_core::AskKind;
 use askd_core::alignment::fold::{AlignmentState, Mode, SettledDecision};
+use askd_core::alignment::tail::T3_MAX_LINES;
 use askd_core::alignment::{AlignEvent, Checkpoint, Lang, TailContext, fold, tail_lines};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -28,7 +29,7 @@ use crate::locks::Locks;
 
 /// What the fold needs of an ask (`tool`, `questions: [{id, question}]`).
 type AskInfo = Arc<(String, Option<Value>)>;
-const ASK_INFO_MAX: usize = 100_000;
+const ASK_INFO_MAX: usize = 20_000;
 
 /// What the fold needs of each ask, by ask id: an ask's payload never changes, so it is read
 /// from the store once per daemon (emptied when it holds `ASK_INFO_MAX` asks).
@@ -42,6 +43,9 @@ pub struct Alignment<'a> {
     store: &'a dyn Store,
     asks: &'a AskMemo,
     locks: &'a Locks,
+    /// The daemon's own handle on the store: when set, a read's checkpoint is saved in the
+    /// background, so the read does not wait for a commit.
+    shared: Option<&'a Arc<dyn Store>>,
 }
 
 /// The questions of an ask payload as `[{id, question}]`: a flat list (`ask_user_question`)
@@ -63,37 +67,60 @@ fn payload_questions(payload: &Value) -> Option<Value> {
     }
 }
 
-/// What the fold needs of ask `id`: `Ok(None)` when there is no such ask, `Err` when the
-/// store could not say (then a fold is not complete, and is not checkpointed).
-async fn ask_info(
-    store: &dyn Store,
-    memo: &AskMemo,
-    id: &str,
-) -> Result<Option<AskInfo>, askd_store::StoreError> {
-    if let Some(hit) = memo
-        .0
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(id)
-        .cloned()
-    {
-        return Ok(Some(hit));
-    }
-    let Some(ask) = store.ask(id).await? else {
-        return Ok(None);
-    };
-    let tool = match AskKind::parse(&ask.kind) {
+/// What the fold needs of an ask, from its kind and payload.
+fn info_of(kind: &str, payload: &Value) -> AskInfo {
+    let tool = match AskKind::parse(kind) {
         Ok(k @ (AskKind::Questions | AskKind::Survey | AskKind::Review)) => k.tool(),
         // A drift card (or a kind this daemon does not know) is named by its kind.
-        Ok(AskKind::Drift) | Err(_) => ask.kind.as_str(),
+        Ok(AskKind::Drift) | Err(_) => kind,
     };
-    let info = Arc::new((tool.to_string(), payload_questions(&ask.payload)));
-    let mut cache = memo.0.lock().unwrap_or_else(|p| p.into_inner());
-    if cache.len() >= ASK_INFO_MAX {
-        cache.clear();
+    Arc::new((tool.to_string(), payload_questions(payload)))
+}
+
+impl AskMemo {
+    fn get(&self, id: &str) -> Option<AskInfo> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
     }
-    cache.insert(id.to_string(), info.clone());
-    Ok(Some(info))
+
+    fn put(&self, id: &str, info: AskInfo) {
+        let mut cache = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= ASK_INFO_MAX {
+            cache.clear();
+        }
+        cache.insert(id.to_string(), info);
+    }
+}
+
+/// What the fold needs of each of the asks `ids`, by id: from the memo, the rest from the
+/// store in one batch. An id missing from the answer has no ask; `Err` when the store could
+/// not say (then a fold is not complete, and is not checkpointed).
+async fn ask_infos(
+    store: &dyn Store,
+    memo: &AskMemo,
+    ids: Vec<&str>,
+) -> Result<HashMap<String, AskInfo>, askd_store::StoreError> {
+    let mut out = HashMap::with_capacity(ids.len());
+    let mut missing = Vec::new();
+    for id in ids {
+        match memo.get(id) {
+            Some(hit) => {
+                out.insert(id.to_string(), hit);
+            }
+            None => missing.push(id.to_string()),
+        }
+    }
+    if !missing.is_empty() {
+        for (id, kind, payload) in store.ask_payloads(&missing).await? {
+            let info = info_of(&kind, &payload);
+            memo.put(&id, info.clone());
+            out.insert(id, info);
+        }
+    }
+    Ok(out)
 }
 
 /// A read that folded at least this many of a session's events past its checkpoint saves a
@@ -108,9 +135,102 @@ struct Head {
     held: usize,
 }
 
+impl Head {
+    /// How many decisions the session has settled.
+    fn total(&self) -> usize {
+        self.held + self.state.settled.len()
+    }
+}
+
+/// Which of a session's settled decisions a status lists: the `limit` before index `before`
+/// (`None`: the newest). A cursor, so a long session is read a page at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub before: Option<usize>,
+    pub limit: usize,
+}
+
+impl Default for Page {
+    fn default() -> Self {
+        Page::STATUS
+    }
+}
+
+impl Page {
+    /// What an agent's status lists before the MCP layer bounds it by size.
+    pub const STATUS: Page = Page {
+        before: None,
+        limit: askd_core::alignment::status::DECISIONS_PER_PAGE,
+    };
+    /// The most a caller may ask for at once.
+    pub const MAX_LIMIT: usize = 500;
+}
+
+/// A session's state with windows of its settled decisions instead of all of them (issue
+/// 16): what a status, the session page and a check read, at the cost of a page whatever
+/// the session's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Windowed {
+    /// The state; its `settled` holds only the newest [`T3_MAX_LINES`] decisions (the tail's).
+    pub state: AlignmentState,
+    /// How many decisions the session has settled.
+    pub total: usize,
+    /// The listed page: decisions `[from, from + page.len())` of the session's.
+    pub from: usize,
+    pub page: Vec<SettledDecision>,
+}
+
+impl Windowed {
+    /// A fully folded state (every decision in `settled`) seen through `page`.
+    pub fn of_whole(mut state: AlignmentState, page: Page) -> Windowed {
+        let total = state.settled.len();
+        let end = page.before.unwrap_or(total).min(total);
+        let from = end.saturating_sub(page.limit);
+        let listed = state.settled[from..end].to_vec();
+        state.settled.drain(..total.saturating_sub(T3_MAX_LINES));
+        Windowed {
+            state,
+            total,
+            from,
+            page: listed,
+        }
+    }
+
+    /// The decisions before the state's `settled` (not loaded).
+    pub fn earlier(&self) -> usize {
+        self.total - self.state.settled.len()
+    }
+
+    /// `settled_decisions_page`: where the listed page sits among the session's decisions.
+    pub fn page_view(&self) -> Value {
+        let to = self.from + self.page.len();
+        json!({
+            "total": self.total,
+            "from": self.from,
+            "to": to,
+            "before": (self.from > 0).then_some(self.from),
+        })
+    }
+}
+
 impl<'a> Alignment<'a> {
     pub fn new(store: &'a dyn Store, asks: &'a AskMemo, locks: &'a Locks) -> Self {
-        Alignment { store, asks, locks }
+        Alignment {
+            store,
+            asks,
+            locks,
+            shared: None,
+        }
+    }
+
+    /// The daemon's alignment: checkpoints are saved in the background (see `shared`).
+    pub fn of_daemon(store: &'a Arc<dyn Store>, asks: &'a AskMemo, locks: &'a Locks) -> Self {
+        Alignment {
+            store: store.as_ref(),
+            asks,
+            locks,
+            shared: Some(store),
+        }
     }
 
     /// The session's events as the fold reads them, oldest first.
@@ -126,8 +246,17 @@ impl<'a> Alignment<'a> {
     /// Store events as the fold reads them: the alignment-relevant ones, `ask.created`
     /// enriched with the ask's tool and questions. `false` when an ask could not be read.
     async fn align_events(&self, events: Vec<askd_store::Event>) -> (Vec<AlignEvent>, bool) {
-        let store = self.store;
-        let mut complete = true;
+        fn created(e: &askd_store::Event) -> Option<&str> {
+            if e.kind != "ask.created" {
+                return None;
+            }
+            e.payload.get("ask_id").and_then(Value::as_str)
+        }
+        let ids: Vec<&str> = events.iter().filter_map(created).collect();
+        let (infos, complete) = match ask_infos(self.store, self.asks, ids).await {
+            Ok(infos) => (infos, true),
+            Err(_) => (HashMap::new(), false),
+        };
         let mut out = Vec::with_capacity(events.len());
         for e in events {
             let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
@@ -138,17 +267,14 @@ impl<'a> Alignment<'a> {
             }
             let mut data = e.payload;
             if e.kind == "ask.created"
-                && let Some(id) = data.get("ask_id").and_then(Value::as_str)
+                && let Some(info) = data
+                    .get("ask_id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| infos.get(id))
             {
-                match ask_info(store, self.asks, id).await {
-                    Ok(Some(info)) => {
-                        data["tool"] = json!(info.0);
-                        if let Some(qs) = &info.1 {
-                            data["questions"] = qs.clone();
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(_) => complete = false,
+                data["tool"] = json!(info.0);
+                if let Some(qs) = &info.1 {
+                    data["questions"] = qs.clone();
                 }
             }
             let actor = data
@@ -216,26 +342,68 @@ impl<'a> Alignment<'a> {
                 decisions: cp.settled as u64,
                 state: serde_json::to_value(&cp).unwrap_or(Value::Null),
             };
-            // Derived data: a failed save only means more events to fold next time.
-            let _ = store
-                .save_alignment_checkpoint(session, &saved, &decisions)
-                .await;
+            // Derived data: a failed save only means more events to fold next time, and a
+            // save that loses a race to a later one is refused by the store.
+            match self.shared {
+                Some(shared) => {
+                    let (store, session) = (shared.clone(), session.to_string());
+                    tokio::spawn(async move {
+                        let _ = store
+                            .save_alignment_checkpoint(&session, &saved, &decisions)
+                            .await;
+                    });
+                }
+                None => {
+                    let _ = store
+                        .save_alignment_checkpoint(session, &saved, &decisions)
+                        .await;
+                }
+            }
         }
         Ok(Head { state, held })
+    }
+
+    /// The first decision settled in the session for this normalised question by an ask
+    /// other than `not_ask`: looked up by key among the kept decisions, then among the few
+    /// after the checkpoint, so the cost does not grow with the session.
+    async fn first_with_key(
+        &self,
+        session: &str,
+        head: &Head,
+        key: &str,
+        not_ask: &str,
+    ) -> ApiResult<Option<SettledDecision>> {
+        let kept = if head.held > 0 {
+            self.store
+                .alignment_decision(session, key, not_ask, head.held as u64)
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?
+                .and_then(|v| serde_json::from_value::<SettledDecision>(v).ok())
+        } else {
+            None
+        };
+        Ok(kept.or_else(|| {
+            head.state
+                .settled
+                .iter()
+                .find(|d| {
+                    d.ask_id != not_ask
+                        && askd_core::alignment::normalize_question(&d.question) == key
+                })
+                .cloned()
+        }))
     }
 
     /// The "asked earlier" notices of a question ask's page (`alignment.md` §5.7): for each of
     /// its questions that repeats a decision already settled in the session by another ask,
     /// `{question_id: {ask_id, chosen, custom}}`. Empty in `off` mode (the card notice shows in
-    /// `auto` and `manual`). The decisions before the checkpoint are looked up by question,
-    /// so the cost does not grow with the session.
+    /// `auto` and `manual`).
     pub async fn repeats(&self, ask: &askd_store::Ask, configured: Mode) -> ApiResult<Value> {
         let Some(questions) = payload_questions(&ask.payload) else {
             return Ok(json!({}));
         };
         let head = self.head(&ask.session_id).await?;
-        let s = &head.state;
-        if s.effective_mode(Some(configured)).0 == Mode::Off {
+        if head.state.effective_mode(Some(configured)).0 == Mode::Off {
             return Ok(json!({}));
         }
         let mut out = serde_json::Map::new();
@@ -247,22 +415,10 @@ impl<'a> Alignment<'a> {
             if key.is_empty() {
                 continue;
             }
-            let kept = if head.held > 0 {
-                self.store
-                    .alignment_decision(&ask.session_id, &key, &ask.id, head.held as u64)
-                    .await
-                    .map_err(|e| ApiError::store(e, "-"))?
-                    .and_then(|v| serde_json::from_value::<SettledDecision>(v).ok())
-            } else {
-                None
-            };
-            let later = || {
-                s.settled.iter().find(|d| {
-                    d.ask_id != ask.id
-                        && askd_core::alignment::normalize_question(&d.question) == key
-                })
-            };
-            if let Some(d) = kept.as_ref().or_else(later) {
+            if let Some(d) = self
+                .first_with_key(&ask.session_id, &head, &key, &ask.id)
+                .await?
+            {
                 out.insert(
                     id.to_string(),
                     json!({"ask_id": d.ask_id, "chosen": d.chosen, "custom": d.custom}),
@@ -272,14 +428,106 @@ impl<'a> Alignment<'a> {
         Ok(Value::Object(out))
     }
 
-    /// The session's folded state: its checkpoint, its kept decisions and the events after
-    /// it (equal to the fold of all its events).
+    /// `repeat_of` of a question result (§5.7): the first settled decision, by an ask other
+    /// than `not_ask`, of the first of `questions` that repeats one; `null` when none does.
+    async fn repeat_of(
+        &self,
+        session: &str,
+        head: &Head,
+        questions: &[String],
+        not_ask: &str,
+    ) -> ApiResult<Value> {
+        for q in questions {
+            let key = askd_core::alignment::normalize_question(q);
+            if key.is_empty() {
+                continue;
+            }
+            if let Some(d) = self.first_with_key(session, head, &key, not_ask).await? {
+                return Ok(
+                    json!({"ask_id": d.ask_id, "question_id": d.question_id, "chosen": d.chosen}),
+                );
+            }
+        }
+        Ok(Value::Null)
+    }
+
+    /// Decisions `[from, to)` of the session: the kept ones from the store (one page), the
+    /// later ones from the head. `None` when the store's kept decisions do not match their
+    /// checkpoint (then only a fold from the start is right).
+    async fn decisions(
+        &self,
+        session: &str,
+        head: &Head,
+        from: usize,
+        to: usize,
+    ) -> ApiResult<Option<Vec<SettledDecision>>> {
+        let mut out = Vec::new();
+        let kept_to = to.min(head.held);
+        if from < kept_to {
+            let kept = self
+                .store
+                .alignment_decisions(session, from as u64, kept_to as u64)
+                .await
+                .map_err(|e| ApiError::store(e, "-"))?;
+            out.extend(
+                kept.into_iter()
+                    .filter_map(|v| serde_json::from_value::<SettledDecision>(v).ok()),
+            );
+            if out.len() != kept_to - from {
+                return Ok(None);
+            }
+        }
+        let later = &head.state.settled;
+        let lo = (from.max(head.held) - head.held).min(later.len());
+        let hi = to.saturating_sub(head.held).min(later.len());
+        if lo < hi {
+            out.extend_from_slice(&later[lo..hi]);
+        }
+        Ok(Some(out))
+    }
+
+    /// The session's state with the newest decisions and one `page` of them (see
+    /// [`Windowed`]), from a head already read.
+    async fn window(&self, session: &str, head: Head, page: Page) -> ApiResult<Windowed> {
+        let total = head.total();
+        let end = page.before.unwrap_or(total).min(total);
+        let from = end.saturating_sub(page.limit.min(Page::MAX_LIMIT));
+        let newest_from = total.saturating_sub(T3_MAX_LINES);
+        let listed = self.decisions(session, &head, from, end).await?;
+        let newest = if end == total && from <= newest_from {
+            listed.as_ref().map(|l| l[newest_from - from..].to_vec())
+        } else {
+            self.decisions(session, &head, newest_from, total).await?
+        };
+        let (Some(listed), Some(newest)) = (listed, newest) else {
+            let whole = fold(&self.session_events(session).await?);
+            return Ok(Windowed::of_whole(whole, page));
+        };
+        let mut state = head.state;
+        state.settled = newest;
+        Ok(Windowed {
+            state,
+            total,
+            from,
+            page: listed,
+        })
+    }
+
+    /// The session's state with the newest decisions and one `page` of them.
+    pub async fn windowed(&self, session: &str, page: Page) -> ApiResult<Windowed> {
+        let head = self.head(session).await?;
+        self.window(session, head, page).await
+    }
+
+    /// The session's folded state with *every* settled decision: its checkpoint, its kept
+    /// decisions and the events after it (equal to the fold of all its events). Its cost
+    /// grows with the session; the surfaces read [`Self::windowed`] instead.
     pub async fn state(&self, session: &str) -> ApiResult<AlignmentState> {
         let Head { mut state, held } = self.head(session).await?;
         if held > 0 {
             let kept = self
                 .store
-                .alignment_decisions(session, held as u64)
+                .alignment_decisions(session, 0, held as u64)
                 .await
                 .map_err(|e| ApiError::store(e, "-"))?;
             let mut settled: Vec<SettledDecision> = kept
@@ -317,14 +565,11 @@ impl<'a> Alignment<'a> {
     }
 }
 
-/// The status view of §5.3 (summary detail) for a session's state: mode, rounds, settled
-/// decisions, checks, baseline, drift summary, posture and the tail lines in `guidance`.
-pub fn status_view(
-    session: &str,
-    s: &AlignmentState,
-    configured: Option<Mode>,
-    lang: Lang,
-) -> Value {
+/// The status view of §5.3 (summary detail) for a session's state: mode, rounds, one page of
+/// settled decisions (`settled_decisions_page` says which), checks, baseline, drift summary,
+/// posture and the tail lines in `guidance`.
+pub fn status_view(session: &str, w: &Windowed, configured: Option<Mode>, lang: Lang) -> Value {
+    let s = &w.state;
     let (effective, source) = s.effective_mode(configured);
     let baseline = s.baseline_view();
     let pending: Vec<_> = s
@@ -332,6 +577,11 @@ pub fn status_view(
         .iter()
         .filter_map(|id| s.drift(id))
         .collect();
+    let tail = TailContext {
+        session_id: session,
+        lang,
+        earlier: w.earlier(),
+    };
     json!({
         "session": {
             "id": session,
@@ -350,7 +600,8 @@ pub fn status_view(
             "set_by": s.mode_set_by,
         },
         "rounds": s.rounds,
-        "settled_decisions": s.settled,
+        "settled_decisions": w.page,
+        "settled_decisions_page": w.page_view(),
         "manual_checks": {"count": s.checks, "last_at": s.last_check_at},
         "baseline": baseline,
         "drift": {
@@ -360,7 +611,7 @@ pub fn status_view(
             "last_decision": s.last_decision(),
         },
         "posture": s.posture().as_str(),
-        "guidance": tail_lines(s, &TailContext { session_id: session, lang }),
+        "guidance": tail_lines(s, &tail),
     })
 }
 
@@ -505,12 +756,18 @@ pub struct OpRequest {
     pub args: Option<Value>,
     /// `status`: `summary` (default) or `full`.
     pub detail: Option<String>,
+    /// Which settled decisions a status lists (`before`, `limit`).
+    pub page: Page,
+    /// `status`: `{ask_id, questions: [text]}` — also answer `repeat_of` for these questions
+    /// (a question result's, §5.7), looked up by key.
+    pub repeat: Option<(String, Vec<String>)>,
     /// The language of agent-facing texts (the tail, the report): the MCP layer's.
     pub lang: Lang,
 }
 
 impl OpRequest {
-    /// From a JSON body `{configured?, mode?, actor?, via?, note?}`; non-strings are ignored.
+    /// From a JSON body `{configured?, mode?, actor?, via?, note?, args?, detail?, before?,
+    /// limit?, repeat?, lang?}`; members of another type are ignored.
     pub fn from_value(v: &Value) -> Self {
         let text = |name: &str| v.get(name).and_then(Value::as_str).map(str::to_string);
         OpRequest {
@@ -521,6 +778,23 @@ impl OpRequest {
             note: text("note"),
             args: v.get("args").cloned(),
             detail: text("detail"),
+            page: Page {
+                before: v.get("before").and_then(Value::as_u64).map(|b| b as usize),
+                limit: v
+                    .get("limit")
+                    .and_then(Value::as_u64)
+                    .map_or(Page::STATUS.limit, |l| (l as usize).min(Page::MAX_LIMIT)),
+            },
+            repeat: v.get("repeat").map(|r| {
+                let questions = r["questions"].as_array().into_iter().flatten();
+                (
+                    r["ask_id"].as_str().unwrap_or_default().to_string(),
+                    questions
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                )
+            }),
             lang: text("lang").map_or(Lang::En, |l| Lang::parse(&l)),
         }
     }
@@ -552,8 +826,19 @@ impl Alignment<'_> {
         let lang = req.lang;
         match op {
             "status" => {
-                let s = self.state(session).await?;
-                let mut view = status_view(session, &s, req.configured, lang);
+                let head = self.head(session).await?;
+                let repeat = match &req.repeat {
+                    Some((ask, questions)) => {
+                        Some(self.repeat_of(session, &head, questions, ask).await?)
+                    }
+                    None => None,
+                };
+                let w = self.window(session, head, req.page).await?;
+                let s = &w.state;
+                let mut view = status_view(session, &w, req.configured, lang);
+                if let Some(r) = repeat {
+                    view["repeat_of"] = r;
+                }
                 if req.detail.as_deref() == Some("full") {
                     view["baseline_history"] = json!(s.history);
                     view["drifts"] = json!(s.drifts);
@@ -575,7 +860,7 @@ impl Alignment<'_> {
                     )
                 })?),
             };
-                let before = self.state(session).await?;
+                let before = self.state_without_decisions(session).await?;
                 let changed = before.mode_override != wanted;
                 if changed {
                     let actor = req.actor.as_deref().unwrap_or("agent");
@@ -588,8 +873,8 @@ impl Alignment<'_> {
                         .await
                         .map_err(|e| ApiError::store(e, "-"))?;
                 }
-                let s = self.state(session).await?;
-                let view = status_view(session, &s, req.configured, lang);
+                let w = self.windowed(session, req.page).await?;
+                let view = status_view(session, &w, req.configured, lang);
                 Ok(
                     json!({"session": session, "changed": changed, "mode": view["mode"], "status": view}),
                 )
@@ -612,13 +897,25 @@ impl Alignment<'_> {
                     .append_session_event(session, "alignment.checked", payload)
                     .await
                     .is_ok();
-                let s = self.state(session).await?;
-                let view = status_view(session, &s, req.configured, lang);
+                let head = self.head(session).await?;
+                let total = head.total();
+                let listed = REPORT_DECISIONS.min(total);
+                let first = match self.decisions(session, &head, 0, listed).await? {
+                    Some(first) => first,
+                    None => fold(&self.session_events(session).await?)
+                        .settled
+                        .into_iter()
+                        .take(REPORT_DECISIONS)
+                        .collect(),
+                };
+                let w = self.window(session, head, req.page).await?;
+                let s = &w.state;
+                let view = status_view(session, &w, req.configured, lang);
                 Ok(json!({
                     "session": session,
                     "check": {"recorded": recorded, "count": s.checks, "at": s.last_check_at},
                     "status": view,
-                    "report": report(session, &s, req.configured, recorded, lang),
+                    "report": report(session, s, (&first, w.total), req.configured, recorded, lang),
                     "instruction": askd_core::alignment::check_instruction(lang, req.note.as_deref()),
                 }))
             }
@@ -663,7 +960,7 @@ impl Alignment<'_> {
                 ));
             }
         };
-        let before = self.state(session).await?;
+        let before = self.state_without_decisions(session).await?;
         let (unchanged, record) = match plan(&before, &valid) {
             Plan::Fail(code, field, message) => {
                 return Ok(tool_failure(code, field, message, json!({})));
@@ -696,8 +993,9 @@ impl Alignment<'_> {
                 (false, data)
             }
         };
-        let s = self.state(session).await?;
-        let view = status_view(session, &s, req.configured, lang);
+        let w = self.windowed(session, req.page).await?;
+        let s = &w.state;
+        let view = status_view(session, &w, req.configured, lang);
         let get = |k: &str, default: Value| record.get(k).cloned().unwrap_or(default);
         Ok(json!({
             "session": session,
@@ -716,10 +1014,15 @@ impl Alignment<'_> {
     }
 }
 
-/// The `align` session report (§5.2 layout), in English or Simplified Chinese.
+/// The report lists at most this many settled decisions (the first ones), then a count.
+const REPORT_DECISIONS: usize = 50;
+
+/// The `align` session report (§5.2 layout), in English or Simplified Chinese: `first` are
+/// the session's first settled decisions (up to [`REPORT_DECISIONS`]) of `total`.
 pub fn report(
     session: &str,
     s: &AlignmentState,
+    (first, total): (&[SettledDecision], usize),
     configured: Option<Mode>,
     recorded: bool,
     lang: Lang,
@@ -751,10 +1054,10 @@ pub fn report(
             colon.trim_end()
         ),
     ];
-    if s.settled.is_empty() {
+    if total == 0 {
         out.push(format!("  {}", l("none", "无")));
     }
-    for d in s.settled.iter().take(50) {
+    for d in first.iter().take(REPORT_DECISIONS) {
         let mut labels = d.chosen.join(", ");
         if let Some(c) = &d.custom {
             if !labels.is_empty() {
@@ -764,11 +1067,12 @@ pub fn report(
         }
         out.push(format!("  - {} → {labels}", d.question));
     }
-    if s.settled.len() > 50 {
+    let shown = first.len().min(REPORT_DECISIONS);
+    if total > shown {
         out.push(if zh {
-            format!("  （另有 {} 条）", s.settled.len() - 50)
+            format!("  （另有 {} 条）", total - shown)
         } else {
-            format!("  (+{} more)", s.settled.len() - 50)
+            format!("  (+{} more)", total - shown)
         });
     }
     let checks = l("Manual checks", "人工检查");
@@ -1031,7 +1335,12 @@ mod tests {
         );
         assert_eq!(sa.settled[0].chosen, ["A"]);
         assert_eq!(sa.settled[0].tool, "ask_user_question");
-        let view = status_view(&a, &sa, Some(Mode::Auto), Lang::En);
+        let view = status_view(
+            &a,
+            &Windowed::of_whole(sa.clone(), Page::STATUS),
+            Some(Mode::Auto),
+            Lang::En,
+        );
         assert_eq!(view["rounds"], 1);
         assert_eq!(view["posture"], "no-baseline");
         assert_eq!(view["mode"]["source"], "config");
@@ -1069,7 +1378,12 @@ mod tests {
             .unwrap()
             .id;
         let sc = state(&store, &fresh).await.unwrap();
-        let view = status_view(&fresh, &sc, None, Lang::En);
+        let view = status_view(
+            &fresh,
+            &Windowed::of_whole(sc.clone(), Page::STATUS),
+            None,
+            Lang::En,
+        );
         assert_eq!(view["rounds"], 0);
         assert_eq!(view["mode"]["source"], "default");
         assert_eq!(view["guidance"], json!([format!("askd session: {fresh}")]));

@@ -169,7 +169,7 @@ impl Daemon {
 
     /// A session's alignment, read from this daemon's store.
     pub fn alignment(&self) -> Alignment<'_> {
-        Alignment::new(self.store.as_ref(), &self.asks, &self.locks)
+        Alignment::of_daemon(&self.store, &self.asks, &self.locks)
     }
 
     /// `[batch_review] maxItems` in effect.

@@ -5,6 +5,8 @@
 //!   web page, with what the page shows besides the fold: the session's client, workspace,
 //!   transport and last activity, the drifts' card ids, each check's origin, the revisions'
 //!   dropped items and authorising decisions, and the connections.
+//! - `GET /api/sessions/{id}/alignment/decisions?before=&limit=`: older pages of the settled
+//!   decisions (the full view lists the newest [`PAGE_DECISIONS`]).
 //! - `PUT /api/sessions/{id}/alignment/mode` `{"mode": "auto"|"manual"|"off"|"default"}`:
 //!   the human's mode switch (actor `human`; `default` clears the override).
 //!
@@ -13,12 +15,12 @@
 //! (and by every other alignment operation, through [`Daemon::alignment_op`] and
 //! [`publish_since`]) go to the hub, so the page's event stream sees them at once.
 
-use askd_core::alignment::fold::{AlignmentState, Mode};
+use askd_core::alignment::fold::Mode;
 use askd_core::alignment::{AlignEvent, Lang};
 use askd_core::json::Json;
 use serde_json::{Value, json};
 
-use crate::alignment::{OpRequest, status_view};
+use crate::alignment::{OpRequest, Page, Windowed, status_view};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
@@ -33,15 +35,32 @@ async fn session_row(d: &Daemon, id: &str) -> ApiResult<askd_store::Session> {
         .ok_or_else(|| ApiError::not_found(&format!("session {id:?}")))
 }
 
+/// The settled decisions the session page lists at first (the newest); it pages to older
+/// ones with [`decisions_page`].
+pub const PAGE_DECISIONS: usize = 50;
+
 /// The body of `GET /api/sessions/{id}/alignment`: the session's full view, or 404.
 pub async fn alignment_page(d: &Daemon, id: &str) -> ApiResult<Value> {
     let row = session_row(d, id).await?;
-    // The state from its checkpoint, and the events the page lists besides it: the session's
-    // log without its ask events, so neither grows with the asks answered.
+    // The state from its checkpoint with one page of its decisions, and the events the page
+    // lists besides it: the session's log without its ask events, so neither grows with the
+    // asks answered.
     let alignment = d.alignment();
-    let state = alignment.state(id).await?;
+    let page = Page {
+        before: None,
+        limit: PAGE_DECISIONS,
+    };
+    let w = alignment.windowed(id, page).await?;
     let log = alignment.session_log(id).await?;
-    Ok(full_view(&row, &log, &state, d.settings.alignment_mode))
+    Ok(full_view(&row, &log, &w, d.settings.alignment_mode))
+}
+
+/// The body of `GET /api/sessions/{id}/alignment/decisions?before=&limit=`: one page of the
+/// session's settled decisions, `{settled_decisions, settled_decisions_page}`, or 404.
+pub async fn decisions_page(d: &Daemon, id: &str, page: Page) -> ApiResult<Value> {
+    session_row(d, id).await?;
+    let w = d.alignment().windowed(id, page).await?;
+    Ok(json!({"settled_decisions": w.page, "settled_decisions_page": w.page_view()}))
 }
 
 /// The §5.3 full detail plus the page's extras (see the module documentation). `events` is
@@ -49,11 +68,12 @@ pub async fn alignment_page(d: &Daemon, id: &str) -> ApiResult<Value> {
 pub fn full_view(
     row: &askd_store::Session,
     events: &[AlignEvent],
-    s: &AlignmentState,
+    w: &Windowed,
     configured: Mode,
 ) -> Value {
     let id = row.id.as_str();
-    let mut v = status_view(id, s, Some(configured), Lang::En);
+    let s = &w.state;
+    let mut v = status_view(id, w, Some(configured), Lang::En);
     let last_activity = s.last_activity.clone();
     // Card ids of the drifts, and each revision's dropped items and authorising decisions,
     // from the events that recorded them.
@@ -253,7 +273,7 @@ pub async fn set_mode(d: &Daemon, id: &str, b: &Json<'_>) -> ApiResult<Value> {
             format!("mode is required: one of {MODES}"),
         ));
     };
-    let before = d.alignment().state(id).await?;
+    let before = d.alignment().state_without_decisions(id).await?;
     let changed = before.mode_override != wanted;
     if changed {
         let event = d
@@ -267,8 +287,17 @@ pub async fn set_mode(d: &Daemon, id: &str, b: &Json<'_>) -> ApiResult<Value> {
             .map_err(|e| ApiError::store(e, "-"))?;
         d.hub.publish([event]);
     }
-    let s = d.alignment().state(id).await?;
-    let view = status_view(id, &s, Some(d.settings.alignment_mode), Lang::En);
+    let s = d.alignment().state_without_decisions(id).await?;
+    let none = Page {
+        before: None,
+        limit: 0,
+    };
+    let view = status_view(
+        id,
+        &Windowed::of_whole(s, none),
+        Some(d.settings.alignment_mode),
+        Lang::En,
+    );
     Ok(json!({"session": id, "changed": changed, "mode": view["mode"]}))
 }
 

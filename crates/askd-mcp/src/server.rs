@@ -712,12 +712,17 @@ impl AskdServer {
         &self,
         name: &str,
         args: &Value,
+        before: Option<usize>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<(String, Value), ToolError> {
         let session = self.alignment_session(args, ctx).await?;
+        let mut body = self.configured();
+        if let Some(b) = before {
+            body["before"] = json!(b);
+        }
         let status = self
             .backend
-            .alignment(&session, "status", &self.configured())
+            .alignment(&session, "status", &body)
             .await
             .map_err(session_error)?;
         let effective = Mode::parse(status["mode"]["effective"].as_str().unwrap_or("auto"))
@@ -747,11 +752,16 @@ impl AskdServer {
         let Ok(session) = self.session(ctx).await else {
             return Ok(result);
         };
-        let Ok(view) = self
-            .backend
-            .alignment(&session, "status", &self.configured())
-            .await
-        else {
+        let this_ask = result
+            .get("ask_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let mut body = self.configured();
+        // repeat_of is looked up by the daemon among all the session's decisions; the status
+        // lists only a page of them.
+        body["repeat"] = json!({"ask_id": this_ask, "questions": asked_questions(args)});
+        let Ok(view) = self.backend.alignment(&session, "status", &body).await else {
             return Ok(result);
         };
         let notice = self.announce(&view, ctx).await;
@@ -763,11 +773,11 @@ impl AskdServer {
             }
             return Ok(result);
         }
-        let this_ask = result
-            .get("ask_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let repeat_of = repeat_of_settled(&view, args, this_ask);
+        let repeat_of = match view.get("repeat_of") {
+            Some(r) => r.clone(),
+            // A daemon of an older askd answers without it: its page is all it has.
+            None => repeat_of_settled(&view, args, &this_ask),
+        };
         result["alignment"] = json!({
             "session": session,
             "mode": "auto",
@@ -891,7 +901,7 @@ impl AskdServer {
                 )
             })?),
         };
-        let (session, status) = self.alignment_gate(name, &args, ctx).await?;
+        let (session, status) = self.alignment_gate(name, &args, before, ctx).await?;
         let configured = self.configured();
         let mut result = self
             .alignment_result(
@@ -931,6 +941,10 @@ impl AskdServer {
             tools::ALIGNMENT_STATUS if args.get("detail") == Some(&json!("full")) => {
                 let mut body = configured;
                 body["detail"] = json!("full");
+                if let Some(b) = status["settled_decisions_page"].get("to") {
+                    // The page the gate's status listed (its `before`, applied).
+                    body["before"] = b.clone();
+                }
                 self.backend
                     .alignment(&session, "status", &body)
                     .await
@@ -1004,7 +1018,9 @@ impl AskdServer {
         if let Err(problems) = askd_core::alignment::drift::validate(&args) {
             return Err(invalid_arguments(&problems));
         }
-        let (session, _) = self.alignment_gate(tools::REPORT_DRIFT, &args, ctx).await?;
+        let (session, _) = self
+            .alignment_gate(tools::REPORT_DRIFT, &args, None, ctx)
+            .await?;
         let mut body = self.configured();
         let mut a = args.clone();
         if let Some(o) = a.as_object_mut() {
@@ -1058,19 +1074,26 @@ impl AskdServer {
 
 /// `{ask_id, question_id, chosen}` of the first settled decision (of another ask) that one of
 /// the asked questions repeats (`alignment.md` §5.7).
+/// The question texts of an `ask_user_question` call's arguments, in order.
+fn asked_questions(args: &Value) -> Vec<&str> {
+    match args.get("questions") {
+        Some(Value::Array(qs)) => qs
+            .iter()
+            .filter_map(|q| q.get("question").and_then(Value::as_str))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn repeat_of_settled(view: &Value, args: &Value, this_ask: &str) -> Value {
     let settled = view["settled_decisions"]
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let asked: Vec<String> = match args.get("questions") {
-        Some(Value::Array(qs)) => qs
-            .iter()
-            .filter_map(|q| q.get("question").and_then(Value::as_str))
-            .map(normalize_question)
-            .collect(),
-        _ => Vec::new(),
-    };
+    let asked: Vec<String> = asked_questions(args)
+        .into_iter()
+        .map(normalize_question)
+        .collect();
     for q in asked.iter().filter(|q| !q.is_empty()) {
         if let Some(d) = settled.iter().find(|d| {
             d["ask_id"] != this_ask

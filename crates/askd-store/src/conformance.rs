@@ -36,6 +36,7 @@ macro_rules! conformance_tests {
             events_replay_in_commit_order,
             records_filter_and_order,
             unknown_ids_are_not_found,
+            ask_payloads_read_many_at_once,
             concurrent_writes_fail_alone,
             settle_refuses_when_banks_changed,
             drafts_save_and_read_back,
@@ -676,6 +677,30 @@ pub async fn unknown_ids_are_not_found(store: Arc<dyn Store>) {
     assert_eq!(store.last_event().await.unwrap(), 0);
 }
 
+/// `ask_payloads`: the kind and payload of each existing ask asked for, in one call, also
+/// beyond one query's worth of ids; unknown ids are left out.
+pub async fn ask_payloads_read_many_at_once(store: Arc<dyn Store>) {
+    let s = store.open_session(session("p")).await.unwrap();
+    let mut ids = Vec::new();
+    for i in 0..520 {
+        let id = format!("p{i}");
+        let payload = json!({"questions": [{"id": "q", "question": format!("Q{i}?")}]});
+        store
+            .create_ask(new_ask(&id, &s.id, payload))
+            .await
+            .unwrap();
+        ids.push(id);
+    }
+    ids.push("missing".into());
+    let mut got = store.ask_payloads(&ids).await.unwrap();
+    got.sort_by_key(|(id, _, _)| id[1..].parse::<u32>().unwrap());
+    assert_eq!(got.len(), 520);
+    assert_eq!(got[519].0, "p519");
+    assert_eq!(got[519].1, "survey");
+    assert_eq!(got[519].2["questions"][0]["question"], "Q519?");
+    assert!(store.ask_payloads(&[]).await.unwrap().is_empty());
+}
+
 /// Many writes at once (a backend may commit them together): each succeeds or fails on its
 /// own, and a failed one leaves no trace.
 pub async fn concurrent_writes_fail_alone(store: Arc<dyn Store>) {
@@ -1222,7 +1247,10 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
         store.alignment_checkpoint(&s.id).await.unwrap(),
         Some(cp(5, 2))
     );
-    assert_eq!(store.alignment_decisions(&s.id, 10).await.unwrap().len(), 2);
+    assert_eq!(
+        store.alignment_decisions(&s.id, 0, 10).await.unwrap().len(),
+        2
+    );
     // A later one adds its decisions, replacing the kept ones from its first on.
     let saved = store
         .save_alignment_checkpoint(
@@ -1237,12 +1265,26 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
         .await
         .unwrap();
     assert!(saved);
-    let all = store.alignment_decisions(&s.id, 4).await.unwrap();
+    let all = store.alignment_decisions(&s.id, 0, 4).await.unwrap();
     let ns: Vec<&Value> = all.iter().map(|d| &d["n"]).collect();
     assert_eq!(ns, [&json!(0), &json!(1), &json!(2), &json!(3)]);
     assert_eq!(all[0]["question"], "where");
     assert_eq!(all[1]["question"], "changed");
-    assert_eq!(store.alignment_decisions(&s.id, 2).await.unwrap().len(), 2);
+    assert_eq!(
+        store.alignment_decisions(&s.id, 0, 2).await.unwrap().len(),
+        2
+    );
+    // A page: from its first index, below its end.
+    let page = store.alignment_decisions(&s.id, 1, 3).await.unwrap();
+    let ns: Vec<&Value> = page.iter().map(|d| &d["n"]).collect();
+    assert_eq!(ns, [&json!(1), &json!(2)]);
+    assert!(
+        store
+            .alignment_decisions(&s.id, 3, 3)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let first = |key: &'static str, not: &'static str, below: u64| {
         let store = store.clone();
         let id = s.id.clone();
@@ -1264,7 +1306,7 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
         .await
         .unwrap();
     assert!(fresh);
-    let all = store.alignment_decisions(&s.id, 10).await.unwrap();
+    let all = store.alignment_decisions(&s.id, 0, 10).await.unwrap();
     assert_eq!(all.len(), 1);
     assert_eq!(all[0]["question"], "fresh");
     assert_eq!(first("where", "zz", 10).await, None);
@@ -1273,7 +1315,7 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
     assert_eq!(store.alignment_checkpoint(&other.id).await.unwrap(), None);
     assert!(
         store
-            .alignment_decisions(&other.id, 10)
+            .alignment_decisions(&other.id, 0, 10)
             .await
             .unwrap()
             .is_empty()

@@ -95,6 +95,10 @@ pub trait Store: Send + Sync + 'static {
     async fn create_ask_with(&self, ask: NewAsk, follow: &[FollowEvent]) -> StoreResult<Created>;
     async fn ask(&self, id: &str) -> StoreResult<Option<Ask>>;
     async fn asks(&self, filter: &AskFilter) -> StoreResult<Vec<AskSummary>>;
+    /// `(id, kind, payload)` of each of these asks that exists, in any order: what a reader
+    /// of many asks' questions (the alignment fold) needs, without their results or banked
+    /// entries, in a query per few hundred ids instead of one per ask.
+    async fn ask_payloads(&self, ids: &[String]) -> StoreResult<Vec<(String, String, Value)>>;
     /// Counts asks by state, for health and doctor.
     async fn count_asks(&self, state: Option<AskState>) -> StoreResult<u64>;
 
@@ -173,8 +177,14 @@ pub trait Store: Send + Sync + 'static {
         checkpoint: &AlignmentCheckpoint,
         decisions: &[CheckpointDecision],
     ) -> StoreResult<bool>;
-    /// The session's kept decisions with `idx` below `below`, in order.
-    async fn alignment_decisions(&self, session_id: &str, below: u64) -> StoreResult<Vec<Value>>;
+    /// The session's kept decisions with `from <= idx < below`, in order (a page of them:
+    /// the cost is the page's, not the session's).
+    async fn alignment_decisions(
+        &self,
+        session_id: &str,
+        from: u64,
+        below: u64,
+    ) -> StoreResult<Vec<Value>>;
     /// The first kept decision (lowest `idx` below `below`) with this `key` that is not of
     /// the ask `not_ask`.
     async fn alignment_decision(

@@ -1336,6 +1336,28 @@ impl Store for SqliteStore {
         Ok(ask)
     }
 
+    async fn ask_payloads(&self, ids: &[String]) -> StoreResult<Vec<(String, String, Value)>> {
+        let mut out = Vec::with_capacity(ids.len());
+        // Plan: SEARCH asks USING INDEX sqlite_autoindex_asks_1 (id=?), once per id listed.
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let sql = format!("SELECT id, kind, payload FROM asks WHERE id IN ({marks})");
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for id in chunk {
+                q = q.bind(id);
+            }
+            for r in q.fetch_all(&self.read).await.map_err(backend)? {
+                let payload: String = r.try_get("payload").map_err(backend)?;
+                out.push((
+                    r.try_get("id").map_err(backend)?,
+                    r.try_get("kind").map_err(backend)?,
+                    parse_json(&payload)?,
+                ));
+            }
+        }
+        Ok(out)
+    }
+
     async fn asks(&self, f: &AskFilter) -> StoreResult<Vec<AskSummary>> {
         let (sql, binds) = asks_sql(f);
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -1714,13 +1736,19 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn alignment_decisions(&self, session_id: &str, below: u64) -> StoreResult<Vec<Value>> {
-        // Plan: SEARCH alignment_decisions USING PRIMARY KEY (session_id=? AND idx<?).
+    async fn alignment_decisions(
+        &self,
+        session_id: &str,
+        from: u64,
+        below: u64,
+    ) -> StoreResult<Vec<Value>> {
+        // Plan: SEARCH alignment_decisions USING PRIMARY KEY (session_id=? AND idx>? AND idx<?).
         let rows = sqlx::query(
             "SELECT decision FROM alignment_decisions
-             WHERE session_id = ?1 AND idx < ?2 ORDER BY idx",
+             WHERE session_id = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx",
         )
         .bind(session_id)
+        .bind(from as i64)
         .bind(below as i64)
         .fetch_all(&self.read)
         .await

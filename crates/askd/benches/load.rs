@@ -11,66 +11,18 @@
 //! The daemon is the real binary, run as a child process on a fresh data directory, so
 //! its RSS is its own.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+mod common;
+use common::{Client, Daemon};
 
 const ROUND_TRIPS: usize = 1000;
 const CLIENTS: usize = 32;
 const THROUGHPUT_ASKS: usize = 4000;
 const PENDING_ASKS: usize = 10_000;
 const STATUS_ASKS: usize = 50;
-
-struct Daemon {
-    child: Child,
-    url: String,
-    token: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(home: &Path) -> Daemon {
-    let child = Command::new(env!("CARGO_BIN_EXE_askd"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("ASKD_HOME", home)
-        .env("ASKD_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn askd serve");
-    let mut child = child;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(home.join("daemon.json"))
-            && let Ok(info) = serde_json::from_str::<Value>(&text)
-            && info["pid"] == child.id()
-        {
-            return Daemon {
-                url: info["url"].as_str().unwrap().to_string(),
-                token: std::fs::read_to_string(home.join("token"))
-                    .unwrap()
-                    .trim()
-                    .to_string(),
-                child,
-            };
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("askd serve did not start");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn survey(i: usize) -> Value {
     let options: Vec<Value> = ["a", "b", "c", "d", "e"]
@@ -87,64 +39,23 @@ fn survey(i: usize) -> Value {
     }})
 }
 
-struct Client {
-    http: reqwest::Client,
-    url: String,
-    token: String,
-}
-
-impl Client {
-    async fn post(&self, path: &str, body: &Value) -> Value {
-        let r = self
-            .http
-            .post(format!("{}{path}", self.url))
-            .bearer_auth(&self.token)
-            .json(body)
-            .send()
-            .await
-            .expect("request");
-        assert!(r.status().is_success(), "{path}: {}", r.status());
-        r.json().await.expect("json")
-    }
-    async fn get(&self, path: &str) -> Value {
-        let r = self
-            .http
-            .get(format!("{}{path}", self.url))
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .expect("request");
-        assert!(r.status().is_success(), "{path}: {}", r.status());
-        r.json().await.expect("json")
-    }
-    /// create → submit; returns the ask id.
-    async fn create_and_submit(&self, i: usize) -> String {
-        let created = self
-            .post("/api/asks", &json!({"kind": "survey", "args": survey(i)}))
-            .await;
-        let id = created["ask_id"].as_str().unwrap().to_string();
-        self.post(
-            &format!("/api/asks/{id}/submit"),
-            &json!({"answers": [{"id": "q1", "selected": ["b"]}, {"id": "q2", "selected": [], "custom": "no"}]}),
-        )
+/// create → submit; returns the ask id.
+async fn create_and_submit(client: &Client, i: usize) -> String {
+    let created = client
+        .post("/api/asks", &json!({"kind": "survey", "args": survey(i)}))
         .await;
-        id
-    }
+    let id = created["ask_id"].as_str().unwrap().to_string();
+    client.post(
+        &format!("/api/asks/{id}/submit"),
+        &json!({"answers": [{"id": "q1", "selected": ["b"]}, {"id": "q2", "selected": [], "custom": "no"}]}),
+    )
+    .await;
+    id
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[idx].as_secs_f64() * 1000.0
-}
-
-fn rss_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -155,24 +66,17 @@ async fn main() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let daemon = start(home.path());
-    let client = Arc::new(Client {
-        http: reqwest::Client::builder()
-            .pool_max_idle_per_host(64)
-            .build()
-            .unwrap(),
-        url: daemon.url.clone(),
-        token: daemon.token.clone(),
-    });
+    let daemon = Daemon::spawn(home.path(), Duration::from_secs(30));
+    let client = daemon.client(64);
 
     // 1. Round trips, one client: create → submit → result.
     for i in 0..50 {
-        client.create_and_submit(1_000_000 + i).await; // warm-up
+        create_and_submit(&client, 1_000_000 + i).await; // warm-up
     }
     let mut times = Vec::with_capacity(ROUND_TRIPS);
     for i in 0..ROUND_TRIPS {
         let t = Instant::now();
-        let id = client.create_and_submit(i).await;
+        let id = create_and_submit(&client, i).await;
         let result = client
             .get(&format!("/api/asks/{id}/wait?timeout_s=5"))
             .await;
@@ -188,7 +92,7 @@ async fn main() {
         let client = client.clone();
         tasks.push(tokio::spawn(async move {
             for j in 0..THROUGHPUT_ASKS / CLIENTS {
-                client.create_and_submit(2_000_000 + c * 100_000 + j).await;
+                create_and_submit(&client, 2_000_000 + c * 100_000 + j).await;
             }
         }));
     }
@@ -239,7 +143,7 @@ async fn main() {
     big_times.sort();
 
     // 4. RSS with 10,000 pending asks.
-    let rss_before = rss_kib(daemon.child.id(), "VmRSS:");
+    let rss_before = daemon.proc_kib("VmRSS:");
     let mut tasks = Vec::new();
     for c in 0..CLIENTS {
         let client = client.clone();
@@ -264,8 +168,8 @@ async fn main() {
     // Reading the inbox of every pending ask once, as a UI would.
     let list = client.get("/api/asks?state=pending").await;
     assert_eq!(list["asks"].as_array().map(Vec::len), Some(PENDING_ASKS));
-    let rss = rss_kib(daemon.child.id(), "VmRSS:");
-    let hwm = rss_kib(daemon.child.id(), "VmHWM:");
+    let rss = daemon.proc_kib("VmRSS:");
+    let hwm = daemon.proc_kib("VmHWM:");
 
     let report = json!({
         "round_trip_ms": {

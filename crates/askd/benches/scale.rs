@@ -42,13 +42,16 @@
 //! Prints a table and one JSON document on stdout; progress goes to stderr.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use serde_json::{Value, json};
+
+mod common;
+use common::{Client, Daemon, proc_kib};
 
 /// Pending asks in every data directory (the target and 99 more).
 const PENDING: usize = 100;
@@ -124,24 +127,7 @@ impl Knobs {
 // ---------------------------------------------------------------------------------------
 // The daemon as a child process.
 
-struct Daemon {
-    child: Child,
-    url: String,
-    token: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 impl Daemon {
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// SIGTERM, so the daemon stops gracefully (checkpointing the database).
     fn stop(mut self) {
         let _ = Command::new("kill")
@@ -158,54 +144,6 @@ impl Daemon {
     }
 }
 
-/// Starts `askd serve` on `home`; returns it once `daemon.json` names it.
-fn spawn(home: &Path) -> Daemon {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_askd"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("ASKD_HOME", home)
-        .env("ASKD_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn askd serve");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(home.join("daemon.json"))
-            && let Ok(info) = serde_json::from_str::<Value>(&text)
-            && info["pid"] == child.id()
-        {
-            return Daemon {
-                url: info["url"].as_str().unwrap().to_string(),
-                token: std::fs::read_to_string(home.join("token"))
-                    .unwrap()
-                    .trim()
-                    .to_string(),
-                child,
-            };
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("askd serve exited at start: {status}");
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("askd serve did not start within 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-fn proc_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
@@ -219,60 +157,6 @@ fn db_bytes(home: &Path) -> u64 {
 
 // ---------------------------------------------------------------------------------------
 // The HTTP client.
-
-struct Client {
-    http: reqwest::Client,
-    url: String,
-    token: String,
-}
-
-impl Client {
-    fn new(daemon: &Daemon) -> Arc<Self> {
-        Arc::new(Client {
-            http: reqwest::Client::builder()
-                .pool_max_idle_per_host(128)
-                .build()
-                .unwrap(),
-            url: daemon.url.clone(),
-            token: daemon.token.clone(),
-        })
-    }
-
-    /// One request; the time runs until the whole body is read.
-    async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<&Value>,
-    ) -> (u16, Vec<u8>, Duration) {
-        let t = Instant::now();
-        let mut req = self
-            .http
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(&self.token);
-        if let Some(b) = body {
-            req = req.json(b);
-        }
-        let r = req.send().await.unwrap_or_else(|e| panic!("{path}: {e}"));
-        let status = r.status().as_u16();
-        let bytes = r.bytes().await.unwrap_or_else(|e| panic!("{path}: {e}"));
-        (status, bytes.to_vec(), t.elapsed())
-    }
-
-    async fn json(&self, method: Method, path: &str, body: Option<&Value>) -> Value {
-        let (status, bytes, _) = self.send(method, path, body).await;
-        assert!(
-            (200..300).contains(&status),
-            "{path}: {status} {}",
-            String::from_utf8_lossy(&bytes)
-        );
-        serde_json::from_slice(&bytes).expect("json")
-    }
-
-    async fn post(&self, path: &str, body: &Value) -> Value {
-        self.json(Method::POST, path, Some(body)).await
-    }
-}
 
 /// A one-question `ask_user_question`: question `i` of the bench, each one distinct.
 fn questions(i: usize) -> Value {
@@ -468,8 +352,8 @@ impl Dir {
         sweep_all: bool,
     ) -> Self {
         let home = tempfile::tempdir().unwrap();
-        let daemon = spawn(home.path());
-        let client = Client::new(&daemon);
+        let daemon = Daemon::spawn(home.path(), Duration::from_secs(120));
+        let client = daemon.client(128);
         open_session(&client, target_session).await;
         open_session(&client, "pending").await;
         let session: Arc<str> = Arc::from(target_session);
@@ -572,8 +456,8 @@ impl Dir {
         self.daemon.take().expect("running").stop();
         let bytes = db_bytes(&home);
         let t = Instant::now();
-        let daemon = spawn(&home);
-        self.client = Client::new(&daemon);
+        let daemon = Daemon::spawn(&home, Duration::from_secs(120));
+        self.client = daemon.client(128);
         loop {
             let (status, _, _) = self.client.send(Method::GET, "/api/health", None).await;
             if status == 200 {

@@ -72,6 +72,7 @@ fn tail(s: &AlignmentState) -> Vec<String> {
         &TailContext {
             session_id: "S",
             lang: Lang::En,
+            earlier: 0,
         },
     )
 }

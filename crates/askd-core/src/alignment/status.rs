@@ -39,8 +39,10 @@ fn shorten(d: &Value) -> Value {
     d
 }
 
-/// Bounds a status view in place. `before`: list the decisions before this index of the
-/// session's settled decisions (a cursor the previous page gave); `None`: the newest.
+/// Bounds a status view in place. The view lists a window of the session's settled
+/// decisions — `settled_decisions_page: {total, from}` says which (the daemon reads one page,
+/// not the session); without it the list is all of them. `before`: list the decisions
+/// before this index (a cursor the previous page gave); `None`: the newest of the window.
 pub fn bound_status(view: &mut Value, before: Option<usize>) {
     let Some(all) = view
         .get("settled_decisions")
@@ -49,11 +51,21 @@ pub fn bound_status(view: &mut Value, before: Option<usize>) {
     else {
         return;
     };
-    let total = all.len();
-    let end = before.unwrap_or(total).min(total);
+    let listed = view.get("settled_decisions_page");
+    let number = |key: &str| {
+        listed
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_u64)
+            .map(|n| n as usize)
+    };
+    let from = number("from").unwrap_or(0);
+    let total = number("total").unwrap_or(from + all.len());
+    let end = before
+        .unwrap_or(from + all.len())
+        .clamp(from, from + all.len());
     let mut page = Vec::new();
     let mut used = 0;
-    for d in all[..end].iter().rev() {
+    for d in all[..end - from].iter().rev() {
         let d = shorten(d);
         let size = d.to_string().len();
         if page.len() == DECISIONS_PER_PAGE || (used + size > DECISIONS_CHARS && !page.is_empty()) {
@@ -120,6 +132,22 @@ mod tests {
         bound_status(&mut first, Some(5));
         assert_eq!(first["settled_decisions"].as_array().unwrap().len(), 5);
         assert_eq!(first["settled_decisions_page"]["before"], Value::Null);
+    }
+
+    #[test]
+    fn a_window_the_daemon_listed_keeps_its_place_in_the_session() {
+        // Decisions 4,960..4,980 of 5,000, as the daemon lists the page before 4,980.
+        let mut v = view(5000, 10);
+        let window: Vec<Value> = v["settled_decisions"].as_array().unwrap()[4960..4980].to_vec();
+        v["settled_decisions"] = json!(window);
+        v["settled_decisions_page"] = json!({"total": 5000, "from": 4960, "to": 4980});
+        bound_status(&mut v, Some(4980));
+        let page = v["settled_decisions"].as_array().unwrap();
+        assert_eq!(page.len(), DECISIONS_PER_PAGE);
+        assert!(page[0]["question"].as_str().unwrap().starts_with("4960 "));
+        assert_eq!(v["settled_decisions_page"]["total"], 5000);
+        assert_eq!(v["settled_decisions_page"]["to"], 4980);
+        assert_eq!(v["settled_decisions_page"]["before"], 4960);
     }
 
     #[test]

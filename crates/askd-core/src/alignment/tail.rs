@@ -16,6 +16,9 @@ pub use crate::Lang;
 pub struct TailContext<'a> {
     pub session_id: &'a str,
     pub lang: Lang,
+    /// How many settled decisions precede the state's `settled` and are not in it: a reader
+    /// that loads only the newest [`T3_MAX_LINES`] passes the rest's count (0 = all loaded).
+    pub earlier: usize,
 }
 
 /// The tail cap in characters, T7 policy text excluded.
@@ -204,7 +207,7 @@ pub fn tail_lines(s: &AlignmentState, ctx: &TailContext<'_>) -> Vec<String> {
     let mut fields = t4_fields.clone();
     loop {
         let shown = &t3[t3.len() - keep..];
-        let lines = assemble(shown, t3.len() - keep, &fields);
+        let lines = assemble(shown, ctx.earlier + t3.len() - keep, &fields);
         if size(&lines) <= TAIL_MAX_CHARS {
             return lines;
         }
@@ -328,6 +331,7 @@ mod tests {
     const CTX: TailContext<'static> = TailContext {
         session_id: "s1",
         lang: Lang::En,
+        earlier: 0,
     };
 
     #[test]
@@ -372,6 +376,25 @@ mod tests {
         assert_eq!(settled.len(), 10);
         assert_eq!(settled[9], "Settled: Question 11? → A");
         assert!(t.contains(&"(+2 earlier; see alignment_status)".to_string()));
+    }
+
+    #[test]
+    fn a_state_with_only_the_newest_decisions_gives_the_same_tail() {
+        let mut events = Vec::new();
+        for i in 0..40 {
+            events.extend(answered(
+                i * 2 + 1,
+                &format!("a{i}"),
+                &format!("Question {i}?"),
+                "A",
+            ));
+        }
+        let whole = fold(&events);
+        let mut newest = whole.clone();
+        newest.settled.drain(..30);
+        let windowed = tail_lines(&newest, &TailContext { earlier: 30, ..CTX });
+        assert_eq!(windowed, tail_lines(&whole, &CTX));
+        assert!(windowed.contains(&"(+30 earlier; see alignment_status)".to_string()));
     }
 
     #[test]
@@ -469,6 +492,7 @@ mod tests {
             &TailContext {
                 session_id: "s1",
                 lang: Lang::Zh,
+                earlier: 0,
             },
         );
         let en = tail_lines(&s, &CTX);

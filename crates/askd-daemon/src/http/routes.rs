@@ -39,7 +39,9 @@ fn api() -> Router<Arc<Daemon>> {
         .route("/api/sessions/{id}/alignment", get(sessions::get_alignment))
         .route(
             "/api/sessions/{id}/alignment/{op}",
-            post(sessions::alignment_op).put(sessions::put_alignment),
+            post(sessions::alignment_op)
+                .put(sessions::put_alignment)
+                .get(sessions::get_alignment_part),
         )
         .route("/api/asks", post(asks::create_ask).get(asks::list_asks))
         .route("/api/asks/{id}", get(asks::show_ask))

@@ -1,6 +1,7 @@
 //! The session routes: `POST`/`GET /api/sessions`, the alignment operations
 //! (`POST /api/sessions/{id}/alignment/{op}`) and the session page's routes
-//! (`GET /api/sessions/{id}/alignment`, `PUT …/alignment/mode`; see [`crate::session_page`]).
+//! (`GET /api/sessions/{id}/alignment`, `GET …/alignment/decisions`, `PUT …/alignment/mode`;
+//! see [`crate::session_page`]).
 
 use std::sync::Arc;
 
@@ -10,10 +11,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::alignment::{OpRequest, SessionRequest};
+use crate::alignment::{OpRequest, Page, SessionRequest};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
-use crate::http::extract::{JsonBody, field_problem, opt_str};
+use crate::http::extract::{JsonBody, QueryArgs, field_problem, opt_str};
 use crate::session_page;
 
 type St = State<Arc<Daemon>>;
@@ -63,7 +64,7 @@ pub async fn open_session(State(d): St, body: JsonBody) -> ApiResult<Response> {
 }
 
 /// `POST /api/sessions/{id}/alignment/{op}` with `{configured?, mode?, actor?, via?, note?,
-/// args?}`: `status`, `mode` (set the session override), `check` (record an `align` check) or
+/// args?, detail?, before?, limit?, repeat?}`: `status`, `mode` (set the session override), `check` (record an `align` check) or
 /// `baseline` (`establish_baseline` with `args`).
 pub async fn alignment_op(
     State(d): St,
@@ -96,6 +97,43 @@ pub async fn list_sessions(State(d): St) -> ApiResult<AxumJson<Value>> {
 /// `GET /api/sessions/{id}/alignment`.
 pub async fn get_alignment(State(d): St, Path(id): Path<String>) -> ApiResult<AxumJson<Value>> {
     Ok(AxumJson(session_page::alignment_page(&d, &id).await?))
+}
+
+#[derive(serde::Deserialize)]
+pub struct PageQuery {
+    before: Option<usize>,
+    limit: Option<usize>,
+}
+
+/// `GET /api/sessions/{id}/alignment/{op}`: only `decisions` exists — one page of the settled
+/// decisions, `?before=` (the cursor `settled_decisions_page.before` gave) and `?limit=`
+/// (1 to [`Page::MAX_LIMIT`], default [`session_page::PAGE_DECISIONS`]).
+pub async fn get_alignment_part(
+    State(d): St,
+    Path((id, op)): Path<(String, String)>,
+    QueryArgs(q): QueryArgs<PageQuery>,
+) -> ApiResult<AxumJson<Value>> {
+    if op != "decisions" {
+        return Err(ApiError::not_found(&format!("alignment view {op:?}")));
+    }
+    let limit = q.limit.unwrap_or(session_page::PAGE_DECISIONS);
+    if !(1..=Page::MAX_LIMIT).contains(&limit) {
+        return Err(field_problem(
+            "limit",
+            "out_of_range",
+            format!(
+                "limit must be 1 to {}, got {limit}; page on with ?before=",
+                Page::MAX_LIMIT
+            ),
+        ));
+    }
+    let page = Page {
+        before: q.before,
+        limit,
+    };
+    session_page::decisions_page(&d, &id, page)
+        .await
+        .map(AxumJson)
 }
 
 /// `PUT /api/sessions/{id}/alignment/{op}`: only `mode` exists.

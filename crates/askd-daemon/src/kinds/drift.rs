@@ -95,7 +95,7 @@ impl Daemon {
             ));
         }
         let _guard = self.locks.session(session).await;
-        let state = self.alignment().state(session).await?;
+        let state = self.alignment().state_without_decisions(session).await?;
         match call {
             DriftCall::Resume(id) => self.resume_drift(session, &state, &id).await,
             DriftCall::Report(report) => self.new_drift(session, &state, report).await,
@@ -267,7 +267,10 @@ impl Daemon {
         event: (&str, Value),
     ) -> ApiResult<Value> {
         let id = drift_id(ask)?;
-        let before = self.alignment().state(&ask.session_id).await?;
+        let before = self
+            .alignment()
+            .state_without_decisions(&ask.session_id)
+            .await?;
         let after = fold_with(before, &[(event.0, event.1.clone())]);
         let Some(d) = after.drift(&id) else {
             return Err(ApiError::internal(format!(

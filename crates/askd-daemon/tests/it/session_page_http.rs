@@ -432,3 +432,111 @@ async fn connections_and_lineage_come_from_the_session_events() {
     assert_eq!(v["session"]["fork_at"], 1);
     s.stop().await;
 }
+
+/// The session page, the status and the report read one page of a long session's settled
+/// decisions (issue 16), from the checkpoint's kept decisions and the events after it: the
+/// pages, joined, are every decision in order; the repeat lookup and the tail still see them
+/// all.
+#[tokio::test]
+async fn a_long_session_is_read_a_page_at_a_time() {
+    let s = TestServer::start().await;
+    let id = s.session("claude-code", None).await;
+    const N: usize = 120;
+    let mut asks = Vec::new();
+    for i in 0..N {
+        asks.push(answered_round(&s, &id, &format!("Question {i}?"), "Yes").await);
+        if i == 60 {
+            // A read in the middle saves a checkpoint: the first decisions are kept in the
+            // store from here on, the later ones folded from the events.
+            s.get(&alignment(&id)).await.expect(200);
+        }
+    }
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(v["rounds"], N as u64);
+    assert_eq!(
+        v["settled_decisions_page"],
+        json!({"total": N, "from": N - 50, "to": N, "before": N - 50})
+    );
+    let mut all: Vec<Value> = v["settled_decisions"].as_array().unwrap().clone();
+    let mut before = v["settled_decisions_page"]["before"].clone();
+    while let Some(b) = before.as_u64() {
+        let p = s
+            .get(&format!("{}/decisions?before={b}&limit=50", alignment(&id)))
+            .await
+            .expect(200)
+            .clone();
+        assert_eq!(p["settled_decisions_page"]["to"], b);
+        let mut page = p["settled_decisions"].as_array().unwrap().clone();
+        page.append(&mut all);
+        all = page;
+        before = p["settled_decisions_page"]["before"].clone();
+    }
+    let questions: Vec<String> = all
+        .iter()
+        .map(|d| d["question"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (0..N).map(|i| format!("Question {i}?")).collect();
+    assert_eq!(questions, expected);
+    assert_eq!(all[7]["ask_id"], asks[7].as_str());
+
+    // The agent's status: a page of twenty, the tail counts the rest.
+    let st = op(&s, &id, "status", json!({})).await;
+    assert_eq!(st["settled_decisions"].as_array().unwrap().len(), 20);
+    assert_eq!(st["settled_decisions"][19]["question"], "Question 119?");
+    let guidance: Vec<&str> = st["guidance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        guidance.contains(&"(+110 earlier; see alignment_status)"),
+        "{guidance:#?}"
+    );
+    let older = op(&s, &id, "status", json!({"before": 5, "limit": 3})).await;
+    let older: Vec<&str> = older["settled_decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["question"].as_str().unwrap())
+        .collect();
+    assert_eq!(older, ["Question 2?", "Question 3?", "Question 4?"]);
+    // repeat_of is looked up among all the decisions, not the page.
+    let st = op(
+        &s,
+        &id,
+        "status",
+        json!({"repeat": {"ask_id": "nobody", "questions": ["Something new?", "question 3"]}}),
+    )
+    .await;
+    assert_eq!(st["repeat_of"]["ask_id"], asks[3].as_str());
+    assert_eq!(st["repeat_of"]["chosen"], json!(["Yes"]));
+    let st = op(
+        &s,
+        &id,
+        "status",
+        json!({"repeat": {"ask_id": asks[3], "questions": ["Question 3?"]}}),
+    )
+    .await;
+    assert_eq!(st["repeat_of"], Value::Null);
+    // The align report lists the first fifty, then counts the rest.
+    let check = op(&s, &id, "check", json!({})).await;
+    let report = check["report"].as_str().unwrap();
+    assert!(report.contains("  - Question 0? → Yes"), "{report}");
+    assert!(report.contains("  - Question 49? → Yes"), "{report}");
+    assert!(!report.contains("Question 50?"), "{report}");
+    assert!(report.contains("  (+70 more)"), "{report}");
+
+    // A page's size is bounded, with a message naming the parameter.
+    let r = s
+        .get(&format!("{}/decisions?limit=0", alignment(&id)))
+        .await;
+    let e = r.expect(422);
+    assert!(e.to_string().contains("limit must be 1 to 500"), "{e}");
+    s.get(&format!("{}/nothing", alignment(&id)))
+        .await
+        .expect(404);
+    s.get("/api/sessions/nope/alignment/decisions")
+        .await
+        .expect(404);
+}

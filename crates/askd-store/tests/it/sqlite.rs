@@ -239,10 +239,14 @@ async fn alignment_reads_use_their_indexes() {
     assert!(!p.contains("TEMP B-TREE"), "{p}");
     let p = plan(
         "SELECT decision FROM alignment_decisions
-         WHERE session_id = ?1 AND idx < ?2 ORDER BY idx",
+         WHERE session_id = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx",
     )
     .await;
-    assert!(p.contains("PRIMARY KEY"), "{p}");
+    assert!(
+        p.contains("PRIMARY KEY (session_id=? AND idx>? AND idx<?)"),
+        "{p}"
+    );
+    assert!(!p.contains("TEMP B-TREE"), "{p}");
     let p =
         plan("SELECT last_seq, decisions, state FROM alignment_checkpoints WHERE session_id = ?1")
             .await;
