@@ -20,6 +20,7 @@ use askd_core::alignment::tail::T3_MAX_LINES;
 use askd_core::alignment::{AlignEvent, Checkpoint, Lang, TailContext, fold, tail_lines};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
 
 use askd_store::{AlignmentCheckpoint, CheckpointDecision, Store};
 use serde_json::{Value, json};
@@ -43,9 +44,11 @@ pub struct Alignment<'a> {
     store: &'a dyn Store,
     asks: &'a AskMemo,
     locks: &'a Locks,
-    /// The daemon's own handle on the store: when set, a read's checkpoint is saved in the
-    /// background, so the read does not wait for a commit.
-    shared: Option<&'a Arc<dyn Store>>,
+    /// The daemon's own handle on the store and its background saves: when set, a read's
+    /// checkpoint is saved in the background, so the read does not wait for a commit.
+    shared: Option<(&'a Arc<dyn Store>, &'a Arc<Semaphore>)>,
+    /// Events read at a time by a fold ([`FOLD_BATCH`]; smaller in tests).
+    fold_batch: usize,
 }
 
 /// The questions of an ask payload as `[{id, question}]`: a flat list (`ask_user_question`)
@@ -126,6 +129,37 @@ async fn ask_infos(
 /// A read that folded at least this many of a session's events past its checkpoint saves a
 /// new one, so no read folds more than about this many.
 const CHECKPOINT_AFTER: usize = 32;
+/// A fold reads a session's events this many at a time.
+const FOLD_BATCH: usize = 2_000;
+/// At most this many checkpoints are being saved in the background at once.
+pub const BACKGROUND_SAVES: usize = 2;
+
+/// The checkpoint of `state` after event `last_seq`, and its decisions after the first
+/// `held` (kept already), as the store keeps them.
+fn checkpoint_of(
+    state: &AlignmentState,
+    held: usize,
+    last_seq: i64,
+) -> (AlignmentCheckpoint, Vec<CheckpointDecision>) {
+    let cp = Checkpoint::of(state, held);
+    let decisions = state
+        .settled
+        .iter()
+        .enumerate()
+        .map(|(i, d)| CheckpointDecision {
+            idx: (held + i) as u64,
+            key: askd_core::alignment::normalize_question(&d.question),
+            ask_id: d.ask_id.clone(),
+            decision: serde_json::to_value(d).unwrap_or(Value::Null),
+        })
+        .collect();
+    let saved = AlignmentCheckpoint {
+        last_seq,
+        decisions: cp.settled as u64,
+        state: serde_json::to_value(&cp).unwrap_or(Value::Null),
+    };
+    (saved, decisions)
+}
 
 /// A session's state folded on from its checkpoint: `state.settled` holds only the decisions
 /// after the first `held`, which stay in the store (beside the checkpoint) unless a reader
@@ -220,16 +254,24 @@ impl<'a> Alignment<'a> {
             asks,
             locks,
             shared: None,
+            fold_batch: FOLD_BATCH,
         }
     }
 
-    /// The daemon's alignment: checkpoints are saved in the background (see `shared`).
-    pub fn of_daemon(store: &'a Arc<dyn Store>, asks: &'a AskMemo, locks: &'a Locks) -> Self {
+    /// The daemon's alignment: checkpoints are saved in the background (see `shared`), at
+    /// most as many at once as `saves` has permits.
+    pub fn of_daemon(
+        store: &'a Arc<dyn Store>,
+        asks: &'a AskMemo,
+        locks: &'a Locks,
+        saves: &'a Arc<Semaphore>,
+    ) -> Self {
         Alignment {
             store: store.as_ref(),
             asks,
             locks,
-            shared: Some(store),
+            shared: Some((store, saves)),
+            fold_batch: FOLD_BATCH,
         }
     }
 
@@ -297,8 +339,13 @@ impl<'a> Alignment<'a> {
         (out, complete)
     }
 
-    /// The session's state from its checkpoint and the events after it (see [`Head`]); saves
-    /// a new checkpoint when it folded [`CHECKPOINT_AFTER`] events or more.
+    /// The session's state from its checkpoint and the events after it (see [`Head`]), read
+    /// [`FOLD_BATCH`] events at a time. A long fold keeps what it folded after each full batch
+    /// (a checkpoint saved before going on, whose decisions then leave memory), so a session
+    /// never checkpointed before costs memory of a batch, not of its history; a fold of
+    /// [`CHECKPOINT_AFTER`] events or more saves a checkpoint at its end, in the background
+    /// when the daemon can (at most [`BACKGROUND_SAVES`] at once; a read that finds them busy
+    /// leaves the save to a later read).
     async fn head(&self, session: &str) -> ApiResult<Head> {
         let store = self.store;
         let store_err = |e| ApiError::store(e, "-");
@@ -311,47 +358,56 @@ impl<'a> Alignment<'a> {
             let (state, held) = cp.resume()?;
             (held as u64 == c.decisions).then_some((state, held, c.last_seq))
         });
-        let (mut state, held, after) = resumed.unwrap_or_else(|| (AlignmentState::default(), 0, 0));
-        let raw = store
-            .session_events_after(session, after)
-            .await
-            .map_err(store_err)?;
-        let (read, last) = (raw.len(), raw.last().map(|e| e.seq));
-        let (events, complete) = self.align_events(raw).await;
-        for e in &events {
-            state.apply(e);
-        }
-        if read >= CHECKPOINT_AFTER
-            && complete
-            && let Some(last_seq) = last
-        {
-            let cp = Checkpoint::of(&state, held);
-            let decisions: Vec<CheckpointDecision> = state
-                .settled
-                .iter()
-                .enumerate()
-                .map(|(i, d)| CheckpointDecision {
-                    idx: (held + i) as u64,
-                    key: askd_core::alignment::normalize_question(&d.question),
-                    ask_id: d.ask_id.clone(),
-                    decision: serde_json::to_value(d).unwrap_or(Value::Null),
-                })
-                .collect();
-            let saved = AlignmentCheckpoint {
-                last_seq,
-                decisions: cp.settled as u64,
-                state: serde_json::to_value(&cp).unwrap_or(Value::Null),
+        let (mut state, mut held, mut after) =
+            resumed.unwrap_or_else(|| (AlignmentState::default(), 0, 0));
+        let (mut unsaved, mut complete) = (0, true);
+        loop {
+            let raw = store
+                .session_events_after(session, after, self.fold_batch as u32)
+                .await
+                .map_err(store_err)?;
+            let Some(last) = raw.last().map(|e| e.seq) else {
+                break;
             };
+            let full = raw.len() == self.fold_batch;
+            unsaved += raw.len();
+            let (events, batch_complete) = self.align_events(raw).await;
+            complete &= batch_complete;
+            for e in &events {
+                state.apply(e);
+            }
+            after = last;
+            if !full {
+                break;
+            }
+            if complete {
+                let (saved, decisions) = checkpoint_of(&state, held, last);
+                if store
+                    .save_alignment_checkpoint(session, &saved, &decisions)
+                    .await
+                    .unwrap_or(false)
+                {
+                    held += state.settled.len();
+                    state.settled.clear();
+                    unsaved = 0;
+                }
+            }
+        }
+        if unsaved >= CHECKPOINT_AFTER && complete {
+            let (saved, decisions) = checkpoint_of(&state, held, after);
             // Derived data: a failed save only means more events to fold next time, and a
             // save that loses a race to a later one is refused by the store.
             match self.shared {
-                Some(shared) => {
-                    let (store, session) = (shared.clone(), session.to_string());
-                    tokio::spawn(async move {
-                        let _ = store
-                            .save_alignment_checkpoint(&session, &saved, &decisions)
-                            .await;
-                    });
+                Some((shared, saves)) => {
+                    if let Ok(permit) = saves.clone().try_acquire_owned() {
+                        let (store, session) = (shared.clone(), session.to_string());
+                        tokio::spawn(async move {
+                            let _ = store
+                                .save_alignment_checkpoint(&session, &saved, &decisions)
+                                .await;
+                            drop(permit);
+                        });
+                    }
                 }
                 None => {
                     let _ = store
@@ -1400,6 +1456,66 @@ mod tests {
             .await
             .unwrap()
             .id
+    }
+
+    /// Issue 16: a session never checkpointed is folded a batch at a time, each full batch
+    /// checkpointed before the next is read; pages and windows read the kept decisions.
+    #[tokio::test]
+    async fn a_long_fold_keeps_what_it_folded_batch_by_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("askd.db"))
+            .await
+            .unwrap();
+        let (memo, locks) = (AskMemo::default(), Locks::default());
+        let s = session(&store, "A").await;
+        for i in 0..45 {
+            let id = format!("a{i}");
+            ask(&store, &s, &id, &format!("Question {i}?")).await;
+            answer(&store, &id, "answered", "A").await;
+        }
+        let scratch = fold(
+            &Alignment::new(&store, &memo, &locks)
+                .session_events(&s)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(scratch.settled.len(), 45);
+        // Batches of 16 events: the read saves a checkpoint after each full batch and drops
+        // the decisions it kept, and still reads the same state.
+        let mut a = Alignment::new(&store, &memo, &locks);
+        a.fold_batch = 16;
+        let head = a.head(&s).await.unwrap();
+        assert!(
+            head.held >= 32,
+            "kept {} decisions batch by batch",
+            head.held
+        );
+        assert!(head.state.settled.len() < 16);
+        assert_eq!(head.total(), 45);
+        assert_eq!(a.state(&s).await.unwrap(), scratch);
+        // A page and the newest decisions come from the kept ones and the head.
+        let w = a
+            .windowed(
+                &s,
+                Page {
+                    before: Some(30),
+                    limit: 5,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(w.total, 45);
+        assert_eq!((w.from, w.page.as_slice()), (25, &scratch.settled[25..30]));
+        assert_eq!(w.state.settled, scratch.settled[35..]);
+        assert_eq!(w.earlier(), 35);
+        assert_eq!(w, Windowed::of_whole(scratch.clone(), w_page(30, 5)));
+    }
+
+    fn w_page(before: usize, limit: usize) -> Page {
+        Page {
+            before: Some(before),
+            limit,
+        }
     }
 
     /// Issue 16: the state read from checkpoints equals the fold of every event from the

@@ -126,6 +126,8 @@ pub struct Daemon {
     pub locks: Locks,
     /// What the alignment fold needs of each ask, read from the store once.
     asks: AskMemo,
+    /// Permits for the alignment checkpoints being saved in the background.
+    checkpoint_saves: Arc<tokio::sync::Semaphore>,
     /// Rendered diagrams, by source hash and theme.
     pub diagrams: diagram::Cache,
 }
@@ -147,6 +149,9 @@ impl Daemon {
             last_activity: AtomicU64::new(0),
             locks: Locks::default(),
             asks: AskMemo::default(),
+            checkpoint_saves: Arc::new(tokio::sync::Semaphore::new(
+                crate::alignment::BACKGROUND_SAVES,
+            )),
             diagrams: diagram::Cache::default(),
         }
     }
@@ -169,7 +174,7 @@ impl Daemon {
 
     /// A session's alignment, read from this daemon's store.
     pub fn alignment(&self) -> Alignment<'_> {
-        Alignment::of_daemon(&self.store, &self.asks, &self.locks)
+        Alignment::of_daemon(&self.store, &self.asks, &self.locks, &self.checkpoint_saves)
     }
 
     /// `[batch_review] maxItems` in effect.

@@ -1180,20 +1180,35 @@ pub async fn session_events_after_and_the_log_without_asks(store: Arc<dyn Store>
     let kinds =
         |events: Vec<Event>| -> Vec<String> { events.into_iter().map(|e| e.kind).collect() };
     assert_eq!(
-        kinds(store.session_events_after(&s1.id, first.seq).await.unwrap()),
+        kinds(
+            store
+                .session_events_after(&s1.id, first.seq, 100)
+                .await
+                .unwrap()
+        ),
         ["ask.created", "alignment.checked", "ask.settled"]
     );
     assert_eq!(
-        kinds(store.session_events_after(&s1.id, 0).await.unwrap()),
+        kinds(store.session_events_after(&s1.id, 0, 100).await.unwrap()),
         kinds(store.session_events(&s1.id).await.unwrap())
     );
     let last = store.last_event().await.unwrap();
     assert!(
         store
-            .session_events_after(&s1.id, last)
+            .session_events_after(&s1.id, last, 100)
             .await
             .unwrap()
             .is_empty()
+    );
+    // A bounded batch: the first ones after `after`.
+    assert_eq!(
+        kinds(
+            store
+                .session_events_after(&s1.id, first.seq, 2)
+                .await
+                .unwrap()
+        ),
+        ["ask.created", "alignment.checked"]
     );
     assert_eq!(
         kinds(store.session_log(&s1.id).await.unwrap()),

@@ -152,9 +152,15 @@ pub trait Store: Send + Sync + 'static {
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
     /// One session's events — those whose payload names it in `session` — oldest first.
     async fn session_events(&self, session_id: &str) -> StoreResult<Vec<Event>>;
-    /// One session's events with a sequence number above `after`, oldest first (the events
-    /// a fold resumed from a checkpoint at `after` still has to apply).
-    async fn session_events_after(&self, session_id: &str, after: i64) -> StoreResult<Vec<Event>>;
+    /// One session's events with a sequence number above `after`, oldest first, at most
+    /// `limit` (the events a fold resumed from a checkpoint at `after` still has to apply, a
+    /// bounded batch at a time).
+    async fn session_events_after(
+        &self,
+        session_id: &str,
+        after: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<Event>>;
     /// One session's events other than its asks' (`ask.*`): its alignment and connection
     /// log, oldest first, without reading the ask events.
     async fn session_log(&self, session_id: &str) -> StoreResult<Vec<Event>>;

@@ -1342,7 +1342,8 @@ impl Store for SqliteStore {
         for chunk in ids.chunks(500) {
             let marks = vec!["?"; chunk.len()].join(", ");
             let sql = format!("SELECT id, kind, payload FROM asks WHERE id IN ({marks})");
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            // One text per list length: not kept among the connection's prepared statements.
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).persistent(false);
             for id in chunk {
                 q = q.bind(id);
             }
@@ -1602,15 +1603,21 @@ impl Store for SqliteStore {
         rows.iter().map(event_from_row).collect()
     }
 
-    async fn session_events_after(&self, session_id: &str, after: i64) -> StoreResult<Vec<Event>> {
+    async fn session_events_after(
+        &self,
+        session_id: &str,
+        after: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<Event>> {
         // Plan: SEARCH events USING INDEX events_by_session (session_id=? AND seq>?) — the
-        // rows after the checkpoint only, already in seq order.
+        // rows after the checkpoint only, already in seq order, the walk stopped by LIMIT.
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{} WHERE e.session_id = ?1 AND e.seq > ?2 ORDER BY e.seq",
+            "{} WHERE e.session_id = ?1 AND e.seq > ?2 ORDER BY e.seq LIMIT ?3",
             event_select()
         )))
         .bind(session_id)
         .bind(after)
+        .bind(i64::from(limit))
         .fetch_all(&self.read)
         .await
         .map_err(backend)?;
