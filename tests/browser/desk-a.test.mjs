@@ -279,7 +279,8 @@ test('desk_a_5_no_page_scrolls_sideways_with_a_3000_character_token_in_every_age
         for (const el of document.body.querySelectorAll('*')) {
           if (el.closest('dialog:not([open]), [hidden]') || /^(INPUT|TEXTAREA|SELECT|OPTION|svg|path)$/i.test(el.tagName)) continue;
           const cs = getComputedStyle(el);
-          if (cs.overflowX === 'auto' || cs.overflowX === 'scroll' || cs.textOverflow === 'ellipsis' || el.clientWidth === 0) continue;
+          // A visually hidden label (1 px, clipped on purpose) is not content.
+          if (cs.overflowX === 'auto' || cs.overflowX === 'scroll' || cs.textOverflow === 'ellipsis' || el.clientWidth <= 1) continue;
           if (el.scrollWidth > el.clientWidth + 1) clipped.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}>${el.clientWidth}`);
         }
         return { doc: document.documentElement.scrollWidth, vw: window.innerWidth, clipped: clipped.slice(0, 5) };
