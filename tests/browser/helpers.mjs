@@ -178,6 +178,12 @@ export function branchingSurvey(extra = {}) {
   };
 }
 
+/** The survey's review step (issue 18): waits for it and sends with its Submit. */
+export async function passReviewStep(page) {
+  await page.waitForSelector('dialog[open].recap');
+  await page.click('dialog[open].recap button[value="yes"]');
+}
+
 export { sleep };
 
 /** `n` characters without a break point (ends in END so a test can find the tail). */

