@@ -324,7 +324,7 @@ test('desk_a_6_phone_tap_targets_sticky_bars_and_one_column', async () => {
       // The wizard's primary action is on the first screen, without scrolling.
       await page.evaluate(() => window.scrollTo(0, 0));
       const b = await page.$eval('.card.wizard .seg.primary', (el) => el.getBoundingClientRect().toJSON());
-      if (b.bottom > PHONE.height || b.top < 0) failures.push(`${p.name}: Next at ${Math.round(b.top)}–${Math.round(b.bottom)} is off the first screen`);
+      if (b.bottom > PHONE.height || b.top < 0 || b.left < 0 || b.right > PHONE.width) failures.push(`${p.name}: Next at ${Math.round(b.top)}–${Math.round(b.bottom)} (x ${Math.round(b.left)}–${Math.round(b.right)}) is off the first screen`);
     }
     if (p.name === 'review') {
       // The sticky head and foot together cover at most a fifth of the screen.
