@@ -3,7 +3,7 @@
 // has enough contrast. Everything runs against the real daemon and headless Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, launchBrowser, openContext, branchingSurvey, screenshotPath } from './helpers.mjs';
+import { startDaemon, launchBrowser, openContext, branchingSurvey, screenshotPath, passReviewStep } from './helpers.mjs';
 
 let daemon;
 let browser;
@@ -156,6 +156,7 @@ test('desk_2_settled_survey_shows_the_answers_to_anyone_who_opens_it', async () 
   await page.click('.row[data-key="d"] .row-hit');
   await page.waitForFunction(() => document.querySelector('.seg.primary .seg-label')?.textContent === 'Submit survey');
   await page.click('.seg.primary');
+  await passReviewStep(page);
   await page.waitForSelector('.card.settled:has-text("Sent to the agent") .answer-item[data-qid="q1"]:has-text("Cut scope to bug fixes only")');
   assert.deepEqual(problems, []);
   await context.close();

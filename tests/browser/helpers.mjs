@@ -178,4 +178,110 @@ export function branchingSurvey(extra = {}) {
   };
 }
 
+/** The survey's review step (issue 18): waits for it and sends with its Submit. */
+export async function passReviewStep(page) {
+  await page.waitForSelector('dialog[open].recap');
+  await page.click('dialog[open].recap button[value="yes"]');
+}
+
 export { sleep };
+
+/** `n` characters without a break point (ends in END so a test can find the tail). */
+export const unbroken = (n) => `${'x'.repeat(Math.max(0, n - 3))}END`;
+
+/**
+ * One of every page of the desk, seeded through the API: the inbox, a survey's intro and
+ * question, its review step, a questions card, a review, a drift card, settled survey and
+ * questions pages, a session page, Settings and Records. `text(s, max)` gives each agent
+ * field its content (the field's plain text, or a long token up to the field's limit).
+ * Returns `[{name, path, ready, prepare?}]`; `prepare(page)` brings the page to its state.
+ */
+export async function seedDesk(daemon, text = (s) => s) {
+  const ok = (r, what) => {
+    if (r.status !== 200 && r.status !== 201) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const sid = ok(await daemon.api('POST', '/api/sessions', {
+    client: text('claude-code', 256), workspace: text('/home/me/shop', 3000),
+  }), 'session').session.id;
+  ok(await daemon.api('POST', `/api/sessions/${sid}/alignment/baseline`, { args: {
+    goal: text('A personal task manager in the browser', 1000),
+    explicit_constraints: [text('No server component', 500)],
+    must_preserve: [text('Works offline', 500)],
+    allowed_scope: [text('Web UI', 500)],
+  } }), 'baseline');
+  const survey = (title) => {
+    const s = branchingSurvey({ title: text(title, 200) });
+    s.intro = text(s.intro, 3000);
+    s.questions.q1.prompt = text(s.questions.q1.prompt, 3000);
+    s.questions.q1.detail = text('Each direction changes what ships in the release.', 3000);
+    for (const o of s.questions.q1.options) {
+      o.label = text(o.label, 200);
+      if (o.description) o.description = text(o.description, 400);
+      if (o.insight) o.insight = text(o.insight, 1500);
+    }
+    return s;
+  };
+  const pending = await daemon.createSurvey(survey('Release plan'), sid);
+  const toReview = await daemon.createSurvey(survey('Release scope, short'), sid);
+  const settled = await daemon.createSurvey(survey('Release plan, answered'), sid);
+  ok(await daemon.api('POST', `/api/asks/${settled}/submit`, { answers: [
+    { id: 'q1', selected: ['a'], justifications: { a: text('Partners are blocked on it.', 500) } },
+    { id: 'q2a', selected: [], custom: text('REST endpoints', 2000) },
+    { id: 'q3', selected: ['c', 'd'] },
+  ] }), 'submit survey');
+  const questions = (q) => [
+    { id: 'db', question: text(q, 3000), detail: text('SQLite keeps it one file.', 3000),
+      options: [{ label: text('SQLite (Recommended)', 200), description: text('One file, no server.', 400) }, { label: 'PostgreSQL' }] },
+    { id: 'name', question: text('Project name?', 3000) },
+  ];
+  const flat = await daemon.createQuestions(questions('Which **database**?'), sid);
+  const flatSettled = await daemon.createQuestions(questions('Which database, answered?'), sid);
+  ok(await daemon.api('POST', `/api/asks/${flatSettled}/submit`, { answers: [
+    { id: 'db', selected: ['PostgreSQL'] }, { id: 'name', selected: [], custom: text('tiny-service', 2000) },
+  ] }), 'submit questions');
+  const table = `| ${Array.from({ length: 12 }, (_, i) => `column_${i}_header`).join(' | ')} |\n|${' --- |'.repeat(12)}\n| ${Array.from({ length: 12 }, () => 'cell').join(' | ')} |`;
+  const review = ok(await daemon.api('POST', '/api/asks', { kind: 'review', session: sid, args: { title: text('Release checklist', 200), items: [
+    { id: 'a', title: text('Docs are complete', 200), detail: `${text('The API guide covers every endpoint.', 3000)}\n\n${table}`, group: text('Docs', 80) },
+    { id: 'b', type: 'choice', title: text('Which channel?', 200), options: [{ v: 'stable', t: text('Stable', 200) }, { v: 'beta', t: 'Beta' }] },
+    { id: 'c', type: 'text', title: text('Anything else?', 200) },
+  ] } }), 'review').ask_id;
+  const drift = ok(await daemon.api('POST', `/api/sessions/${sid}/alignment/report_drift`, { args: {
+    reason: 'architecture-shift',
+    description: text('Sharing lists needs a **sync server**, which the baseline rules out.', 2000),
+    required_change: text('Drop "No server component" from the explicit constraints.', 2000),
+    options: [{ label: text('Use export files', 80), description: text('CSV and JSON exports.', 500) }, { label: 'Sync through WebDAV' }],
+  } }), 'drift').ask_id;
+  const toIntro = async (page) => {
+    if (await page.getAttribute('.card.wizard', 'data-position') !== 'intro') await page.click('.seg[data-key="nav.prev"]');
+  };
+  return [
+    { name: 'inbox', path: '/', ready: `.ask-row[data-ask-id="${pending}"]` },
+    { name: 'wizard-intro', path: `/a/${pending}`, ready: '.card.wizard', prepare: toIntro },
+    { name: 'wizard-question', path: `/a/${pending}`, ready: '.card.wizard', prepare: async (page) => {
+      if (await page.getAttribute('.card.wizard', 'data-position') === 'intro') await page.click('.seg.primary');
+      await page.waitForSelector('.card.wizard[data-position="q1"]');
+      await page.click('.row[data-key="a"] .tool[aria-label="Show details"]');
+      await page.waitForSelector('.row[data-key="a"] .panel:not([hidden])');
+    } },
+    { name: 'wizard-review-step', path: `/a/${toReview}`, ready: '.card.wizard', prepare: async (page) => {
+      if (await page.getAttribute('.card.wizard', 'data-position') === 'intro') await page.click('.seg.primary');
+      await page.waitForSelector('.card.wizard[data-position="q1"]');
+      if (await page.getAttribute('.row[data-key="d"] .row-hit', 'aria-checked') !== 'true') await page.click('.row[data-key="d"] .row-hit');
+      await page.waitForFunction(() => document.querySelector('.seg.primary')?.dataset.key === 'action.submit');
+      await page.click('.seg.primary');
+      await page.waitForSelector('dialog[open].recap');
+    } },
+    { name: 'survey-settled', path: `/a/${settled}`, ready: '.card.settled .answer-list' },
+    { name: 'questions', path: `/a/${flat}`, ready: '.card.flat' },
+    { name: 'questions-settled', path: `/a/${flatSettled}`, ready: '.card.settled .answer-list' },
+    { name: 'review', path: `/a/${review}`, ready: 'form.rv-panel', prepare: async (page) => {
+      await page.click('.rv-row[data-id="a"] .rv-detail-toggle');
+      await page.waitForSelector('.rv-row[data-id="a"] .rv-detail-body:not([hidden])');
+    } },
+    { name: 'drift', path: `/a/${drift}`, ready: '.drift-card' },
+    { name: 'session', path: `/sessions/${sid}`, ready: '[data-section="questions"]' },
+    { name: 'settings', path: '/settings', ready: '.st-lang' },
+    { name: 'records', path: '/records', ready: '.rec-list .rec' },
+  ];
+}

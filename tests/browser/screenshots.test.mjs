@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, launchBrowser, openContext, branchingSurvey, screenshotPath, ROOT } from './helpers.mjs';
+import { startDaemon, launchBrowser, openContext, branchingSurvey, screenshotPath, seedDesk, ROOT } from './helpers.mjs';
 
 let daemon;
 let browser;
@@ -54,6 +54,27 @@ for (const scheme of ['light', 'dark']) {
     await context.close();
   });
 }
+
+// Every page of the desk on a desktop (1280×800) and a phone (390×844), light and dark:
+// target/screenshots/page-<name>-<desktop|phone>-<scheme>.png, for people to look at.
+test('screenshots of every page: desktop and phone, light and dark', async () => {
+  const pages = await seedDesk(daemon);
+  for (const scheme of ['light', 'dark']) {
+    for (const [device, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]]) {
+      const { context, page, problems } = await openContext(browser, daemon, { colorScheme: scheme, viewport });
+      for (const p of pages) {
+        await page.goto(`${daemon.url}${p.path}`);
+        await page.waitForSelector(p.ready);
+        if (p.prepare) await p.prepare(page);
+        await page.waitForTimeout(80);
+        // The first screen as the person sees it (full page for the long ones too).
+        await page.screenshot({ path: screenshotPath(`page-${p.name}-${device}-${scheme}`), fullPage: !/wizard|dialog/.test(p.name) });
+      }
+      assert.deepEqual(problems, []);
+      await context.close();
+    }
+  }
+});
 
 test('page weight: HTML + JS + CSS each page loads, under 150 KB', async () => {
   let total = 0;

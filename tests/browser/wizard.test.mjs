@@ -3,7 +3,7 @@
 // two tabs, keyboard-only completion.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, launchBrowser, openContext, branchingSurvey, sleep } from './helpers.mjs';
+import { startDaemon, launchBrowser, openContext, branchingSurvey, sleep, passReviewStep } from './helpers.mjs';
 
 let daemon;
 let browser;
@@ -109,6 +109,7 @@ test('a branching walk: back-navigation changes the path, multi-select fans out,
   assert.equal(await primaryLabel(page), 'Submit survey');
   await page.fill('.custom-input', 'p99 under 200 ms');
   await page.click('.seg.primary');
+  await passReviewStep(page);
   await page.waitForSelector('.card.settled:has-text("Sent to the agent")');
 
   const result = await daemon.result(id);
@@ -255,6 +256,7 @@ test('two tabs stay consistent: an answer in one shows in the other, a submit in
   // d ends the branch: q1 is the whole path, so the primary button submits.
   await page.waitForFunction(() => document.querySelector('.seg.primary .seg-label')?.textContent === 'Submit survey');
   await page.click('.seg.primary');
+  await passReviewStep(page);
   await page.waitForSelector('.card.settled:has-text("Sent to the agent")', { timeout: 5000 }).catch(async (e) => {
     throw new Error(`${e.message}\nalert: ${await page.textContent('.alert')}\nproblems: ${problems}`);
   });
@@ -303,6 +305,9 @@ test('a survey can be completed with the keyboard alone', async () => {
   await at(page, 'say');
   await page.keyboard.press('Control+Enter');
   await at(page, 'many');
+  await page.keyboard.press('Enter');
+  // The review step, Submit focused: Enter sends.
+  await page.waitForSelector('dialog[open].recap');
   await page.keyboard.press('Enter');
   await page.waitForSelector('.card.settled');
   const result = await daemon.result(id);

@@ -115,6 +115,10 @@ test('hostile text in every survey field stays inert in the inbox and the wizard
     await page.fill('.custom-input', '<script>window.__pwned=1</script>');
     await page.click('.seg.primary');
   }
+  // The review step shows every prompt, label, reason and typed answer: still inert.
+  await page.waitForSelector('dialog[open].recap');
+  await assertInert(page, problems, 'the review step');
+  await page.click('dialog[open].recap button[value="yes"]');
   await page.waitForSelector('.card.settled');
   await assertInert(page, problems, 'after submit');
   // The diagram SVG the server served holds no script, handler, link or foreign reference.

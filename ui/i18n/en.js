@@ -242,4 +242,17 @@ export default {
   'review.offlineStep1': '1. Export',
   'review.offlineStep2': '2. Import the filled file',
   'review.offlineImportHint': 'A CSV or JSON file exported from this review. It is checked first; nothing settles while it has problems.',
+  // desk-a
+  'diagram.open': 'Open the diagram full size',
+  'diagram.close': 'Close the diagram',
+  'diagram.zoomIn': 'Zoom in',
+  'diagram.zoomOut': 'Zoom out',
+  'recap.title': 'Review your answers before sending',
+  'recap.hint': 'Edit goes back to that question; nothing is sent until you submit.',
+  'recap.edit': 'Edit',
+  'recap.editLabel': 'Edit the answer to {q}',
+  'recap.locked': 'Banked',
+  'recap.submit': 'Submit survey',
+  'recap.back': 'Keep editing',
+  'records.link': 'Records',
 };

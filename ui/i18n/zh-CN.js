@@ -241,4 +241,17 @@ export default {
   'review.offlineStep1': '1. 导出',
   'review.offlineStep2': '2. 导入填好的文件',
   'review.offlineImportHint': '从此批阅导出的 CSV 或 JSON 文件。会先检查；有问题时不会结束批阅。',
+  // desk-a
+  'diagram.open': '查看原尺寸流程图',
+  'diagram.close': '关闭流程图',
+  'diagram.zoomIn': '放大',
+  'diagram.zoomOut': '缩小',
+  'recap.title': '发送前核对你的回答',
+  'recap.hint': '“修改”会回到那道题；点提交之前不会发送任何内容。',
+  'recap.edit': '修改',
+  'recap.editLabel': '修改“{q}”的回答',
+  'recap.locked': '已锁定',
+  'recap.submit': '提交问卷',
+  'recap.back': '继续修改',
+  'records.link': '记录',
 };

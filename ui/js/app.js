@@ -7,7 +7,6 @@ import { t, setLang, askLanguage, userLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
-import { Inbox } from './inbox.js';
 
 const app = document.getElementById('app');
 const live = new Live();
@@ -60,6 +59,14 @@ async function route() {
       await view.mount();
       return;
     }
+    if (/^\/records\/?$/.test(location.pathname)) {
+      setLang(userLanguage());
+      const { RecordsPage } = await import('./records.js');
+      if (gen !== routes) return;
+      view = new RecordsPage(app, ctx);
+      await view.mount();
+      return;
+    }
     if (sm) {
       setLang(userLanguage());
       const { SessionPage } = await import('./session.js');
@@ -71,6 +78,9 @@ async function route() {
     if (!m) {
       setLang(userLanguage());
       document.title = 'askd';
+      // The inbox loads on its own page only, so an ask's page does not carry it.
+      const { Inbox } = await import('./inbox.js');
+      if (gen !== routes) return;
       view = new Inbox(app, ctx);
       await view.mount();
       return;

@@ -1,7 +1,9 @@
 // Diagrams: askd renders the Mermaid source to SVG on the server; the page shows it only as
 // <img> (an image never runs script). The URL names the source's SHA-256, the theme and the
-// ask (where the server finds the source). A failure shows the source as text.
-import { h } from './dom.js';
+// ask (where the server finds the source). A failure shows the source as text. The inline
+// image is a preview: clicking it opens the diagram at its natural size in a dialog that
+// scrolls and zooms (Esc closes).
+import { h, icon } from './dom.js';
 import { t } from './i18n.js';
 import { isDark, onThemeChange } from './theme.js';
 
@@ -37,7 +39,10 @@ export async function showDiagram(container, source, askId) {
     img.className = 'diagram';
     img.alt = t('diagram.alt');
     img.decoding = 'async';
-    img.addEventListener('load', () => container.replaceChildren(img));
+    img.addEventListener('load', () => container.replaceChildren(h('button', {
+      type: 'button', class: 'diagram-open', 'aria-label': t('diagram.open'), 'data-tip': t('diagram.open'),
+      onclick: (e) => { e.stopPropagation(); openDiagram(img.src); },
+    }, img)));
     img.addEventListener('error', () => failed(container, source));
     img.src = `/api/diagrams/${hash}.svg?theme=${theme()}&ask=${encodeURIComponent(askId)}`;
   };
@@ -46,4 +51,58 @@ export async function showDiagram(container, source, askId) {
     if (container.isConnected) load();
     else stop();
   });
+}
+
+const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 3];
+
+/**
+ * A diagram's real size: the server's SVG is `width="100%"` with a `viewBox`, so an <img>
+ * alone knows only its shape. The same file is read as text for its root's viewBox (only
+ * four numbers are taken from it); null when it cannot be read.
+ */
+async function svgSize(src) {
+  try {
+    const res = await fetch(src, { credentials: 'same-origin' });
+    const m = /<svg\b[^>]*?\sviewBox="([^"]*)"/.exec(await res.text());
+    const box = m ? m[1].trim().split(/[\s,]+/).map(Number) : [];
+    if (box.length === 4 && box[2] > 0 && box[3] > 0) return { w: box[2], h: box[3] };
+  } catch {
+    // Fall back to the image's own size.
+  }
+  return null;
+}
+
+/** The diagram at its real size in a modal dialog: scrolls both ways, − / 100% / + zoom. */
+export function openDiagram(src) {
+  const img = h('img', { class: 'diagram-full', alt: t('diagram.alt'), src });
+  let zoom = 2; // index of 1 (the real size)
+  let size = null;
+  const level = h('span', { class: 'zoom-level', 'aria-live': 'polite' }, '100%');
+  const apply = () => {
+    const f = ZOOMS[zoom];
+    const w = size ? size.w : img.naturalWidth;
+    if (w) img.style.width = `${Math.round(w * f * 10) / 10}px`;
+    level.textContent = `${Math.round(f * 100)}%`;
+    out.disabled = zoom === 0;
+    inn.disabled = zoom === ZOOMS.length - 1;
+  };
+  const step = (d) => () => { zoom = Math.min(ZOOMS.length - 1, Math.max(0, zoom + d)); apply(); };
+  const out = h('button', { type: 'button', class: 'btn small', 'aria-label': t('diagram.zoomOut'), onclick: step(-1) }, '−');
+  const inn = h('button', { type: 'button', class: 'btn small', 'aria-label': t('diagram.zoomIn'), onclick: step(1) }, '+');
+  const close = h('button', { type: 'button', class: 'tool', 'aria-label': t('diagram.close'), onclick: () => dialog.close() }, icon('close'));
+  const dialog = h('dialog', { class: 'dialog diagram-dialog', 'aria-label': t('diagram.alt') },
+    h('div', { class: 'dialog-head' }, h('div', { class: 'zoom-tools' }, out, level, inn), close),
+    h('div', { class: 'diagram-scroll' }, img));
+  img.addEventListener('load', apply);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.appendChild(dialog);
+  dialog.showModal();
+  apply();
+  close.focus();
+  svgSize(src).then((s) => {
+    size = s;
+    dialog.dataset.ready = '';
+    apply();
+  });
+  return dialog;
 }

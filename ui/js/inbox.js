@@ -145,6 +145,7 @@ export class Inbox {
         this.mount();
       },
     }, t('lang.switch')));
+    tools.appendChild(h('a', { href: '/records', class: 'btn ghost inbox-records', 'data-nav': '' }, t('records.link')));
     tools.appendChild(h('a', { href: '/settings', class: 'btn ghost inbox-settings', 'data-nav': '' }, t('settings.title')));
     this.root.replaceChildren(h('div', { class: 'inbox' },
       h('header', { class: 'inbox-head' },

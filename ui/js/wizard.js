@@ -717,6 +717,13 @@ export class Wizard {
     if (this.bankInFlight) await this.bankInFlight.catch(() => {});
     await this.pathReady();
     const entries = this.path.map((id) => (this.banked.has(id) ? this.bankedEntry(id) : this.entry(id)));
+    // The review step: every answer on the path, each editable, before anything is sent.
+    const choice = await (await import('./recap.js')).recap(this.spec, this.rendered, entries, this.banked);
+    if (!choice || this.settled) return;
+    if (choice.edit) {
+      this.go(choice.edit);
+      return;
+    }
     await this.send(() => askApi.submit(this.id, { answers: entries }), 'answered');
   }
 

@@ -1,7 +1,7 @@
 //! The web UI's files (`ui/` at the repository root): the inbox and the wizard, plain ES
 //! modules, HTML and CSS with no build step (`platform.md` §7, `survey.md` §12).
 //!
-//! - `/`, `/a/{id}` and `/sessions/{id}` serve `ui/index.html`, one page for both views (the page reads its
+//! - `/`, `/a/{id}`, `/sessions/{id}`, `/settings` and `/records` serve `ui/index.html`, one page for both views (the page reads its
 //!   own location); everything else the page loads is under `/assets/…`, which maps to
 //!   `ui/…`.
 //! - **Release builds embed every file** (`include_bytes!`), so the binary is the whole
@@ -66,6 +66,8 @@ const ASSETS: &[Asset] = assets![
     "js/i18n.js" => JS,
     "js/inbox.js" => JS,
     "js/questions.js" => JS,
+    "js/recap.js" => JS,
+    "js/records.js" => JS,
     "js/review.js" => JS,
     "js/rows.js" => JS,
     "js/session.js" => JS,
@@ -76,6 +78,8 @@ const ASSETS: &[Asset] = assets![
     "i18n/en.js" => JS,
     "i18n/align-en.js" => JS,
     "i18n/align-zh-CN.js" => JS,
+    "i18n/records-en.js" => JS,
+    "i18n/records-zh-CN.js" => JS,
     "i18n/zh-CN.js" => JS,
 ];
 
@@ -140,7 +144,7 @@ fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
     response
 }
 
-/// `/`, `/a/{id}` and `/sessions/{id}`: the one page of the UI.
+/// `/`, `/a/{id}`, `/sessions/{id}`, `/settings`, `/records`: the one page of the UI.
 pub async fn page(headers: HeaderMap) -> Response {
     serve(find("index.html").expect("listed"), &headers)
 }

@@ -444,10 +444,8 @@ pub async fn concurrent_settles_have_exactly_one_winner(store: Arc<dyn Store>) {
         assert_eq!(wins, 1, "round {round}");
         let records = store
             .records(&RecordFilter {
-                kind: None,
                 session_id: Some(s.id.clone()),
-                outcome: None,
-                limit: None,
+                ..RecordFilter::default()
             })
             .await
             .unwrap();

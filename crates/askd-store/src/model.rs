@@ -243,11 +243,23 @@ pub struct Record {
     pub record: Value,
 }
 
+/// Which records a list returns, newest settled first. Every filter given narrows the list.
 #[derive(Debug, Clone, Default)]
 pub struct RecordFilter {
     pub kind: Option<String>,
     pub session_id: Option<String>,
     pub outcome: Option<String>,
+    /// Settled at or after this time (an RFC 3339 UTC timestamp as the store writes them, or a
+    /// prefix such as a date: times compare as text).
+    pub since: Option<String>,
+    /// Settled before this time (same form as `since`).
+    pub until: Option<String>,
+    /// Records whose text contains this, ASCII case-insensitively: the record as JSON with
+    /// its shared members (the ask's payload, title and result) put back.
+    pub text: Option<String>,
+    /// The page after this record (its ask id, the last one of the previous page): records
+    /// settled before it, in the list's order. An ask id with no record gives an empty page.
+    pub after: Option<String>,
     pub limit: Option<u32>,
 }
 

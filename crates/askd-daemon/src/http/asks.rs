@@ -323,22 +323,91 @@ pub struct RecordQuery {
     kind: Option<String>,
     session: Option<String>,
     outcome: Option<String>,
+    /// Settled at or after: an RFC 3339 time or a date (`2026-12-01`, UTC midnight).
+    since: Option<String>,
+    /// Settled before (same forms as `since`).
+    until: Option<String>,
+    /// Text the record contains (ASCII case-insensitive).
+    q: Option<String>,
+    /// The `next` of the previous page.
+    after: Option<String>,
     limit: Option<u32>,
 }
 
+/// The longest page `GET /api/records` returns with a `limit`.
+const RECORDS_PAGE_MAX: u32 = 500;
+
+/// A `since`/`until` argument as the store's times compare: RFC 3339 → UTC with
+/// milliseconds (`2026-12-01T09:30:00.000Z`); a date → that day's UTC midnight.
+fn record_time(name: &str, value: &str) -> ApiResult<String> {
+    use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+    if let Ok(t) = DateTime::parse_from_rfc3339(value) {
+        return Ok(t
+            .with_timezone(&Utc)
+            .to_rfc3339_opts(SecondsFormat::Millis, true));
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+        return Ok(format!("{d}T00:00:00.000Z"));
+    }
+    Err(field_problem(
+        name,
+        "time_invalid",
+        format!(
+            "{name} must be a date (2026-12-01) or an RFC 3339 time (2026-12-01T09:30:00Z), got {value:?}"
+        ),
+    ))
+}
+
+/// `GET /api/records`: settled asks newest first, filtered. With `limit` the reply is one
+/// page and `next` names the cursor of the following one (`after=<next>`), `null` on the
+/// last page.
 pub async fn records(
     State(d): St,
     QueryArgs(q): QueryArgs<RecordQuery>,
 ) -> ApiResult<AxumJson<Value>> {
-    let records = d
+    if let Some(n) = q.limit
+        && !(1..=RECORDS_PAGE_MAX).contains(&n)
+    {
+        return Err(field_problem(
+            "limit",
+            "limit_range",
+            format!("limit must be between 1 and {RECORDS_PAGE_MAX}, got {n}"),
+        ));
+    }
+    let since = q
+        .since
+        .as_deref()
+        .map(|v| record_time("since", v))
+        .transpose()?;
+    let until = q
+        .until
+        .as_deref()
+        .map(|v| record_time("until", v))
+        .transpose()?;
+    let text =
+        q.q.filter(|t| !t.trim().is_empty())
+            .map(|t| t.trim().to_string());
+    let mut records = d
         .store
         .records(&RecordFilter {
-            kind: q.kind,
-            session_id: q.session,
-            outcome: q.outcome,
-            limit: q.limit,
+            kind: q.kind.filter(|k| !k.is_empty()),
+            session_id: q.session.filter(|s| !s.is_empty()),
+            outcome: q.outcome.filter(|o| !o.is_empty()),
+            since,
+            until,
+            text,
+            after: q.after.filter(|a| !a.is_empty()),
+            // One more than the page tells whether another page follows.
+            limit: q.limit.map(|n| n + 1),
         })
         .await
         .map_err(|e| ApiError::store(e, "-"))?;
-    Ok(AxumJson(json!({"records": records})))
+    let mut next = None;
+    if let Some(n) = q.limit
+        && records.len() > n as usize
+    {
+        records.truncate(n as usize);
+        next = records.last().map(|r| r.ask_id.clone());
+    }
+    Ok(AxumJson(json!({"records": records, "next": next})))
 }

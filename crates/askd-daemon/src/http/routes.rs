@@ -22,6 +22,7 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/", get(ui::page))
         .route("/a/{id}", get(ui::page))
         .route("/settings", get(ui::page))
+        .route("/records", get(ui::page))
         .route("/sessions/{id}", get(ui::page))
         .route("/assets/{*path}", get(ui::asset))
         .route("/api/diagrams/{file}", get(diagram::diagram))

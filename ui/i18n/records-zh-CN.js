@@ -1,0 +1,22 @@
+// 记录页面的中文文案，仅随 records.js 加载。键与 records-en.js 相同（有测试检查）。
+export default {
+  'records.title': '记录',
+  'records.intro': '所有已结束的提问及其回答，最新的在前。',
+  'records.session': '会话',
+  'records.session.all': '全部会话',
+  'records.kind': '类型',
+  'records.kind.all': '全部类型',
+  'records.from': '起始日期',
+  'records.to': '截止日期',
+  'records.search': '搜索',
+  'records.search.placeholder': '问题或回答中的文字',
+  'records.export': '导出 JSON',
+  'records.more': '加载更多',
+  'records.none': '没有符合筛选条件的记录。',
+  'records.count': '已显示 {n} 条',
+  'records.countMore': '已显示 {n} 条 · 下方还有',
+  'records.open': '打开',
+  'records.surface': '回答于 {surface}',
+  'records.answers.none': '没有回答（结束方式：{outcome}）。',
+  'records.exporting': '正在导出…',
+};
