@@ -185,7 +185,7 @@ export default {
   'review.exportTo': 'Export',
   'settings.title': 'Settings',
   'settings.language': 'Language',
-  'settings.languageHint': 'The language of askd\'s pages in this browser. An ask\'s own page uses the ask\'s language.',
+  'settings.languageHint': 'The language of askd\'s pages in this browser. Only under "Follow the ask" does an ask\'s own page take the ask\'s language.',
   'settings.theme': 'Theme',
   'settings.themeHint': 'Kept in this browser. System follows your device\'s light or dark setting.',
   'settings.theme.system': 'System',
@@ -242,4 +242,8 @@ export default {
   'review.offlineStep1': '1. Export',
   'review.offlineStep2': '2. Import the filled file',
   'review.offlineImportHint': 'A CSV or JSON file exported from this review. It is checked first; nothing settles while it has problems.',
+  // desk-b
+  'settings.lang.ask': 'Follow the ask',
+  'settings.lang.system': 'System',
+  // desk-b end
 };

@@ -184,7 +184,7 @@ export default {
   'review.exportTo': '导出',
   'settings.title': '设置',
   'settings.language': '语言',
-  'settings.languageHint': '本浏览器中 askd 页面的语言。单个请求的页面使用该请求的语言。',
+  'settings.languageHint': '本浏览器中 askd 页面的语言。仅在“跟随请求”时，单个请求的页面才使用该请求的语言。',
   'settings.theme': '主题',
   'settings.themeHint': '保存在此浏览器中。“跟随系统”按设备的浅色或深色设置显示。',
   'settings.theme.system': '跟随系统',
@@ -241,4 +241,8 @@ export default {
   'review.offlineStep1': '1. 导出',
   'review.offlineStep2': '2. 导入填好的文件',
   'review.offlineImportHint': '从此批阅导出的 CSV 或 JSON 文件。会先检查；有问题时不会结束批阅。',
+  // desk-b
+  'settings.lang.ask': '跟随请求',
+  'settings.lang.system': '跟随系统',
+  // desk-b end
 };

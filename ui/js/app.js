@@ -3,7 +3,7 @@
 // shared by both views. A render failure shows a crash card; the rest keeps working.
 import { ask as askApi } from './api.js';
 import { h, icon, revealText, plainText } from './dom.js';
-import { t, setLang, askLanguage, userLanguage } from './i18n.js';
+import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
@@ -11,7 +11,7 @@ import { Inbox } from './inbox.js';
 
 const app = document.getElementById('app');
 const live = new Live();
-const banner = h('div', { class: 'live-banner', role: 'status', hidden: true }, t('live.offline'));
+const banner = h('div', { class: 'live-banner', role: 'status', hidden: true });
 document.body.prepend(banner);
 live.onHealth = (ok) => {
   banner.textContent = t('live.offline');
@@ -55,13 +55,13 @@ async function route() {
   const ctx = { live, navigate, onCrash: (e) => crash(e, route) };
   try {
     if (/^\/settings\/?$/.test(location.pathname)) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       view = new (await import('./settings.js')).SettingsPage(app, ctx);
       await view.mount();
       return;
     }
     if (sm) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       const { SessionPage } = await import('./session.js');
       if (gen !== routes) return;
       view = new SessionPage(app, decodeURIComponent(sm[1]), ctx);
@@ -69,7 +69,7 @@ async function route() {
       return;
     }
     if (!m) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       document.title = 'askd';
       view = new Inbox(app, ctx);
       await view.mount();
@@ -81,14 +81,16 @@ async function route() {
       data = await askApi.view(id);
     } catch (e) {
       if (gen !== routes) return;
-      setLang(userLanguage());
+      await setLang(userLanguage());
+      if (gen !== routes) return;
       app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
         h('h1', { class: 'prompt' }, e.status === 404 ? t('error.notFound') : t('error.network')),
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
       return;
     }
     if (gen !== routes) return;
-    setLang(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data));
+    await setLang(pageLanguage(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data)));
+    if (gen !== routes) return;
     if (data.session) {
       sessionLink.replaceChildren(h('a', { href: `/sessions/${encodeURIComponent(data.session)}`, 'data-nav': '', class: 'btn ghost small' }, t('session.link')));
       sessionLink.hidden = false;

@@ -140,9 +140,10 @@ export class Inbox {
       onclick: () => {
         const next = lang() === 'zh-CN' ? 'en' : 'zh-CN';
         saveUserLanguage(next);
-        setLang(next);
-        this.unmount();
-        this.mount();
+        setLang(next).then(() => {
+          this.unmount();
+          this.mount();
+        });
       },
     }, t('lang.switch')));
     tools.appendChild(h('a', { href: '/settings', class: 'btn ghost inbox-settings', 'data-nav': '' }, t('settings.title')));
