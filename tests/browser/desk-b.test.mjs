@@ -76,3 +76,87 @@ test('language: under "Follow the ask" (the default) the ask decides, and only i
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// ------------------------------------------------------------------ shortcut keys
+
+async function helpKeys(page) {
+  await page.keyboard.press('Shift+H');
+  await page.waitForSelector('dialog[open] .shortcuts');
+  const keys = await page.$$eval('dialog[open] .shortcuts dt', (dts) => dts.map((d) => d.textContent));
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('dialog[open]', { state: 'detached' });
+  return keys;
+}
+
+test('shortcuts: the wizard does what its help and its hint say, and b picks option b', async () => {
+  const id = await daemon.createSurvey(branchingSurvey());
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/a/${id}`);
+  await page.waitForSelector('.card.wizard[data-position="intro"]');
+  assert.equal(await page.textContent('.kbd-hint'), 'Enter start · Shift+H shortcuts');
+  const keys = await helpKeys(page);
+  for (const k of ['Shift+S', 'Shift+B', 'Shift+X', 'Shift+W', 'Shift+G', 'Shift+H']) assert.ok(keys.includes(k), `${k} in ${keys}`);
+  assert.ok(!keys.some((k) => /^[A-Z]$/.test(k)), `no bare capital letters: ${keys}`);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.card.wizard[data-position="q1"]');
+  assert.equal(await page.textContent('.kbd-hint'), 'a–e / 1–5 choose · Enter next · ← back · Shift+H shortcuts');
+  // A lower-case letter is the option's key: b picks b (never Bank), 3 picks the third.
+  await page.keyboard.press('b');
+  await page.waitForSelector('.row[data-key="b"] .row-hit[aria-checked="true"]');
+  assert.equal(await page.isVisible('.bank-chip'), false);
+  await page.keyboard.press('3');
+  await page.waitForSelector('.row[data-key="c"] .row-hit[aria-checked="true"]');
+  // Lower-case s is no option here and no command: nothing moves.
+  await page.keyboard.press('s');
+  await sleep(200);
+  assert.equal(await page.getAttribute('.card.wizard', 'data-position'), 'q1');
+  // ? and Shift+G on the focused option; Shift+W its why.
+  await page.focus('.row[data-key="a"] .row-hit');
+  await page.keyboard.press('?');
+  await page.waitForSelector('.row[data-key="a"] .panel:not([hidden])');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Shift+G');
+  await page.waitForSelector('.row[data-key="a"] .panel:not([hidden])');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('a');
+  await page.keyboard.press('Shift+W');
+  await page.waitForSelector('.row[data-key="a"] .justify-input');
+  await page.keyboard.press('Escape');
+  // Shift+S skips to the next question; ← comes back.
+  await page.keyboard.press('Shift+S');
+  await page.waitForSelector('.card.wizard[data-position="q3"]');
+  assert.equal(await page.textContent('.kbd-hint'), 'a–e / 1–5 choose · Enter next · ← back · Shift+H shortcuts');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('.card.wizard[data-position="q1"]');
+  await page.keyboard.press('a');
+  // Shift+B banks the answer.
+  await page.keyboard.press('Shift+B');
+  await page.waitForSelector('.bank-chip:not([hidden])');
+  // Shift+X asks before it cancels.
+  await page.keyboard.press('Shift+X');
+  await page.waitForSelector('dialog[open]');
+  await page.keyboard.press('Escape');
+  assert.equal((await daemon.view(id)).state, 'pending');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('shortcuts: the questions page lists only its own keys, and they work', async () => {
+  const id = await daemon.createQuestions([
+    { id: 'db', question: 'Which database?', header: 'DB', options: [{ label: 'SQLite' }, { label: 'Postgres' }, { label: 'MySQL' }] },
+    { id: 'name', question: 'Which name?', header: 'Name', options: [{ label: 'askd' }, { label: 'ask' }] },
+  ]);
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/a/${id}`);
+  await page.waitForSelector('.card.flat');
+  assert.equal(await page.textContent('.kbd-hint'), '1–3 choose · Enter submit · Shift+H shortcuts');
+  const keys = await helpKeys(page);
+  assert.deepEqual(keys, ['1–9', '↑↓', 'Enter', 'Ctrl+Enter', 'Esc', 'Shift+H']);
+  await page.keyboard.press('2');
+  await page.waitForSelector('.flat-question >> nth=0 >> .row-hit[aria-checked="true"] >> text=Postgres');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.card.settled');
+  assert.deepEqual((await daemon.result(id)).answers[0], { id: 'db', selected: ['Postgres'] });
+  assert.deepEqual(problems, []);
+  await context.close();
+});

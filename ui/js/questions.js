@@ -11,7 +11,7 @@ import { h, icon, nextId, displayLabel, setText, repeatNotice } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
-import { confirmDialog, toggleHelp } from './dialog.js';
+import { confirmDialog, toggleHelp, QUESTIONS_SHORTCUTS, chooseKeys } from './dialog.js';
 import { hideTooltip } from './tooltip.js';
 
 /** The strings of the read-only answers, added to both tables (the wizard loads this module
@@ -170,14 +170,18 @@ export class QuestionsCard {
           eyebrow ? h('div', { class: 'eyebrow' }, eyebrow) : null,
           h('div', { class: 'card-title', id: titleId }, t('questions.title'))),
         h('div', { class: 'head-tools' },
-          tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp()),
+          tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp(QUESTIONS_SHORTCUTS)),
           tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.save(false); this.ctx.navigate('/'); }))),
       h('div', { class: 'page page-flat' }, sections),
       this.alert,
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('questions.title') },
         h('div', { class: 'tb-left' }),
         h('div', { class: 'tb-right' }, cancel, this.submitBtn)));
-    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, t('help.footer')));
+    // desk-b: the keys this page reads — digits by position (the badges), Enter, Shift+H.
+    const most = Math.max(0, ...sections.map((s) => (s.rows ? s.rows.keys().length : 0)));
+    const hint = [most ? t('hint.choose', { keys: chooseKeys(Array.from({ length: most }, (_, i) => String(i + 1))) }) : null,
+      t('hint.submit'), t('hint.help')].filter(Boolean).join(' · ');
+    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, hint));
     for (const s of sections) requestAnimationFrame(() => {
       s.input.style.height = 'auto';
       s.input.style.height = `${s.input.scrollHeight}px`;
@@ -296,7 +300,7 @@ export class QuestionsCard {
     if (target && target.matches && target.matches('input, textarea')) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === 'H') {
-      toggleHelp();
+      toggleHelp(QUESTIONS_SHORTCUTS);
       return;
     }
     if (e.key === 'Enter' && !(target && target.closest && target.closest('button, a, .row-hit'))) {

@@ -8,7 +8,7 @@ import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice }
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
-import { confirmDialog, toggleHelp } from './dialog.js';
+import { confirmDialog, toggleHelp, optionKeyFor, chooseKeys } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
 
 const SAVE_DELAY_MS = 500;
@@ -413,7 +413,8 @@ export class Wizard {
           h('div', { class: 'card-title', id: this.titleId }, title)),
         this.bankChip, this.headTools),
       this.progressBar, this.page, this.alert, this.footer);
-    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, t('help.footer')));
+    this.keyHint = h('p', { class: 'kbd-hint' });
+    this.root.replaceChildren(this.card, this.keyHint);
     this.built = true;
   }
 
@@ -453,8 +454,25 @@ export class Wizard {
     }
     this.card.dataset.position = this.position === 'intro' && this.quickMode ? 'quick' : this.position;
     this.card.classList.toggle('at-intro', this.position === 'intro' && !this.quickMode);
+    this.renderKeyHint();
     this.refresh();
     if (focus && heading) heading.focus({ preventScroll: false });
+  }
+
+  /** desk-b: the hint under the card names the keys that work on this page, and only those. */
+  renderKeyHint() {
+    const parts = [];
+    const keys = this.rows ? this.rows.keys() : [];
+    if (this.position === 'intro' && this.rows) {
+      parts.push(t('hint.focus', { keys: chooseKeys('abcdef'.slice(0, keys.length).split('')) }), t('hint.pick'), t('hint.back'));
+    } else if (this.position === 'intro') {
+      parts.push(t('hint.start'));
+    } else {
+      if (keys.length) parts.push(t('hint.choose', { keys: chooseKeys(keys) }));
+      parts.push(t('hint.next'), t('hint.back'));
+    }
+    parts.push(t('hint.help'));
+    this.keyHint.textContent = parts.join(' · ');
   }
 
   renderIntro() {
@@ -871,9 +889,9 @@ export class Wizard {
     // Option keys first (exactly as the spec spells them), then digits by position.
     if (this.rows) {
       const keys = this.rows.keys();
-      let key = keys.includes(e.key) ? e.key : null;
-      if (!key && /^[1-9]$/.test(e.key) && Number(e.key) <= keys.length) key = keys[Number(e.key) - 1];
-      if (!key && this.position === 'intro' && /^[a-f]$/.test(e.key)) key = keys['abcdef'.indexOf(e.key)];
+      // On the quick page the badges are a–f, whatever the templates' own keys.
+      let key = this.position === 'intro' && /^[a-f]$/.test(e.key) ? keys['abcdef'.indexOf(e.key)] ?? null : null;
+      if (!key) key = optionKeyFor(keys, e.key);
       if (key) {
         e.preventDefault();
         // Choosing by key leaves focus where it is, so Enter then continues; in quick mode the
