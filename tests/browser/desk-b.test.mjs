@@ -160,3 +160,48 @@ test('shortcuts: the questions page lists only its own keys, and they work', asy
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// ------------------------------------------------------------------ inbox
+
+test('inbox: j / k move a visible focus through the asks, Enter opens; each row counts its wait', async () => {
+  const first = await daemon.createSurvey(branchingSurvey({ title: 'Inbox keys one' }));
+  const second = await daemon.createSurvey(branchingSurvey({ title: 'Inbox keys two' }));
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.waitForSelector(`[data-ask-id="${second}"]`);
+  const focusedId = () => page.evaluate(() => document.activeElement.closest('[data-ask-id]')?.getAttribute('data-ask-id') ?? null);
+  const ids = await page.$$eval('.ask-row .ask-link', (as) => as.map((a) => a.closest('[data-ask-id]').getAttribute('data-ask-id')));
+  assert.ok(ids.includes(first) && ids.includes(second));
+  await page.keyboard.press('j');
+  assert.equal(await focusedId(), ids[0]);
+  await page.keyboard.press('j');
+  assert.equal(await focusedId(), ids[1]);
+  // The focus is visible: the row is marked (not the browser default only).
+  const bg = await page.$eval(`[data-ask-id="${ids[1]}"]`, (el) => getComputedStyle(el).backgroundColor);
+  const plain = await page.$eval(`[data-ask-id="${ids[0]}"]`, (el) => getComputedStyle(el).backgroundColor);
+  assert.notEqual(bg, plain);
+  await page.keyboard.press('k');
+  assert.equal(await focusedId(), ids[0]);
+  // The waiting time, from the ask's created time, counts on: seconds, then minutes.
+  const row = `[data-ask-id="${ids[0]}"] .wait-live`;
+  assert.match(await page.textContent(row), /^waiting \d+ s$/);
+  await page.evaluate(() => {
+    for (const el of document.querySelectorAll('.wait-live')) el.setAttribute('data-since', String(Date.now() - 3 * 60000 - 5000));
+  });
+  await page.waitForFunction((sel) => document.querySelector(sel).textContent === 'waiting 3 min', row, { timeout: 8000 });
+  assert.equal(await page.textContent('.inbox-keys'), 'j/k move · Enter open');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.card.wizard');
+  assert.equal(new URL(page.url()).pathname, `/a/${ids[0]}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('inbox: the waiting time in Chinese', async () => {
+  await daemon.createSurvey(branchingSurvey({ title: 'Inbox zh' }));
+  const { context, page, problems } = await openContext(browser, daemon, { locale: 'zh-CN' });
+  await page.waitForSelector('.ask-row .wait-live');
+  assert.match(await page.textContent('.ask-row .wait-live'), /^等待 \d+ 秒$|^已等待 \d+ 秒$/);
+  assert.equal(await page.textContent('.inbox-keys'), 'j/k 移动 · 回车 打开');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

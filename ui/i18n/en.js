@@ -256,5 +256,7 @@ export default {
   'hint.submit': 'Enter submit',
   'hint.help': 'Shift+H shortcuts',
   'drift.keys.dir': '{keys} direction',
+  'time.sec': '{n} s',
+  'inbox.keys': 'j/k move · Enter open',
   // desk-b end
 };

@@ -255,5 +255,7 @@ export default {
   'hint.submit': '回车 提交',
   'hint.help': 'Shift+H 快捷键',
   'drift.keys.dir': '{keys} 方向',
+  'time.sec': '{n} 秒',
+  'inbox.keys': 'j/k 移动 · 回车 打开',
   // desk-b end
 };
