@@ -3,7 +3,9 @@
 // the inbox's keyboard and waiting times, the reconnecting state, two tabs on one text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, launchBrowser, openContext, branchingSurvey, sleep } from './helpers.mjs';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { startDaemon, launchBrowser, openContext, branchingSurvey, sleep, BINARY } from './helpers.mjs';
 
 let daemon;
 let browser;
@@ -204,4 +206,56 @@ test('inbox: the waiting time in Chinese', async () => {
   assert.equal(await page.textContent('.inbox-keys'), 'j/k 移动 · 回车 打开');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+// ------------------------------------------------------------------ a daemon that stops answering
+
+/** Chromium's console lines for requests that found no daemon: expected while it is down. */
+const offlineNoise = (p) => /ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|net::ERR_/.test(p);
+
+test('reconnecting: the daemon is killed under live pages, clicks wait, and it comes back on the same port', async () => {
+  const d = await startDaemon();
+  const port = new URL(d.url).port;
+  let again = null;
+  try {
+    const id = await d.createQuestions([
+      { id: 'db', question: 'Which database?', header: 'DB', options: [{ label: 'SQLite' }, { label: 'Postgres' }] },
+    ]);
+    const { context, page, problems } = await openContext(browser, d);
+    const inbox = await context.newPage();
+    await inbox.goto(`${d.url}/`);
+    await inbox.waitForSelector(`[data-ask-id="${id}"]`);
+    await page.goto(`${d.url}/a/${id}`);
+    await page.waitForSelector('.card.flat');
+    const exited = new Promise((r) => d.child.once('exit', r));
+    d.child.kill('SIGKILL');
+    await exited;
+    await page.waitForSelector('.live-banner.reconnecting', { timeout: 15000 });
+    assert.match(await page.textContent('.live-banner'), /askd is not answering — reconnecting…/);
+    await inbox.waitForSelector('.live-banner.reconnecting', { timeout: 15000 });
+    // A click is never dead: the submit waits, and the banner says so.
+    await page.click('.flat-question .row-hit >> nth=1');
+    await page.click('.seg.primary');
+    await page.waitForFunction(() => /Actions waiting: [1-9]/.test(document.querySelector('.live-banner').textContent), null, { timeout: 10000 });
+    assert.equal(await page.isVisible('.card.settled'), false);
+    // The same data directory, the same port: the token and the cookie still hold.
+    again = spawn(BINARY, ['serve', '--listen', `127.0.0.1:${port}`], {
+      env: { ...process.env, ASKD_HOME: d.home, ASKD_LOG: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await page.waitForSelector('.live-banner', { state: 'hidden', timeout: 20000 });
+    await page.waitForSelector('.card.settled', { timeout: 20000 });
+    assert.deepEqual((await d.result(id)).answers, [{ id: 'db', selected: ['Postgres'] }]);
+    // The inbox refreshed its state: the settled ask left the pending list, a new one shows.
+    await inbox.waitForSelector('.live-banner', { state: 'hidden', timeout: 20000 });
+    const next = await d.createSurvey(branchingSurvey({ title: 'After the restart' }));
+    await inbox.waitForSelector(`.ask-row[data-ask-id="${next}"]`, { timeout: 25000 });
+    assert.deepEqual(problems.filter((p) => !offlineNoise(p)), []);
+    await context.close();
+  } finally {
+    if (again) {
+      again.kill('SIGTERM');
+      await new Promise((r) => { again.once('exit', r); setTimeout(r, 3000); });
+    }
+    rmSync(d.home, { recursive: true, force: true });
+  }
 });

@@ -258,5 +258,8 @@ export default {
   'drift.keys.dir': '{keys} direction',
   'time.sec': '{n} s',
   'inbox.keys': 'j/k move · Enter open',
+  'live.reconnecting': 'askd is not answering — reconnecting…',
+  'live.queued': 'Actions waiting: {n} — each is sent when askd is back.',
+  'live.willRefresh': 'This page refreshes when askd is back.',
   // desk-b end
 };

@@ -257,5 +257,8 @@ export default {
   'drift.keys.dir': '{keys} 方向',
   'time.sec': '{n} 秒',
   'inbox.keys': 'j/k 移动 · 回车 打开',
+  'live.reconnecting': 'askd 没有响应——正在重新连接…',
+  'live.queued': '等待发送的操作：{n} 个——askd 恢复后逐个发送。',
+  'live.willRefresh': 'askd 恢复后本页会刷新。',
   // desk-b end
 };

@@ -1,7 +1,7 @@
 // askd's web UI: one page for the inbox (`/`) and each ask (`/a/{id}`), plain ES modules, no
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
-import { ask as askApi } from './api.js';
+import { ask as askApi, onReachability } from './api.js';
 import { h, icon, revealText, plainText } from './dom.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
@@ -13,10 +13,27 @@ const app = document.getElementById('app');
 const live = new Live();
 const banner = h('div', { class: 'live-banner', role: 'status', hidden: true });
 document.body.prepend(banner);
+// desk-b: one banner for both troubles — the daemon not answering at all (reconnecting, and
+// the calls that wait for it), or only the live stream interrupted (polling).
+let reach = { online: true, queued: 0 };
+let streamOk = true;
+function showBanner() {
+  const down = !reach.online;
+  banner.classList.toggle('reconnecting', down);
+  document.body.classList.toggle('offline', down);
+  banner.textContent = down
+    ? [t('live.reconnecting'), reach.queued ? t('live.queued', { n: reach.queued }) : t('live.willRefresh')].join(' ')
+    : t('live.offline');
+  banner.hidden = !down && streamOk;
+}
 live.onHealth = (ok) => {
-  banner.textContent = t('live.offline');
-  banner.hidden = ok;
+  streamOk = ok;
+  showBanner();
 };
+onReachability((r) => {
+  reach = r;
+  showBanner();
+});
 let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
