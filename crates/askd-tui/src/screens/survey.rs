@@ -18,7 +18,7 @@ use super::{
     focus_style, is_submit_chord, plain, text_lines,
 };
 use crate::api::{Purpose, Reply, Request};
-use crate::text::clean_line;
+use crate::text::{clean_line, markdown_line};
 
 #[derive(Debug, Clone)]
 struct Opt {
@@ -217,7 +217,7 @@ impl Survey {
         let mut lines = Vec::new();
         if let Some(i) = &o.insight {
             lines.push(Line::from(Span::styled(
-                clean_line(&o.label),
+                markdown_line(&o.label),
                 Style::default().add_modifier(Modifier::BOLD),
             )));
             lines.extend(text_lines(i, "  ", Style::default()));
@@ -357,6 +357,7 @@ impl Survey {
         if !self.is_answered(&id) {
             if self.question(&id).is_some_and(|q| q.options.is_empty()) {
                 self.editing = true;
+                self.base.caret = usize::MAX;
                 return vec![];
             }
             self.base.alert = Some(self.base.t("s.unanswered").into());
@@ -520,7 +521,7 @@ impl Survey {
                 return vec![];
             };
             let a = self.answers.entry(id).or_default();
-            return match edit(&mut a.custom, key) {
+            return match edit(&mut a.custom, &mut self.base.caret, key) {
                 FieldKey::Changed => {
                     a.skipped = false;
                     vec![]
@@ -616,6 +617,7 @@ impl Survey {
         }
         self.focus = self.options_len();
         self.editing = true;
+        self.base.caret = usize::MAX;
     }
 
     pub fn reply(&mut self, reply: &Reply) -> Vec<Effect> {
@@ -777,7 +779,7 @@ impl Survey {
                     format!(
                         "{} {mark} {}{star}",
                         clean_line(&o.key),
-                        clean_line(&o.label)
+                        markdown_line(&o.label)
                     ),
                     focus_style(focused),
                 ),
@@ -792,7 +794,12 @@ impl Survey {
         }
         if q.allow_custom {
             let focused = self.focus == q.options.len();
-            let mut field = field_line(t("q.other"), &a.custom, self.editing, "");
+            let mut field = field_line(
+                t("q.other"),
+                &a.custom,
+                self.editing.then_some(self.base.caret),
+                "",
+            );
             if let Some(first) = field.first_mut() {
                 first
                     .spans
