@@ -415,7 +415,8 @@ impl App {
                         | Purpose::Cancel(id)
                         | Purpose::Bank(id)
                         | Purpose::Preflight(id)
-                        | Purpose::Path { ask: id, .. } => *id == a.base().id,
+                        | Purpose::Path { ask: id, .. }
+                        | Purpose::QuickPath { ask: id, .. } => *id == a.base().id,
                         _ => false,
                     };
                     if !mine {
