@@ -259,3 +259,57 @@ test('reconnecting: the daemon is killed under live pages, clicks wait, and it c
     rmSync(d.home, { recursive: true, force: true });
   }
 });
+
+// ------------------------------------------------------------------ two tabs, one text
+
+test('two tabs: another tab\'s text is shown beside mine — Keep mine / Use theirs — never lost silently', async () => {
+  const id = await daemon.createSurvey({
+    title: 'Two tabs', entry: 'plan',
+    questions: { plan: { prompt: 'Describe the plan', next: 'when' }, when: { prompt: 'When does it ship?' } },
+  });
+  const { context, page: a, problems } = await openContext(browser, daemon);
+  const b = await context.newPage();
+  await a.goto(`${daemon.url}/a/${id}`);
+  await a.waitForSelector('.card.wizard[data-position="intro"]');
+  await a.click('.seg.primary');
+  await a.waitForSelector('.card.wizard[data-position="plan"] .custom-input');
+  // Tab B opens where A is (the autosaved position).
+  await b.goto(`${daemon.url}/a/${id}`);
+  await b.waitForSelector('.card.wizard[data-position="plan"] .custom-input');
+  const saved = async () => ((await daemon.view(id)).autosave?.answers?.plan?.custom);
+  const until = async (fn, want) => {
+    for (let i = 0; i < 100; i++) {
+      if ((await fn()) === want) return;
+      await sleep(100);
+    }
+    assert.equal(await fn(), want);
+  };
+  await a.fill('.custom-input', 'Alpha plan');
+  await until(saved, 'Alpha plan');
+  // Tab B typed nothing: it follows A live.
+  await b.waitForFunction(() => document.querySelector('.custom-input').value === 'Alpha plan');
+  assert.equal(await b.isVisible('.conflict'), false);
+  await b.fill('.custom-input', 'Beta plan');
+  await until(saved, 'Beta plan');
+  // Tab A typed "Alpha plan": it keeps it on screen and shows B's text beside it.
+  await a.waitForSelector('.conflict');
+  assert.equal(await a.textContent('.conflict .conflict-title'), 'Changed in another tab:');
+  assert.equal(await a.textContent('.conflict .conflict-text'), 'Beta plan');
+  assert.equal(await a.inputValue('.custom-input'), 'Alpha plan');
+  // Keep mine: A's text is saved again, and now B sees A's.
+  await a.click('.conflict-keep');
+  await until(saved, 'Alpha plan');
+  assert.equal(await a.isVisible('.conflict'), false);
+  await b.waitForSelector('.conflict');
+  assert.equal(await b.textContent('.conflict .conflict-text'), 'Alpha plan');
+  assert.equal(await b.inputValue('.custom-input'), 'Beta plan');
+  // Use theirs: B takes A's text; nothing is pending anywhere.
+  await b.click('.conflict-theirs');
+  assert.equal(await b.inputValue('.custom-input'), 'Alpha plan');
+  assert.equal(await b.isVisible('.conflict'), false);
+  await sleep(1500);
+  assert.equal(await saved(), 'Alpha plan');
+  assert.equal(await a.isVisible('.conflict'), false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

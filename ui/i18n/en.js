@@ -261,5 +261,9 @@ export default {
   'live.reconnecting': 'askd is not answering — reconnecting…',
   'live.queued': 'Actions waiting: {n} — each is sent when askd is back.',
   'live.willRefresh': 'This page refreshes when askd is back.',
+  'conflict.title': 'Changed in another tab:',
+  'conflict.empty': '(their text is empty)',
+  'conflict.keep': 'Keep mine',
+  'conflict.theirs': 'Use theirs',
   // desk-b end
 };

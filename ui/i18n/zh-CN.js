@@ -260,5 +260,9 @@ export default {
   'live.reconnecting': 'askd 没有响应——正在重新连接…',
   'live.queued': '等待发送的操作：{n} 个——askd 恢复后逐个发送。',
   'live.willRefresh': 'askd 恢复后本页会刷新。',
+  'conflict.title': '在另一个标签页中被修改为：',
+  'conflict.empty': '（对方的文本为空）',
+  'conflict.keep': '保留我的',
+  'conflict.theirs': '使用对方的',
   // desk-b end
 };
