@@ -139,10 +139,8 @@ pub fn markdown(s: &str) -> String {
                 }
                 at_line_start = false;
             }
-            Event::End(TagEnd::Item) => {
-                if !at_line_start {
-                    newline(&mut out, &mut at_line_start);
-                }
+            Event::End(TagEnd::Item) if !at_line_start => {
+                newline(&mut out, &mut at_line_start);
             }
             Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
                 begin_text!();

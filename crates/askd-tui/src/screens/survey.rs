@@ -729,21 +729,15 @@ impl Survey {
                 return self.save();
             }
             KeyCode::Up => self.focus = self.focus.saturating_sub(1),
-            KeyCode::Down => {
-                if self.focus + 1 < self.quick.len() {
-                    self.focus += 1;
-                }
-            }
+            KeyCode::Down if self.focus + 1 < self.quick.len() => self.focus += 1,
             KeyCode::Char(c @ 'a'..='f') => {
                 let i = c as usize - 'a' as usize;
                 if i < self.quick.len() {
                     self.focus = i;
                 }
             }
-            KeyCode::Enter | KeyCode::Char(' ') => {
-                if self.quick.get(self.focus).is_some() {
-                    self.base.confirm = Some(Confirm::yes_no("s.quickConfirm", "quick"));
-                }
+            KeyCode::Enter | KeyCode::Char(' ') if self.focus < self.quick.len() => {
+                self.base.confirm = Some(Confirm::yes_no("s.quickConfirm", "quick"));
             }
             _ => {}
         }
