@@ -274,6 +274,7 @@ test('two tabs: another tab\'s text is shown beside mine — Keep mine / Use the
   await a.click('.seg.primary');
   await a.waitForSelector('.card.wizard[data-position="plan"] .custom-input');
   // Tab B opens where A is (the autosaved position).
+  for (let i = 0; i < 100 && (await daemon.view(id)).autosave?.position !== 'plan'; i++) await sleep(100);
   await b.goto(`${daemon.url}/a/${id}`);
   await b.waitForSelector('.card.wizard[data-position="plan"] .custom-input');
   const saved = async () => ((await daemon.view(id)).autosave?.answers?.plan?.custom);
@@ -310,6 +311,37 @@ test('two tabs: another tab\'s text is shown beside mine — Keep mine / Use the
   await sleep(1500);
   assert.equal(await saved(), 'Alpha plan');
   assert.equal(await a.isVisible('.conflict'), false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('two tabs of one questions card: the other tab\'s text shows beside mine, either can be kept', async () => {
+  const id = await daemon.createQuestions([{ id: 'why', question: 'Why this release?', header: 'Why' }]);
+  const { context, page: a, problems } = await openContext(browser, daemon);
+  const b = await context.newPage();
+  for (const p of [a, b]) {
+    await p.goto(`${daemon.url}/a/${id}`);
+    await p.waitForSelector('.card.flat .custom-input');
+  }
+  const saved = async () => ((await daemon.view(id)).autosave?.answers?.why?.custom);
+  const until = async (want) => {
+    for (let i = 0; i < 100 && (await saved()) !== want; i++) await sleep(100);
+    assert.equal(await saved(), want);
+  };
+  await a.fill('.custom-input', 'Users asked');
+  await until('Users asked');
+  await b.waitForFunction(() => document.querySelector('.custom-input').value === 'Users asked');
+  await b.fill('.custom-input', 'Ops asked');
+  await until('Ops asked');
+  await a.waitForSelector('.conflict');
+  assert.equal(await a.textContent('.conflict .conflict-text'), 'Ops asked');
+  assert.equal(await a.inputValue('.custom-input'), 'Users asked');
+  await a.click('.conflict-theirs');
+  assert.equal(await a.inputValue('.custom-input'), 'Ops asked');
+  assert.equal(await a.isVisible('.conflict'), false);
+  await sleep(1200);
+  assert.equal(await saved(), 'Ops asked');
+  assert.equal(await b.isVisible('.conflict'), false);
   assert.deepEqual(problems, []);
   await context.close();
 });

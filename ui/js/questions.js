@@ -57,6 +57,8 @@ export class QuestionsCard {
       };
     }
     this.revision = view.autosaveRevision || 0;
+    // desk-b: free text typed in this tab, by question id (another tab's save never replaces it silently).
+    this.typed = new Map();
     this.changes = 0;
     this.savedChanges = 0;
     this.busy = false;
@@ -75,6 +77,7 @@ export class QuestionsCard {
     window.addEventListener('pagehide', this.onHide);
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
       if (kind === 'poll') this.poll();
+      else if (kind === 'ask.autosaved' && data && data.ask_id === this.id && (data.revision || 0) > this.revision) this.remoteSave();
       else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
     });
     if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
@@ -134,6 +137,7 @@ export class QuestionsCard {
         input.style.height = `${input.scrollHeight}px`;
         const a = this.answers[q.id];
         a.custom = input.value;
+        this.typed.set(q.id, input.value);
         if (!q.multi_select) a.selected = [];
         this.changed();
       });
@@ -223,6 +227,62 @@ export class QuestionsCard {
       },
       () => {},
     );
+  }
+
+  /**
+   * desk-b: another tab (or view) saved. A text this tab typed and still shows stays, with the
+   * other text beside it — "Changed in another tab: … — Keep mine / Use theirs"; every other
+   * answer follows the save unless this tab has unsaved edits.
+   */
+  async remoteSave() {
+    let v;
+    try {
+      v = await askApi.view(this.id);
+    } catch {
+      return;
+    }
+    if (this.settled || v.state !== 'pending' || (v.autosaveRevision || 0) <= this.revision) return;
+    this.revision = v.autosaveRevision || this.revision;
+    const saved = (v.autosave && v.autosave.answers) || {};
+    const clean = this.changes === this.savedChanges;
+    for (const q of this.questions) {
+      const r = saved[q.id] || {};
+      const remote = {
+        selected: Array.isArray(r.selected) ? r.selected.filter((l) => typeof l === 'string') : [],
+        custom: typeof r.custom === 'string' ? r.custom : '',
+      };
+      const a = this.answers[q.id];
+      const section = this.sections.find((x) => x.getAttribute('data-qid') === q.id);
+      if (this.typed.get(q.id) === a.custom && a.custom.trim()) {
+        if (remote.custom !== a.custom) this.showConflict(q, section, remote);
+      } else if (clean) {
+        this.answers[q.id] = remote;
+        if (section) section.input.value = remote.custom;
+      }
+    }
+    for (const l of this.lists) l.update();
+  }
+
+  showConflict(q, section, remote) {
+    if (!section) return;
+    const old = section.querySelector('.conflict');
+    if (old) old.remove();
+    const box = h('div', { class: 'conflict', role: 'alert' },
+      h('p', { class: 'conflict-title' }, t('conflict.title')),
+      h('p', { class: 'conflict-text' }, remote.custom.trim() ? remote.custom : t('conflict.empty')));
+    const keep = h('button', { type: 'button', class: 'btn small conflict-keep keep-live', onclick: () => {
+      box.remove();
+      this.changed();
+    } }, t('conflict.keep'));
+    const theirs = h('button', { type: 'button', class: 'btn small conflict-theirs keep-live', onclick: () => {
+      box.remove();
+      this.typed.delete(q.id);
+      this.answers[q.id] = { selected: [...remote.selected], custom: remote.custom };
+      section.input.value = remote.custom;
+      this.changed();
+    } }, t('conflict.theirs'));
+    box.appendChild(h('div', { class: 'conflict-actions' }, keep, theirs));
+    section.appendChild(box);
   }
 
   async submit() {
