@@ -345,3 +345,42 @@ test('two tabs of one questions card: the other tab\'s text shows beside mine, e
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('two tabs of one review: a note typed here stays when the other tab saves another — Keep mine / Use theirs', async () => {
+  const r = await daemon.api('POST', '/api/asks', { kind: 'review', args: { title: 'Two tabs review', items: [
+    { id: 'c1', title: 'Copy button copies the full path' }, { id: 'g5', type: 'text', label: 'Anything off' }] } });
+  const id = r.body.ask_id;
+  const { context, page: a, problems } = await openContext(browser, daemon);
+  const b = await context.newPage();
+  for (const p of [a, b]) {
+    await p.goto(`${daemon.url}/a/${id}`);
+    await p.waitForSelector('form.rv-panel');
+  }
+  const note = '.rv-row[data-id="g5"] .rv-note-input';
+  const saved = async () => ((await daemon.view(id)).autosave?.answers?.g5?.note);
+  const until = async (want) => {
+    for (let i = 0; i < 100 && (await saved()) !== want; i++) await sleep(100);
+    assert.equal(await saved(), want);
+  };
+  await a.fill(note, 'Scrollbar flickers');
+  await a.locator(note).blur();
+  await until('Scrollbar flickers');
+  await b.waitForFunction((sel) => document.querySelector(sel).value === 'Scrollbar flickers', note);
+  await b.fill(note, 'Nothing off');
+  await b.locator(note).blur();
+  await until('Nothing off');
+  await a.waitForSelector('.rv-row[data-id="g5"] .conflict');
+  assert.equal(await a.textContent('.rv-row[data-id="g5"] .conflict-text'), 'Nothing off');
+  assert.equal(await a.inputValue(note), 'Scrollbar flickers');
+  await a.click('.rv-row[data-id="g5"] .conflict-keep');
+  await until('Scrollbar flickers');
+  await b.waitForSelector('.rv-row[data-id="g5"] .conflict');
+  assert.equal(await b.textContent('.rv-row[data-id="g5"] .conflict-text'), 'Scrollbar flickers');
+  await b.click('.rv-row[data-id="g5"] .conflict-theirs');
+  assert.equal(await b.inputValue(note), 'Scrollbar flickers');
+  await sleep(1200);
+  assert.equal(await saved(), 'Scrollbar flickers');
+  assert.equal(await a.isVisible('.conflict'), false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
