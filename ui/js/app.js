@@ -7,7 +7,6 @@ import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
-import { Inbox } from './inbox.js';
 
 const app = document.getElementById('app');
 const live = new Live();
@@ -88,6 +87,9 @@ async function route() {
     if (!m) {
       await setLang(userLanguage());
       document.title = 'askd';
+      // The inbox (and its builder cards) loads only on its own page, like each kind's module.
+      const { Inbox } = await import('./inbox.js');
+      if (gen !== routes) return;
       view = new Inbox(app, ctx);
       await view.mount();
       return;
