@@ -11,6 +11,95 @@ export class ApiError extends Error {
   }
 }
 
+// desk-b: reachability. A call that gets no answer (a network error, or nothing within
+// CALL_TIMEOUT_MS) marks the daemon unreachable; a probe of /api/health then retries, 1 s
+// apart, until it answers. While unreachable, a call waits (it is queued, and the banner says
+// so) and is sent when the daemon is back; a call whose request failed is sent once more
+// then. Watchers (the banner, the event stream) hear every change. While reachable, a probe
+// every PROBE_MS notices a daemon that stopped answering without closing its connections.
+const CALL_TIMEOUT_MS = 20000;
+const PROBE_TIMEOUT_MS = 4000;
+const PROBE_MS = 5000;
+const RETRY_MS = 1000;
+let online = true;
+let queued = 0;
+let backWaiters = [];
+let probeTimer = null;
+let probing = false;
+const watchers = new Set();
+
+/** fn({online, queued}) on every change of reachability or of the queued calls; returns unsubscribe. */
+export function onReachability(fn) {
+  watchers.add(fn);
+  return () => watchers.delete(fn);
+}
+
+export function reachable() {
+  return online;
+}
+
+function tell() {
+  for (const fn of [...watchers]) fn({ online, queued });
+}
+
+function setOnline(ok) {
+  if (ok === online) return;
+  online = ok;
+  if (ok) {
+    const w = backWaiters;
+    backWaiters = [];
+    for (const resolve of w) resolve();
+  }
+  tell();
+  schedule(ok ? PROBE_MS : RETRY_MS);
+}
+
+function back() {
+  return online ? Promise.resolve() : new Promise((resolve) => backWaiters.push(resolve));
+}
+
+async function probe() {
+  if (probing) return;
+  probing = true;
+  let ok = false;
+  try {
+    const res = await fetch('/api/health', { credentials: 'same-origin', cache: 'no-store', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    ok = res.ok;
+  } catch {
+    ok = false;
+  }
+  probing = false;
+  if (ok !== online) setOnline(ok);
+  else schedule(ok ? PROBE_MS : RETRY_MS);
+}
+
+function schedule(ms) {
+  clearTimeout(probeTimer);
+  if (typeof document !== 'undefined' && document.visibilityState === 'hidden' && online) return;
+  probeTimer = setTimeout(probe, ms);
+}
+
+/** Something (the event stream's error) suggests the daemon went away: check now. */
+export function checkReachable() {
+  clearTimeout(probeTimer);
+  probe();
+}
+
+if (typeof document !== 'undefined') {
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') checkReachable();
+  });
+  schedule(PROBE_MS);
+}
+
+async function send(path, init, keepalive) {
+  try {
+    return await fetch(path, keepalive ? init : { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  } catch (e) {
+    return { failed: e };
+  }
+}
+
 /** Calls the API; resolves to the JSON body, rejects with ApiError (status 0: no answer). */
 export async function api(method, path, body, { keepalive = false } = {}) {
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin', keepalive };
@@ -19,10 +108,18 @@ export async function api(method, path, body, { keepalive = false } = {}) {
     init.body = JSON.stringify(body);
   }
   let res;
-  try {
-    res = await fetch(path, init);
-  } catch (e) {
-    throw new ApiError(0, { error: String(e && e.message) });
+  for (let attempt = 0; ; attempt++) {
+    if (!online && !keepalive) {
+      queued += 1;
+      tell();
+      await back();
+      queued -= 1;
+      tell();
+    }
+    res = await send(path, init, keepalive);
+    if (!res.failed) break;
+    setOnline(false);
+    if (keepalive || attempt > 0) throw new ApiError(0, { error: String(res.failed && res.failed.message) });
   }
   let json = null;
   try {

@@ -1,21 +1,38 @@
 // askd's web UI: one page for the inbox (`/`) and each ask (`/a/{id}`), plain ES modules, no
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
-import { ask as askApi } from './api.js';
+import { ask as askApi, onReachability } from './api.js';
 import { h, icon, revealText, plainText } from './dom.js';
-import { t, setLang, askLanguage, userLanguage } from './i18n.js';
+import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
 
 const app = document.getElementById('app');
 const live = new Live();
-const banner = h('div', { class: 'live-banner', role: 'status', hidden: true }, t('live.offline'));
+const banner = h('div', { class: 'live-banner', role: 'status', hidden: true });
 document.body.prepend(banner);
+// desk-b: one banner for both troubles — the daemon not answering at all (reconnecting, and
+// the calls that wait for it), or only the live stream interrupted (polling).
+let reach = { online: true, queued: 0 };
+let streamOk = true;
+function showBanner() {
+  const down = !reach.online;
+  banner.classList.toggle('reconnecting', down);
+  document.body.classList.toggle('offline', down);
+  banner.textContent = down
+    ? [t('live.reconnecting'), reach.queued ? t('live.queued', { n: reach.queued }) : t('live.willRefresh')].join(' ')
+    : t('live.offline');
+  banner.hidden = !down && streamOk;
+}
 live.onHealth = (ok) => {
-  banner.textContent = t('live.offline');
-  banner.hidden = ok;
+  streamOk = ok;
+  showBanner();
 };
+onReachability((r) => {
+  reach = r;
+  showBanner();
+});
 let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
@@ -54,13 +71,13 @@ async function route() {
   const ctx = { live, navigate, onCrash: (e) => crash(e, route) };
   try {
     if (/^\/settings\/?$/.test(location.pathname)) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       view = new (await import('./settings.js')).SettingsPage(app, ctx);
       await view.mount();
       return;
     }
     if (/^\/records\/?$/.test(location.pathname)) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       const { RecordsPage } = await import('./records.js');
       if (gen !== routes) return;
       view = new RecordsPage(app, ctx);
@@ -68,7 +85,7 @@ async function route() {
       return;
     }
     if (sm) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       const { SessionPage } = await import('./session.js');
       if (gen !== routes) return;
       view = new SessionPage(app, decodeURIComponent(sm[1]), ctx);
@@ -76,9 +93,9 @@ async function route() {
       return;
     }
     if (!m) {
-      setLang(userLanguage());
+      await setLang(userLanguage());
       document.title = 'askd';
-      // The inbox loads on its own page only, so an ask's page does not carry it.
+      // The inbox (and its builder cards) loads only on its own page, like each kind's module.
       const { Inbox } = await import('./inbox.js');
       if (gen !== routes) return;
       view = new Inbox(app, ctx);
@@ -91,14 +108,16 @@ async function route() {
       data = await askApi.view(id);
     } catch (e) {
       if (gen !== routes) return;
-      setLang(userLanguage());
+      await setLang(userLanguage());
+      if (gen !== routes) return;
       app.replaceChildren(h('section', { class: 'card settled' }, h('div', { class: 'settled-body' },
         h('h1', { class: 'prompt' }, e.status === 404 ? t('error.notFound') : t('error.network')),
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')))));
       return;
     }
     if (gen !== routes) return;
-    setLang(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data));
+    await setLang(pageLanguage(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data)));
+    if (gen !== routes) return;
     if (data.session) {
       sessionLink.replaceChildren(h('a', { href: `/sessions/${encodeURIComponent(data.session)}`, 'data-nav': '', class: 'btn ghost small' }, t('session.link')));
       sessionLink.hidden = false;

@@ -32,25 +32,65 @@ export function confirmDialog(text, { focusNo = false, body = null, yes: yesLabe
   });
 }
 
-const SHORTCUTS = [
-  ['a–z 1–9', 'help.choose'],
+// The survey wizard's keys, exactly as its key handler reads them: lower-case letters and
+// digits belong to the options, every command is Shift+letter or a symbol (never an option key).
+export const WIZARD_SHORTCUTS = [
+  ['a–z 0–9', 'help.choose'],
+  ['1–9', 'help.position'],
   ['↑ ↓', 'help.move'],
   ['Enter', 'help.primary'],
   ['← ⌫', 'help.back'],
-  ['S', 'help.skip'],
-  ['B', 'help.bank'],
+  ['Shift+S', 'help.skip'],
+  ['Shift+B', 'help.bank'],
   ['?', 'help.details'],
-  ['G', 'help.diagram'],
-  ['W', 'help.why'],
-  ['Q R P D', 'help.intro'],
-  ['X', 'help.cancel'],
+  ['Shift+G', 'help.diagram'],
+  ['Shift+W', 'help.why'],
+  ['Shift+Q Shift+R Shift+P Shift+D', 'help.intro'],
+  ['Shift+X', 'help.cancel'],
   ['Esc', 'help.escape'],
-  ['H', 'help.help'],
+  ['Shift+H', 'help.help'],
 ];
+
+/** The flat questions page's keys (questions.js). */
+export const QUESTIONS_SHORTCUTS = [
+  ['1–9', 'help.questions.choose'],
+  ['↑ ↓', 'help.move'],
+  ['Enter', 'help.questions.submit'],
+  ['Ctrl+Enter', 'help.questions.submit'],
+  ['Esc', 'help.escape'],
+  ['Shift+H', 'help.help'],
+];
+
+/**
+ * The option key a plain key press chooses, or null: the option whose key is that character
+ * (an upper-case letter never chooses: Shift+letter is a command), else a digit 1–9 by
+ * position. `keys` are the options' keys in order.
+ */
+export function optionKeyFor(keys, pressed) {
+  if (pressed.length !== 1 || /^[A-Z]$/.test(pressed)) return null;
+  if (keys.includes(pressed)) return pressed;
+  const folded = keys.find((k) => k.length === 1 && k.toLowerCase() === pressed);
+  if (folded !== undefined) return folded;
+  if (/^[1-9]$/.test(pressed) && Number(pressed) <= keys.length) return keys[Number(pressed) - 1];
+  return null;
+}
+
+/** How the keys that choose read in a hint: "a–e / 1–5", "1–3", "a c x / 1–3". */
+export function chooseKeys(keys) {
+  const n = Math.min(keys.length, 9);
+  if (!n) return '';
+  const positions = n === 1 ? '1' : `1–${n}`;
+  const typed = keys.filter((k) => k.length === 1).map((k) => k.toLowerCase());
+  if (typed.length !== keys.length || typed.join('') === '123456789'.slice(0, typed.length)) return positions;
+  const run = typed.every((k, i) => i === 0 || k.charCodeAt(0) === typed[i - 1].charCodeAt(0) + 1);
+  const shown = run && typed.length > 2 ? `${typed[0]}–${typed[typed.length - 1]}` : typed.join(' ');
+  return `${shown} / ${positions}`;
+}
 
 let helpOpen = null;
 
-export function toggleHelp() {
+/** Opens (or closes) the list of `rows` ([keys, label key]); the wizard's by default. */
+export function toggleHelp(rows = WIZARD_SHORTCUTS) {
   if (helpOpen) {
     helpOpen.close();
     return;
@@ -59,7 +99,7 @@ export function toggleHelp() {
     onclick: () => dialog.close() }, icon('close'));
   const dialog = h('dialog', { class: 'dialog help', 'aria-labelledby': 'help-title' },
     h('div', { class: 'dialog-head' }, h('h2', { id: 'help-title' }, t('help.title')), close),
-    h('dl', { class: 'shortcuts' }, SHORTCUTS.map(([keys, label]) => [
+    h('dl', { class: 'shortcuts' }, rows.map(([keys, label]) => [
       h('dt', null, keys.split(' ').map((k) => h('kbd', null, k))),
       h('dd', null, t(label)),
     ])));

@@ -139,7 +139,7 @@ export class DriftCard {
       class: `card drift-card${this.open ? '' : ' settled-drift'}`, 'aria-labelledby': titleId, 'data-state': d.state || 'open',
       tabindex: this.embedded ? '-1' : null,
     }, head, body, this.open ? this.controls() : this.outcome());
-    this.root.replaceChildren(...[this.card, this.open ? h('p', { class: 'kbd-hint' }, t(this.embedded ? 'drift.keys.embedded' : 'drift.keys')) : null].filter(Boolean));
+    this.root.replaceChildren(...[this.card, this.open ? h('p', { class: 'kbd-hint' }, t(this.embedded ? 'drift.keys.embedded' : 'drift.keys', { dir: this.directionKeys() })) : null].filter(Boolean));
     if (this.open) this.refresh();
   }
 
@@ -379,6 +379,12 @@ export class DriftCard {
       }
       this.refresh();
     }
+  }
+
+  /** desk-b: "1–3 direction · " for the options this card has (none: no digit keys). */
+  directionKeys() {
+    const n = Math.min(this.options.length, 4);
+    return n ? `${t('drift.keys.dir', { keys: n === 1 ? '1' : `1–${n}` })} · ` : '';
   }
 
   key(e) {

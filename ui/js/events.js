@@ -1,6 +1,10 @@
 // The live event stream (/api/events): one EventSource per page, reconnecting by itself
 // with Last-Event-ID (the daemon replays what was missed). While it is unhealthy (or the
 // browser has no EventSource) the page polls every 20 s instead (survey.md §12.16).
+// desk-b: a stream error asks api.js to check the daemon at once; when the daemon is back
+// after being unreachable, a closed stream is opened again and every listener gets a
+// {kind: 'poll'}, so each page reloads its state.
+import { onReachability, checkReachable } from './api.js';
 
 const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'settings.updated'];
 const POLL_MS = 20000;
@@ -15,9 +19,29 @@ export class Live {
       this.startPolling();
       return;
     }
+    this.open();
+    let wasOnline = true;
+    onReachability(({ online }) => {
+      if (online === wasOnline) return;
+      wasOnline = online;
+      if (!online) return;
+      if (this.source.readyState === EventSource.CLOSED) this.open();
+      for (const fn of [...this.listeners]) fn({ kind: 'poll', data: null });
+    });
+    // Until the stream opens, the page is fed by its own initial fetch.
+    this.pollTimer = setTimeout(() => {
+      if (!this.healthy) this.startPolling();
+    }, 3000);
+  }
+
+  open() {
+    if (this.source) this.source.close();
     this.source = new EventSource('/api/events');
     this.source.onopen = () => this.setHealthy(true);
-    this.source.onerror = () => this.setHealthy(false);
+    this.source.onerror = () => {
+      this.setHealthy(false);
+      checkReachable();
+    };
     for (const kind of KINDS) {
       this.source.addEventListener(kind, (e) => {
         let data = null;
@@ -29,10 +53,6 @@ export class Live {
         for (const fn of [...this.listeners]) fn({ kind, data });
       });
     }
-    // Until the stream opens, the page is fed by its own initial fetch.
-    this.pollTimer = setTimeout(() => {
-      if (!this.healthy) this.startPolling();
-    }, 3000);
   }
 
   setHealthy(ok) {

@@ -1,15 +1,28 @@
-// The chrome's language (platform.md §7, survey.md §12.14): on an ask's page the ask's
-// language; elsewhere the user's setting, then the first matching browser language (any zh*
-// tag is Simplified Chinese), then English. A key missing from a table falls back to English.
-import en from '../i18n/en.js';
-import zh from '../i18n/zh-CN.js';
-
-const TABLES = { en, 'zh-CN': zh };
+// The chrome's language. The Settings choice wins (`askd.lang` in this browser): English,
+// 中文, System (the first matching browser language, any zh* tag is Simplified Chinese, else
+// English) or Follow the ask — the default — where an ask's page takes the ask's language
+// (platform.md §7: a review's `lang`, else CJK in the title or half the prompts) and every
+// other page the browser's. Only the one table in use is loaded (a dynamic import), so a
+// key missing from it shows as the key: the tables' key parity is a browser test.
+const LOADERS = {
+  en: () => import('../i18n/en.js'),
+  'zh-CN': () => import('../i18n/zh-CN.js'),
+};
 const SETTING = 'askd.lang';
+/** The Settings choices, in the order Settings shows them. */
+export const CHOICES = ['ask', 'system', 'en', 'zh-CN'];
+const loaded = {};
+const extra = { en: {}, 'zh-CN': {} };
 let current = 'en';
+let table = {};
 
-export function setLang(lang) {
-  current = TABLES[lang] ? lang : 'en';
+/** Loads `lang`'s table (once) and makes it the chrome's language; resolves to the language. */
+export async function setLang(lang) {
+  const next = LOADERS[lang] ? lang : 'en';
+  if (!loaded[next]) loaded[next] = LOADERS[next]().then((m) => m.default);
+  const got = await loaded[next];
+  current = next;
+  table = got;
   document.documentElement.lang = current;
   return current;
 }
@@ -18,14 +31,14 @@ export function lang() {
   return current;
 }
 
-/** A page module's own strings, added to both tables. */
+/** A page module's own strings (both languages; they are small), kept beside the tables. */
 export function addStrings(e, z) {
-  Object.assign(en, e, { ...en });
-  Object.assign(zh, z, { ...zh });
+  Object.assign(extra.en, e);
+  Object.assign(extra['zh-CN'], z);
 }
 
 export function t(key, vars) {
-  let s = TABLES[current][key] ?? en[key] ?? key;
+  let s = table[key] ?? extra[current][key] ?? extra.en[key] ?? key;
   if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v));
   return s;
 }
@@ -53,20 +66,35 @@ export function askLanguage(view) {
   return cjk * 2 >= prompts.length ? 'zh-CN' : 'en';
 }
 
-/** The user's setting, else the first browser language askd has, else English. */
-export function userLanguage() {
+/** The Settings choice in this browser: one of CHOICES, `ask` when none was saved. */
+export function languageChoice() {
   let stored = null;
   try {
     stored = localStorage.getItem(SETTING);
   } catch {
     stored = null;
   }
-  if (stored && TABLES[stored]) return stored;
+  return CHOICES.includes(stored) ? stored : 'ask';
+}
+
+/** The first browser language askd has, else English. */
+export function browserLanguage() {
   for (const tag of navigator.languages || [navigator.language || '']) {
     if (/^zh\b/i.test(tag)) return 'zh-CN';
     if (/^en\b/i.test(tag)) return 'en';
   }
   return 'en';
+}
+
+/** The language of a page that is not an ask's: the chosen one, else the browser's. */
+export function userLanguage() {
+  const c = languageChoice();
+  return LOADERS[c] ? c : browserLanguage();
+}
+
+/** The language of an ask's page: the ask's (`askLang`) only when Settings follows the ask. */
+export function pageLanguage(askLang) {
+  return languageChoice() === 'ask' ? askLang : userLanguage();
 }
 
 export function saveUserLanguage(l) {

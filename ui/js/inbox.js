@@ -8,9 +8,15 @@ import { Builder } from './builder.js';
 
 const SETTLED_SHOWN = 20;
 
-/** "waiting 3 min", or "just now" under a minute. */
+/** "waiting 3 min" ("waiting 40 s" under a minute). */
 function waiting(ms) {
-  return ms < 60000 ? t('time.now') : t('inbox.waiting', { t: duration(ms, t) });
+  const sec = Math.max(0, Math.floor(ms / 1000));
+  return t('inbox.waiting', { t: sec < 60 ? t('time.sec', { n: sec }) : duration(ms, t) });
+}
+
+/** desk-b: a waiting time that keeps counting (Inbox.tick rewrites it from `since`). */
+function waitingSpan(cls, since, now) {
+  return h('span', { class: `${cls} wait-live`, 'data-since': String(since) }, waiting(now - since));
 }
 
 export class Inbox {
@@ -30,6 +36,9 @@ export class Inbox {
     this.unsubscribe = this.ctx.live.subscribe((e) => this.event(e));
     this.builder.mount(this.ctx.live);
     this.ticker = setInterval(() => this.render(), 30000);
+    this.waitTicker = setInterval(() => this.tick(), 5000);
+    this.onKey = (e) => this.key(e);
+    document.addEventListener('keydown', this.onKey);
     this.onVisible = () => {
       if (document.visibilityState === 'visible') this.load();
     };
@@ -40,6 +49,8 @@ export class Inbox {
     if (this.unsubscribe) this.unsubscribe();
     this.builder.unmount();
     clearInterval(this.ticker);
+    clearInterval(this.waitTicker);
+    document.removeEventListener('keydown', this.onKey);
     clearTimeout(this.reloadTimer);
     document.removeEventListener('visibilitychange', this.onVisible);
   }
@@ -140,9 +151,10 @@ export class Inbox {
       onclick: () => {
         const next = lang() === 'zh-CN' ? 'en' : 'zh-CN';
         saveUserLanguage(next);
-        setLang(next);
-        this.unmount();
-        this.mount();
+        setLang(next).then(() => {
+          this.unmount();
+          this.mount();
+        });
       },
     }, t('lang.switch')));
     tools.appendChild(h('a', { href: '/records', class: 'btn ghost inbox-records', 'data-nav': '' }, t('records.link')));
@@ -151,7 +163,7 @@ export class Inbox {
       h('header', { class: 'inbox-head' },
         h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), 'askd'),
         h('h1', { class: 'inbox-title' }, t('inbox.title')), tools),
-      this.status, this.list));
+      this.status, this.list, h('p', { class: 'kbd-hint inbox-keys' }, t('inbox.keys'))));
   }
 
   render() {
@@ -183,7 +195,7 @@ export class Inbox {
         h('header', { class: 'session-head' },
           h('span', { class: 'session-client' }, client),
           h('span', { class: 'session-ws' }, workspace || t('inbox.noWorkspace')),
-          asks.length ? h('span', { class: 'session-wait' }, waiting(now - oldest)) : null,
+          asks.length ? waitingSpan('session-wait', oldest, now) : null,
           h('a', { class: 'session-page-link', href: `/sessions/${encodeURIComponent(session)}`, 'data-nav': '' }, t('session.link'))),
         this.builder.cards(session),
         asks.length ? h('ul', { class: 'ask-list' }, asks.map((a) => this.pendingRow(a, now))) : null));
@@ -202,6 +214,30 @@ export class Inbox {
       const again = this.list.querySelector(`[data-ask-id="${CSS.escape(focusId)}"] .ask-link`);
       if (again) again.focus();
     }
+  }
+
+  /** desk-b: every waiting time counts on without a re-render. */
+  tick() {
+    const now = Date.now();
+    for (const el of this.list.querySelectorAll('.wait-live')) {
+      el.textContent = waiting(now - Number(el.getAttribute('data-since')));
+    }
+  }
+
+  /** desk-b: j / k move the focus down / up the list of asks (Enter then opens the focused one). */
+  key(e) {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || document.querySelector('dialog[open]')) return;
+    const target = e.target;
+    if (target && target.matches && target.matches('input, textarea, select, [contenteditable]')) return;
+    if (e.key !== 'j' && e.key !== 'k') return;
+    const links = [...this.list.querySelectorAll('.ask-row .ask-link')];
+    if (!links.length) return;
+    e.preventDefault();
+    const at = links.indexOf(document.activeElement);
+    const next = at < 0 ? (e.key === 'j' ? 0 : links.length - 1)
+      : Math.max(0, Math.min(links.length - 1, at + (e.key === 'j' ? 1 : -1)));
+    links[next].focus();
+    links[next].scrollIntoView({ block: 'nearest' });
   }
 
   /** An ask without a title (a questions ask from before titles were stored): its first question (a drift: its description) stands in. */
@@ -224,7 +260,7 @@ export class Inbox {
   }
 
   pendingRow(a, now) {
-    const waited = waiting(now - (Date.parse(a.created_at) || now));
+    const since = Date.parse(a.created_at) || now;
     return h('li', { class: 'ask-row', 'data-ask-id': a.id },
       h('a', { class: 'ask-link', href: `/a/${a.id}`, 'data-nav': '' },
         h('span', { class: 'ask-main' },
@@ -233,7 +269,7 @@ export class Inbox {
             h('span', { class: `chip kind-chip${a.kind === 'drift' ? ' drift-badge' : ''}` }, a.kind === 'drift' ? t('drift.badge') : t(`kind.${a.kind}`)),
             a.banked ? h('span', { class: 'chip' }, t('inbox.bankedCount', { n: a.banked })) : null,
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
-            h('span', { class: 'muted' }, waited))),
+            waitingSpan('muted', since, now))),
         h('span', { class: 'btn small' }, a.kind === 'survey' ? t('nav.resume') : t('nav.open'))));
   }
 

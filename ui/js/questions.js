@@ -11,7 +11,7 @@ import { h, icon, nextId, displayLabel, setText, repeatNotice } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
-import { confirmDialog, toggleHelp } from './dialog.js';
+import { confirmDialog, toggleHelp, QUESTIONS_SHORTCUTS, chooseKeys } from './dialog.js';
 import { hideTooltip } from './tooltip.js';
 
 /** The strings of the read-only answers, added to both tables (the wizard loads this module
@@ -57,6 +57,8 @@ export class QuestionsCard {
       };
     }
     this.revision = view.autosaveRevision || 0;
+    // desk-b: free text typed in this tab, by question id (another tab's save never replaces it silently).
+    this.typed = new Map();
     this.changes = 0;
     this.savedChanges = 0;
     this.busy = false;
@@ -75,6 +77,7 @@ export class QuestionsCard {
     window.addEventListener('pagehide', this.onHide);
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
       if (kind === 'poll') this.poll();
+      else if (kind === 'ask.autosaved' && data && data.ask_id === this.id && (data.revision || 0) > this.revision) this.remoteSave();
       else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
     });
     if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
@@ -134,6 +137,7 @@ export class QuestionsCard {
         input.style.height = `${input.scrollHeight}px`;
         const a = this.answers[q.id];
         a.custom = input.value;
+        this.typed.set(q.id, input.value);
         if (!q.multi_select) a.selected = [];
         this.changed();
       });
@@ -170,14 +174,18 @@ export class QuestionsCard {
           eyebrow ? h('div', { class: 'eyebrow' }, eyebrow) : null,
           h('div', { class: 'card-title', id: titleId }, t('questions.title'))),
         h('div', { class: 'head-tools' },
-          tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp()),
+          tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp(QUESTIONS_SHORTCUTS)),
           tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.save(false); this.ctx.navigate('/'); }))),
       h('div', { class: 'page page-flat' }, sections),
       this.alert,
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('questions.title') },
         h('div', { class: 'tb-left' }),
         h('div', { class: 'tb-right' }, cancel, this.submitBtn)));
-    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, t('help.footer')));
+    // desk-b: the keys this page reads — digits by position (the badges), Enter, Shift+H.
+    const most = Math.max(0, ...sections.map((s) => (s.rows ? s.rows.keys().length : 0)));
+    const hint = [most ? t('hint.choose', { keys: chooseKeys(Array.from({ length: most }, (_, i) => String(i + 1))) }) : null,
+      t('hint.submit'), t('hint.help')].filter(Boolean).join(' · ');
+    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, hint));
     for (const s of sections) requestAnimationFrame(() => {
       s.input.style.height = 'auto';
       s.input.style.height = `${s.input.scrollHeight}px`;
@@ -219,6 +227,62 @@ export class QuestionsCard {
       },
       () => {},
     );
+  }
+
+  /**
+   * desk-b: another tab (or view) saved. A text this tab typed and still shows stays, with the
+   * other text beside it — "Changed in another tab: … — Keep mine / Use theirs"; every other
+   * answer follows the save unless this tab has unsaved edits.
+   */
+  async remoteSave() {
+    let v;
+    try {
+      v = await askApi.view(this.id);
+    } catch {
+      return;
+    }
+    if (this.settled || v.state !== 'pending' || (v.autosaveRevision || 0) <= this.revision) return;
+    this.revision = v.autosaveRevision || this.revision;
+    const saved = (v.autosave && v.autosave.answers) || {};
+    const clean = this.changes === this.savedChanges;
+    for (const q of this.questions) {
+      const r = saved[q.id] || {};
+      const remote = {
+        selected: Array.isArray(r.selected) ? r.selected.filter((l) => typeof l === 'string') : [],
+        custom: typeof r.custom === 'string' ? r.custom : '',
+      };
+      const a = this.answers[q.id];
+      const section = this.sections.find((x) => x.getAttribute('data-qid') === q.id);
+      if (this.typed.get(q.id) === a.custom && a.custom.trim()) {
+        if (remote.custom !== a.custom) this.showConflict(q, section, remote);
+      } else if (clean) {
+        this.answers[q.id] = remote;
+        if (section) section.input.value = remote.custom;
+      }
+    }
+    for (const l of this.lists) l.update();
+  }
+
+  showConflict(q, section, remote) {
+    if (!section) return;
+    const old = section.querySelector('.conflict');
+    if (old) old.remove();
+    const box = h('div', { class: 'conflict', role: 'alert' },
+      h('p', { class: 'conflict-title' }, t('conflict.title')),
+      h('p', { class: 'conflict-text' }, remote.custom.trim() ? remote.custom : t('conflict.empty')));
+    const keep = h('button', { type: 'button', class: 'btn small conflict-keep keep-live', onclick: () => {
+      box.remove();
+      this.changed();
+    } }, t('conflict.keep'));
+    const theirs = h('button', { type: 'button', class: 'btn small conflict-theirs keep-live', onclick: () => {
+      box.remove();
+      this.typed.delete(q.id);
+      this.answers[q.id] = { selected: [...remote.selected], custom: remote.custom };
+      section.input.value = remote.custom;
+      this.changed();
+    } }, t('conflict.theirs'));
+    box.appendChild(h('div', { class: 'conflict-actions' }, keep, theirs));
+    section.appendChild(box);
   }
 
   async submit() {
@@ -296,7 +360,7 @@ export class QuestionsCard {
     if (target && target.matches && target.matches('input, textarea')) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === 'H') {
-      toggleHelp();
+      toggleHelp(QUESTIONS_SHORTCUTS);
       return;
     }
     if (e.key === 'Enter' && !(target && target.closest && target.closest('button, a, .row-hit'))) {

@@ -97,6 +97,8 @@ export class ReviewPanel {
     this.settled = false;
     this.undo = null;
     this.ownRevisions = new Set();
+    // desk-b: notes typed in this tab, by item id (another tab's save never replaces one silently).
+    this.typedNotes = new Map();
     this.onKey = (e) => this.key(e);
     this.onHide = () => {
       if (document.visibilityState === 'hidden') this.save(true);
@@ -156,8 +158,20 @@ export class ReviewPanel {
    */
   applyRemote(v) {
     if (this.settled || this.busy || this.meta.offline || !this.panel) return;
-    if (this.changes !== this.savedChanges) return;
     const saved = (v.autosave && v.autosave.answers) || {};
+    // desk-b: a note typed here that another view's save changed stays, with theirs beside it.
+    const kept = new Set();
+    if (!this.ownRevisions.has(v.autosaveRevision)) {
+      for (const it of this.items) {
+        const cur = this.answers[it.id];
+        const theirs = saved[it.id] && typeof saved[it.id].note === 'string' ? saved[it.id].note : '';
+        if (this.typedNotes.get(it.id) === cur.note && cur.note.trim() && theirs !== cur.note) {
+          this.showNoteConflict(it, theirs);
+          kept.add(it.id);
+        }
+      }
+    }
+    if (this.changes !== this.savedChanges) return;
     let any = false;
     for (const it of this.items) {
       const a = saved[it.id] || {};
@@ -165,7 +179,7 @@ export class ReviewPanel {
       const verdict = typeof a.verdict === 'string' ? a.verdict : '';
       const row = this.rows.get(it.id);
       const typing = row && document.activeElement === row.noteBox;
-      const note = typing ? cur.note : (typeof a.note === 'string' ? a.note : '');
+      const note = typing || kept.has(it.id) ? cur.note : (typeof a.note === 'string' ? a.note : '');
       if (verdict === cur.verdict && note === cur.note) continue;
       cur.verdict = verdict;
       cur.note = note;
@@ -187,6 +201,31 @@ export class ReviewPanel {
       this.hideNotice();
       this.refreshCounts();
     }
+  }
+
+  /** desk-b: "Changed in another tab: <their note> — Keep mine / Use theirs" under the row. */
+  showNoteConflict(it, theirs) {
+    const row = this.rows.get(it.id);
+    if (!row) return;
+    const old = row.el.querySelector('.conflict');
+    if (old) old.remove();
+    const box = h('div', { class: 'conflict', role: 'alert' },
+      h('p', { class: 'conflict-title' }, t('conflict.title')),
+      h('p', { class: 'conflict-text' }, theirs.trim() ? theirs : t('conflict.empty')));
+    const keep = h('button', { type: 'button', class: 'btn small conflict-keep keep-live', onclick: () => {
+      box.remove();
+      this.changed(it);
+    } }, t('conflict.keep'));
+    const use = h('button', { type: 'button', class: 'btn small conflict-theirs keep-live', onclick: () => {
+      box.remove();
+      this.typedNotes.delete(it.id);
+      this.answers[it.id].note = theirs;
+      row.noteBox.value = theirs;
+      this.grow(row.noteBox);
+      this.changed(it);
+    } }, t('conflict.theirs'));
+    box.appendChild(h('div', { class: 'conflict-actions' }, keep, use));
+    row.el.appendChild(box);
   }
 
   filled(it) {
@@ -331,6 +370,7 @@ export class ReviewPanel {
     noteBox.value = a.note;
     noteBox.addEventListener('input', () => {
       a.note = noteBox.value;
+      this.typedNotes.set(it.id, noteBox.value);
       this.grow(noteBox);
       this.changed(it);
     });

@@ -5,10 +5,11 @@
 // a saved value so the configuration applies again. Values take effect without a restart.
 import { api } from './api.js';
 import { h, icon, nextId } from './dom.js';
-import { t, lang, setLang, saveUserLanguage } from './i18n.js';
+import { t, setLang, saveUserLanguage, languageChoice, userLanguage } from './i18n.js';
 import { THEMES, savedTheme, saveTheme } from './theme.js';
 
-const LANGS = [['en', 'English'], ['zh-CN', '简体中文']];
+// desk-b: the ask's language applies only under "Follow the ask" (the default).
+const LANGS = [['ask', null], ['system', null], ['en', 'English'], ['zh-CN', '简体中文']];
 
 function mib(n) {
   const v = n / (1024 * 1024);
@@ -61,15 +62,16 @@ export class SettingsPage {
     const langId = nextId('st');
     const select = h('select', { id: langId, class: 'st-lang' },
       LANGS.map(([v, label]) => {
-        const o = h('option', { value: v }, label);
-        if (v === lang()) o.selected = true;
+        const o = h('option', { value: v }, label || t(`settings.lang.${v}`));
+        if (v === languageChoice()) o.selected = true;
         return o;
       }));
     select.addEventListener('change', () => {
       saveUserLanguage(select.value);
-      setLang(select.value);
-      document.title = `${t('settings.title')} · askd`;
-      this.render();
+      setLang(userLanguage()).then(() => {
+        document.title = `${t('settings.title')} · askd`;
+        this.render();
+      });
     });
     const themeId = nextId('st');
     const themeSelect = h('select', { id: themeId, class: 'st-theme' },

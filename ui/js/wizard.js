@@ -8,7 +8,7 @@ import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice }
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
-import { confirmDialog, toggleHelp } from './dialog.js';
+import { confirmDialog, toggleHelp, optionKeyFor, chooseKeys } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
 
 const SAVE_DELAY_MS = 500;
@@ -55,6 +55,9 @@ export class Wizard {
     this.quickMode = false;
     this.revision = 0;
     this.changes = 0;
+    // desk-b: free text typed in this tab (question id → text) and another tab's differing text.
+    this.typed = new Map();
+    this.conflicts = new Map();
     this.savedChanges = 0;
     this.saveTimer = null;
     this.saving = null;
@@ -239,6 +242,7 @@ export class Wizard {
     const q = this.question(id);
     const a = this.local(id);
     a.custom = text;
+    this.typed.set(id, text);
     a.skipped = false;
     const hadSelection = !q.multiSelect && a.selected.length > 0;
     if (!q.multiSelect) {
@@ -330,6 +334,7 @@ export class Wizard {
       if ((data.revision || 0) <= this.revision) return;
       this.remoteRevision = Math.max(this.remoteRevision, data.revision || 0);
       if (!this.dirty && !this.saving) this.reload();
+      else this.checkConflicts();
     }
   }
 
@@ -353,7 +358,14 @@ export class Wizard {
       }
       const newer = (view.autosaveRevision || 0) > this.revision && !this.dirty && !this.saving;
       const before = JSON.stringify([this.snapshot(), [...this.banked.keys()]]);
+      const clash = newer ? this.findConflicts(view) : new Map();
       this.adopt(view, newer);
+      // desk-b: this tab's own text stays on screen beside the other tab's, never replaced silently.
+      for (const [id, c] of clash) {
+        this.answers[id] = structuredClone(c.answer);
+        this.conflicts.set(id, c);
+      }
+      if (clash.size) this.renderPage(false);
       if (newer) {
         if (this.savedPosition) {
           this.position = this.savedPosition;
@@ -413,7 +425,8 @@ export class Wizard {
           h('div', { class: 'card-title', id: this.titleId }, title)),
         this.bankChip, this.headTools),
       this.progressBar, this.page, this.alert, this.footer);
-    this.root.replaceChildren(this.card, h('p', { class: 'kbd-hint' }, t('help.footer')));
+    this.keyHint = h('p', { class: 'kbd-hint' });
+    this.root.replaceChildren(this.card, this.keyHint);
     this.built = true;
   }
 
@@ -450,11 +463,87 @@ export class Wizard {
       heading = this.renderIntro();
     } else {
       heading = this.renderQuestion(this.position);
+      this.renderConflict();
     }
     this.card.dataset.position = this.position === 'intro' && this.quickMode ? 'quick' : this.position;
     this.card.classList.toggle('at-intro', this.position === 'intro' && !this.quickMode);
+    this.renderKeyHint();
     this.refresh();
     if (focus && heading) heading.focus({ preventScroll: false });
+  }
+
+  /**
+   * desk-b: the questions whose saved text (another tab's, in `view`) differs from the text
+   * this tab typed and still shows: id → {mine, theirs, remote (their whole answer), answer
+   * (this tab's whole answer)}.
+   */
+  findConflicts(view) {
+    const found = new Map();
+    if ((view.autosaveRevision || 0) <= this.revision) return found;
+    const saved = (view.autosave && view.autosave.answers) || {};
+    for (const [id, mine] of this.typed) {
+      const current = this.answers[id] ? this.answers[id].custom || '' : '';
+      if (current !== mine || blank(mine) || this.banked.has(id)) continue;
+      const remote = Object.hasOwn(saved, id) ? saved[id] : null;
+      const theirs = remote && typeof remote.custom === 'string' ? remote.custom : '';
+      if (theirs !== mine) found.set(id, { mine, theirs, remote, answer: structuredClone(this.answers[id]) });
+    }
+    return found;
+  }
+
+  /** desk-b: another tab saved while this one has unsaved edits: look, without adopting. */
+  async checkConflicts() {
+    let view;
+    try {
+      view = await askApi.view(this.id);
+    } catch {
+      return;
+    }
+    if (this.settled || view.state !== 'pending') return;
+    const clash = this.findConflicts(view);
+    for (const [id, c] of clash) this.conflicts.set(id, c);
+    if (clash.has(this.position)) this.renderPage(false);
+  }
+
+  /** desk-b: "Changed in another tab: <their text> — Keep mine / Use theirs" on its question. */
+  renderConflict() {
+    const id = this.position;
+    const c = this.conflicts.get(id);
+    if (!c) return;
+    const done = (answer) => {
+      this.conflicts.delete(id);
+      if (answer === null) delete this.answers[id];
+      else this.answers[id] = answer;
+      this.changed();
+      this.renderPage(false);
+    };
+    const keep = h('button', { type: 'button', class: 'btn small conflict-keep keep-live' }, t('conflict.keep'));
+    const theirs = h('button', { type: 'button', class: 'btn small conflict-theirs keep-live' }, t('conflict.theirs'));
+    keep.addEventListener('click', () => this.guard(() => done(structuredClone(c.answer))));
+    theirs.addEventListener('click', () => this.guard(() => {
+      this.typed.delete(id);
+      done(c.remote ? fromSaved(c.remote) : null);
+    }));
+    this.page.appendChild(h('div', { class: 'conflict', role: 'alert' },
+      h('p', { class: 'conflict-title' }, t('conflict.title')),
+      h('p', { class: 'conflict-text' }, blank(c.theirs) ? t('conflict.empty') : c.theirs),
+      h('div', { class: 'conflict-actions' }, keep, theirs)));
+  }
+
+  /** desk-b: the hint under the card names the keys that work on this page, and only those. */
+  renderKeyHint() {
+    const parts = [];
+    const keys = this.rows ? this.rows.keys() : [];
+    if (this.position === 'intro' && this.rows) {
+      parts.push(t('hint.focus', { keys: chooseKeys('abcdef'.slice(0, keys.length).split('')) }), t('hint.pick'), t('hint.back'));
+    } else if (this.position === 'intro') {
+      parts.push(t('hint.start'));
+    } else {
+      if (keys.length) parts.push(t('hint.choose', { keys: chooseKeys(keys) }));
+      parts.push(t('hint.next'), t('hint.back'));
+    }
+    parts.push(t('hint.help'));
+    this.keyHint.textContent = parts.join(' · ');
   }
 
   renderIntro() {
@@ -878,9 +967,9 @@ export class Wizard {
     // Option keys first (exactly as the spec spells them), then digits by position.
     if (this.rows) {
       const keys = this.rows.keys();
-      let key = keys.includes(e.key) ? e.key : null;
-      if (!key && /^[1-9]$/.test(e.key) && Number(e.key) <= keys.length) key = keys[Number(e.key) - 1];
-      if (!key && this.position === 'intro' && /^[a-f]$/.test(e.key)) key = keys['abcdef'.indexOf(e.key)];
+      // On the quick page the badges are a–f, whatever the templates' own keys.
+      let key = this.position === 'intro' && /^[a-f]$/.test(e.key) ? keys['abcdef'.indexOf(e.key)] ?? null : null;
+      if (!key) key = optionKeyFor(keys, e.key);
       if (key) {
         e.preventDefault();
         // Choosing by key leaves focus where it is, so Enter then continues; in quick mode the

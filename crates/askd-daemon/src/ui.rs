@@ -11,10 +11,20 @@
 //!   to the directory.
 //! - Every response has a content type, an `ETag` (SHA-256 of the bytes) and
 //!   `Cache-Control: no-cache` (the browser revalidates and gets `304` while nothing
-//!   changed). The fence adds the page CSP (`script-src 'self'`, no inline script or
+//!   changed). Not `immutable`: the page's modules import one another by plain relative URLs
+//!   (no build step, so no content-hashed names), and a long `max-age` on such a URL would
+//!   keep a stale module after an upgrade; a revalidation on loopback costs one round trip.
+//! - **Compressed by `Accept-Encoding`**: a client that accepts gzip gets the file gzipped
+//!   (`Content-Encoding: gzip`, its own strong `ETag`, the identity tag with `-gz`), every
+//!   response says `Vary: Accept-Encoding`. Release builds compress each embedded file once,
+//!   at the daemon's start ([`precompress`]), and keep it in memory; debug builds compress
+//!   what they read. A file that gzip does not make smaller is sent as it is. Only the UI's
+//!   files: the API and the SSE stream are never compressed. The fence adds the page CSP (`script-src 'self'`, no inline script or
 //!   style), which is why the UI has no inline `<script>`, `<style>` or `style=""`.
 //! - SVG responses (the diagrams of [`crate::diagram`]) get a stricter CSP of their own from
 //!   [`svg_csp`], the outermost layer of the router.
+
+use std::io::Write;
 
 use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -120,6 +130,67 @@ pub fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
         .any(|t| t == tag || t == "*")
 }
 
+/// `true` when `Accept-Encoding` accepts gzip: `gzip` (or `x-gzip`) or `*` with a
+/// non-zero quality, unless gzip itself is refused with `q=0`.
+pub fn accepts_gzip(headers: &HeaderMap) -> bool {
+    let mut gzip = None;
+    let mut star = None;
+    for item in headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+    {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q=").map(str::trim))
+            .find_map(|q| q.parse::<f32>().ok())
+            .unwrap_or(1.0);
+        match name.as_str() {
+            "gzip" | "x-gzip" => gzip = Some(q > 0.0),
+            "*" => star = Some(q > 0.0),
+            _ => {}
+        }
+    }
+    gzip.or(star).unwrap_or(false)
+}
+
+/// `bytes` gzipped at the best level, or `None` when that is not smaller.
+fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bytes).ok()?;
+    let out = enc.finish().ok()?;
+    (out.len() < bytes.len()).then_some(out)
+}
+
+/// Release builds: every embedded file gzipped once, in [`ASSETS`] order.
+#[cfg(not(debug_assertions))]
+fn gzipped_table() -> &'static [Option<Vec<u8>>] {
+    static TABLE: std::sync::OnceLock<Vec<Option<Vec<u8>>>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| ASSETS.iter().map(|a| gzip(a.bytes)).collect())
+}
+
+/// Compresses the embedded files now (release builds; debug builds compress per request),
+/// so the first page load does not pay for it. The daemon's start calls it.
+pub fn precompress() {
+    #[cfg(not(debug_assertions))]
+    gzipped_table();
+}
+
+#[cfg(not(debug_assertions))]
+fn gzipped(asset: &Asset, _body: &[u8]) -> Option<std::borrow::Cow<'static, [u8]>> {
+    let i = ASSETS.iter().position(|a| a.path == asset.path)?;
+    gzipped_table()[i]
+        .as_deref()
+        .map(std::borrow::Cow::Borrowed)
+}
+
+#[cfg(debug_assertions)]
+fn gzipped(_asset: &Asset, body: &[u8]) -> Option<std::borrow::Cow<'static, [u8]>> {
+    gzip(body).map(std::borrow::Cow::Owned)
+}
+
 fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
     let body = match bytes(asset) {
         Ok(b) => b,
@@ -128,15 +199,34 @@ fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
                 .into_response();
         }
     };
-    let tag = etag(&body);
+    let identity = etag(&body);
+    let compressed = if accepts_gzip(headers) {
+        gzipped(asset, &body)
+    } else {
+        None
+    };
+    let tag = match compressed {
+        // A strong tag names one representation: the gzipped bytes get their own.
+        Some(_) => format!("{}-gz\"", identity.trim_end_matches('"')),
+        None => identity,
+    };
     let common = [
         (header::ETAG, tag.clone()),
         (header::CACHE_CONTROL, "no-cache".to_string()),
+        (header::VARY, "Accept-Encoding".to_string()),
     ];
     if not_modified(headers, &tag) {
         return (StatusCode::NOT_MODIFIED, common).into_response();
     }
-    let mut response = (common, body.into_owned()).into_response();
+    let mut response = match compressed {
+        Some(gz) => (
+            common,
+            [(header::CONTENT_ENCODING, "gzip")],
+            gz.into_owned(),
+        )
+            .into_response(),
+        None => (common, body.into_owned()).into_response(),
+    };
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(asset.content_type),
@@ -224,6 +314,23 @@ mod tests {
             });
             assert!(!handler, "{}: event handler attribute", a.path);
         }
+    }
+
+    #[test]
+    fn accept_encoding_is_read_with_its_qualities() {
+        let with = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::ACCEPT_ENCODING, v.parse().unwrap());
+            accepts_gzip(&h)
+        };
+        assert!(!accepts_gzip(&HeaderMap::new()));
+        assert!(with("gzip, deflate, br, zstd"));
+        assert!(with("br;q=1.0, GZIP;q=0.5"));
+        assert!(with("*"));
+        assert!(!with("gzip;q=0"));
+        assert!(!with("*, gzip;q=0"));
+        assert!(!with("identity"));
+        assert!(!with("br"));
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub enum Purpose {
     Draft(String),
     /// `POST /api/asks/{id}/path` for the answers as of change number `seq`.
     Path { ask: String, seq: u64 },
+    /// `POST /api/asks/{id}/path` for the answers of the quick template `key`.
+    QuickPath { ask: String, key: String },
     /// `POST /api/asks/{id}/bank`.
     Bank(String),
     /// `POST /api/asks/{id}/submit`.

@@ -16,7 +16,7 @@ use crate::screens::questions::Questions;
 use crate::screens::review::Review;
 use crate::screens::survey::Survey;
 use crate::screens::{Base, Effect, cursor, focus_style, popup};
-use crate::text::clean_line;
+use crate::text::{clean_line, markdown_line};
 
 /// One pending ask in the inbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -380,7 +380,7 @@ impl App {
                 let view = &reply.body;
                 if view["state"].as_str() != Some("pending") {
                     self.screen = Screen::Settled {
-                        title: clean_line(view["title"].as_str().unwrap_or_default()),
+                        title: markdown_line(view["title"].as_str().unwrap_or_default()),
                         outcome: view["outcome"].as_str().unwrap_or("settled").to_string(),
                         mine: false,
                         lang: Lang::of_ask(view),
@@ -415,7 +415,8 @@ impl App {
                         | Purpose::Cancel(id)
                         | Purpose::Bank(id)
                         | Purpose::Preflight(id)
-                        | Purpose::Path { ask: id, .. } => *id == a.base().id,
+                        | Purpose::Path { ask: id, .. }
+                        | Purpose::QuickPath { ask: id, .. } => *id == a.base().id,
                         _ => false,
                     };
                     if !mine {
@@ -525,7 +526,7 @@ impl App {
             lines.push(Line::from(vec![
                 Span::raw(cursor(focused)),
                 Span::styled(
-                    format!("[{kind}] {}", clean_line(&row.title)),
+                    format!("[{kind}] {}", markdown_line(&row.title)),
                     focus_style(focused),
                 ),
                 Span::styled(format!("  {created}"), Style::default().fg(Color::DarkGray)),

@@ -158,8 +158,8 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("key.space", "choose the focused option", "选择当前选项"),
     (
         "editing",
-        "typing — Enter or Esc to leave the field",
-        "输入中 — Enter 或 Esc 离开输入框",
+        "typing — ←/→ Home/End move · Backspace/Delete erase · Enter or Esc leaves the field",
+        "输入中 — ←/→ Home/End 移动 · Backspace/Delete 删除 · Enter 或 Esc 离开输入框",
     ),
     // questions
     ("q.other", "Other", "其他"),
@@ -188,13 +188,13 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("s.skipped", "skipped", "已跳过"),
     (
         "s.hint",
-        "a–z/1–9 choose · ↑↓ Space · Tab text · Enter next · ← back · S skip · B bank · X cancel · Esc put away",
-        "a–z/1–9 选择 · ↑↓ 空格 · Tab 输入 · Enter 下一步 · ← 返回 · S 跳过 · B 锁定 · X 取消 · Esc 放下",
+        "a–z/1–9 choose · ↑↓ Space · W why · Tab text · Enter next · ← back · S skip · B bank · X cancel · Esc put away",
+        "a–z/1–9 选择 · ↑↓ 空格 · W 理由 · Tab 输入 · Enter 下一步 · ← 返回 · S 跳过 · B 锁定 · X 取消 · Esc 放下",
     ),
     (
         "s.introHint",
-        "Enter start · R reroll · P push · D discuss · X cancel · Esc put away · ? keys",
-        "Enter 开始 · R 重出 · P 推进 · D 讨论 · X 取消 · Esc 放下 · ? 按键",
+        "Enter start · Q quick templates · R reroll · P push · D discuss · X cancel · Esc put away · ? keys",
+        "Enter 开始 · Q 快速模板 · R 重出 · P 推进 · D 讨论 · X 取消 · Esc 放下 · ? 按键",
     ),
     (
         "s.unanswered",
@@ -243,6 +243,38 @@ const TABLE: &[(&str, &str, &str)] = &[
         "key.preflight",
         "on the intro: R reroll, P push, D discuss",
         "简介页：R 重出，P 推进，D 讨论",
+    ),
+    (
+        "key.why",
+        "type why you chose the focused option",
+        "为当前选中的选项写下理由",
+    ),
+    (
+        "key.quick",
+        "on the intro: the quick templates",
+        "简介页：快速模板",
+    ),
+    ("s.why", "why", "理由"),
+    (
+        "s.whyChooseFirst",
+        "Choose this option first, then W to say why.",
+        "请先选择此选项，再按 W 写下理由。",
+    ),
+    (
+        "s.noQuick",
+        "No quick templates here (or answers are already banked).",
+        "这里没有快速模板（或已有锁定的回答）。",
+    ),
+    ("s.quickTitle", "Quick templates", "快速模板"),
+    (
+        "s.quickHint",
+        "a–f or ↑↓ choose · Enter submit this template (asks first) · Esc back",
+        "a–f 或 ↑↓ 选择 · Enter 提交此模板（先确认） · Esc 返回",
+    ),
+    (
+        "s.quickConfirm",
+        "Submit this template's answers and end the survey?",
+        "提交此模板的答案并结束问卷？",
     ),
     // review
     ("r.pass", "Pass", "通过"),

@@ -9,6 +9,7 @@ mod records_http;
 mod review_http;
 mod session_page_http;
 mod settings_http;
+mod ui_http;
 
 /// The routes the test daemons serve beside their own: none (the binary's tests mount `/mcp`).
 const MOUNT: fn(

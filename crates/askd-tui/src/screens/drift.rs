@@ -16,7 +16,7 @@ use super::{
     plain, text_lines,
 };
 use crate::api::Reply;
-use crate::text::{chars, clean_line};
+use crate::text::{chars, clean_line, markdown_line};
 
 /// The most characters of a note or a typed direction.
 
@@ -133,6 +133,7 @@ impl Drift {
                     };
                     self.base.errors = vec![("text".into(), self.limit_text(m))];
                     self.editing = Some(Field::Other);
+                    self.base.caret = usize::MAX;
                     return None;
                 }
                 json!({"action": "other", "text": text})
@@ -163,7 +164,7 @@ impl Drift {
                 Field::Other => &mut self.other,
                 Field::Note => &mut self.note,
             };
-            if edit(text, key) == FieldKey::Leave {
+            if edit(text, &mut self.base.caret, key) == FieldKey::Leave {
                 self.editing = None;
             }
             return vec![];
@@ -185,8 +186,12 @@ impl Drift {
             KeyCode::Char('O' | 'o') => {
                 self.action = Some(Action::Other);
                 self.editing = Some(Field::Other);
+                self.base.caret = usize::MAX;
             }
-            KeyCode::Char('N' | 'n') => self.editing = Some(Field::Note),
+            KeyCode::Char('N' | 'n') => {
+                self.editing = Some(Field::Note);
+                self.base.caret = usize::MAX;
+            }
             KeyCode::Char('Q' | 'q') => return vec![Effect::Leave],
             KeyCode::Enter => {
                 if let Some(body) = self.body() {
@@ -218,7 +223,7 @@ impl Drift {
             return lines;
         }
         if let Some(goal) = b["goal"].as_str().filter(|g| !g.is_empty()) {
-            lines.push(Line::from(format!("  goal: {}", clean_line(goal))));
+            lines.push(Line::from(format!("  goal: {}", markdown_line(goal))));
         }
         for field in [
             "explicit_constraints",
@@ -240,7 +245,7 @@ impl Drift {
                 } else {
                     String::new()
                 };
-                lines.push(Line::from(format!("    - {}{mark}", clean_line(item))));
+                lines.push(Line::from(format!("    - {}{mark}", markdown_line(item))));
             }
         }
         lines
@@ -284,7 +289,7 @@ impl Drift {
                         "  {} {} {}",
                         i + 1,
                         if chosen { "(•)" } else { "( )" },
-                        clean_line(label)
+                        markdown_line(label)
                     ),
                     focus_style(chosen),
                 )));
@@ -329,7 +334,7 @@ impl Drift {
             lines.extend(field_line(
                 t("d.otherLabel"),
                 &self.other,
-                self.editing == Some(Field::Other),
+                (self.editing == Some(Field::Other)).then_some(self.base.caret),
                 "  ",
             ));
             lines.extend(error_lines(&self.base.errors_at("text"), "  "));
@@ -339,7 +344,7 @@ impl Drift {
         lines.extend(field_line(
             &format!("[N] {}", t("d.note")),
             &self.note,
-            self.editing == Some(Field::Note),
+            (self.editing == Some(Field::Note)).then_some(self.base.caret),
             "",
         ));
         lines.extend(error_lines(&self.base.errors_at("note"), "  "));

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::api::{Purpose, Reply, Request, seg};
 use crate::i18n::Lang;
-use crate::text::{clean, clean_line};
+use crate::text::{clean, clean_line, markdown, markdown_line};
 
 /// What a screen wants done after a key or a reply.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +79,8 @@ pub struct Base {
     pub confirm: Option<Confirm>,
     /// A submit or cancel is in flight.
     pub busy: bool,
+    /// The caret of the text field being edited (a character index; `usize::MAX`: the end).
+    pub caret: usize,
 }
 
 impl Base {
@@ -86,7 +88,7 @@ impl Base {
         let kind = view["kind"].as_str().unwrap_or_default().to_string();
         Base {
             id: view["ask_id"].as_str().unwrap_or_default().to_string(),
-            title: clean_line(
+            title: markdown_line(
                 view["title"]
                     .as_str()
                     .or(view["spec"]["title"].as_str())
@@ -100,6 +102,7 @@ impl Base {
             errors: Vec::new(),
             confirm: None,
             busy: false,
+            caret: usize::MAX,
         }
     }
 
@@ -254,25 +257,44 @@ pub enum FieldKey {
     Ignored,
 }
 
-/// Single-field editing: typing appends, Backspace deletes, Ctrl+W deletes the last word,
-/// Ctrl+U clears the field (the shell's keys), Enter/Esc/Tab leave. A newline is Alt+Enter or
-/// Shift+Enter, where the terminal reports it.
-pub fn edit(text: &mut String, key: &KeyEvent) -> FieldKey {
+/// Single-field editing at a caret (`caret`: a character index, clamped to the text, so
+/// `usize::MAX` is the end): typing inserts, ←/→ move, Home/End (Ctrl+A/Ctrl+E) jump,
+/// Backspace deletes before the caret and Delete at it, Ctrl+W deletes the word before the
+/// caret, Ctrl+U clears the field (the shell's keys), Enter/Esc/Tab leave. A newline is
+/// Alt+Enter or Shift+Enter, where the terminal reports it. Multi-byte safe: the caret moves
+/// by characters, never inside one.
+pub fn edit(text: &mut String, caret: &mut usize, key: &KeyEvent) -> FieldKey {
+    let n = text.chars().count();
+    *caret = (*caret).min(n);
+    let byte =
+        |text: &String, at: usize| text.char_indices().nth(at).map_or(text.len(), |(i, _)| i);
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         match key.code {
             KeyCode::Char('u') => {
                 text.clear();
+                *caret = 0;
                 return FieldKey::Changed;
             }
             KeyCode::Char('w') => {
-                let kept = text.trim_end().len();
-                text.truncate(kept);
-                let start = text
-                    .char_indices()
-                    .rev()
-                    .find(|(_, c)| c.is_whitespace())
-                    .map_or(0, |(i, c)| i + c.len_utf8());
-                text.truncate(start);
+                let before: Vec<char> = text.chars().take(*caret).collect();
+                let mut start = before.len();
+                while start > 0 && before[start - 1].is_whitespace() {
+                    start -= 1;
+                }
+                while start > 0 && !before[start - 1].is_whitespace() {
+                    start -= 1;
+                }
+                let (a, b) = (byte(text, start), byte(text, *caret));
+                text.replace_range(a..b, "");
+                *caret = start;
+                return FieldKey::Changed;
+            }
+            KeyCode::Char('a') => {
+                *caret = 0;
+                return FieldKey::Changed;
+            }
+            KeyCode::Char('e') => {
+                *caret = n;
                 return FieldKey::Changed;
             }
             _ => {}
@@ -283,19 +305,50 @@ pub fn edit(text: &mut String, key: &KeyEvent) -> FieldKey {
             if key.modifiers.contains(KeyModifiers::ALT)
                 || key.modifiers.contains(KeyModifiers::SHIFT) =>
         {
-            text.push('\n');
+            let at = byte(text, *caret);
+            text.insert(at, '\n');
+            *caret += 1;
             FieldKey::Changed
         }
         KeyCode::Enter | KeyCode::Esc | KeyCode::Tab => FieldKey::Leave,
+        KeyCode::Left => {
+            *caret = caret.saturating_sub(1);
+            FieldKey::Changed
+        }
+        KeyCode::Right => {
+            *caret = (*caret + 1).min(n);
+            FieldKey::Changed
+        }
+        KeyCode::Home => {
+            *caret = 0;
+            FieldKey::Changed
+        }
+        KeyCode::End => {
+            *caret = n;
+            FieldKey::Changed
+        }
         KeyCode::Backspace => {
-            text.pop();
+            if *caret > 0 {
+                let (a, b) = (byte(text, *caret - 1), byte(text, *caret));
+                text.replace_range(a..b, "");
+                *caret -= 1;
+            }
+            FieldKey::Changed
+        }
+        KeyCode::Delete => {
+            if *caret < n {
+                let (a, b) = (byte(text, *caret), byte(text, *caret + 1));
+                text.replace_range(a..b, "");
+            }
             FieldKey::Changed
         }
         KeyCode::Char(c)
             if !key.modifiers.contains(KeyModifiers::CONTROL)
                 && !key.modifiers.contains(KeyModifiers::ALT) =>
         {
-            text.push(c);
+            let at = byte(text, *caret);
+            text.insert(at, c);
+            *caret += 1;
             FieldKey::Changed
         }
         _ => FieldKey::Ignored,
@@ -315,37 +368,44 @@ pub fn plain(key: &KeyEvent) -> bool {
 
 /// Agent text (markdown source) as lines with an indent, control characters removed.
 pub fn text_lines(s: &str, indent: &str, style: Style) -> Vec<Line<'static>> {
-    clean(s)
+    markdown(s)
         .split('\n')
         .map(|l| Line::from(Span::styled(format!("{indent}{l}"), style)))
         .collect()
 }
 
-/// A text field's line: its label, the text and a cursor while it is edited.
-pub fn field_line(label: &str, text: &str, editing: bool, indent: &str) -> Vec<Line<'static>> {
+/// A text field's line: its label, the text and, while it is edited (`caret` is `Some`), a
+/// cursor at the caret.
+pub fn field_line(
+    label: &str,
+    text: &str,
+    caret: Option<usize>,
+    indent: &str,
+) -> Vec<Line<'static>> {
+    const MARK: char = '\u{E000}';
     let mut lines = Vec::new();
-    let style = if editing {
+    let style = if caret.is_some() {
         Style::default().fg(Color::Yellow)
     } else {
         Style::default()
     };
-    let body = clean(text);
+    let mut raw: String = text.chars().filter(|c| *c != MARK).collect();
+    if let Some(at) = caret {
+        let at = raw.char_indices().nth(at).map_or(raw.len(), |(i, _)| i);
+        raw.insert(at, MARK);
+    }
+    let body = clean(&raw).replace(MARK, "▏");
     let mut parts = body.split('\n');
     let first = parts.next().unwrap_or_default().to_string();
-    let cursor = if editing { "▏" } else { "" };
-    let rest: Vec<String> = parts.map(str::to_string).collect();
-    let first_cursor = if rest.is_empty() { cursor } else { "" };
     lines.push(Line::from(vec![
         Span::styled(
             format!("{indent}{label}: "),
             Style::default().fg(Color::DarkGray),
         ),
-        Span::styled(format!("{first}{first_cursor}"), style),
+        Span::styled(first, style),
     ]));
-    let n = rest.len();
-    for (i, l) in rest.into_iter().enumerate() {
-        let c = if i + 1 == n { cursor } else { "" };
-        lines.push(Line::from(Span::styled(format!("{indent}  {l}{c}"), style)));
+    for l in parts {
+        lines.push(Line::from(Span::styled(format!("{indent}  {l}"), style)));
     }
     lines
 }
@@ -490,18 +550,74 @@ mod edit_tests {
     #[test]
     fn ctrl_w_deletes_the_last_word_and_ctrl_u_clears() {
         let mut t = "use the 导出 files  ".to_string();
+        let mut c = usize::MAX;
         assert_eq!(
-            edit(&mut t, &key(KeyCode::Char('w'), KeyModifiers::CONTROL)),
+            edit(
+                &mut t,
+                &mut c,
+                &key(KeyCode::Char('w'), KeyModifiers::CONTROL)
+            ),
             FieldKey::Changed
         );
         assert_eq!(t, "use the 导出 ");
-        edit(&mut t, &key(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        edit(
+            &mut t,
+            &mut c,
+            &key(KeyCode::Char('w'), KeyModifiers::CONTROL),
+        );
         assert_eq!(t, "use the ");
-        edit(&mut t, &key(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        edit(
+            &mut t,
+            &mut c,
+            &key(KeyCode::Char('u'), KeyModifiers::CONTROL),
+        );
         assert_eq!(t, "");
-        edit(&mut t, &key(KeyCode::Char('w'), KeyModifiers::CONTROL));
+        edit(
+            &mut t,
+            &mut c,
+            &key(KeyCode::Char('w'), KeyModifiers::CONTROL),
+        );
         assert_eq!(t, "");
-        edit(&mut t, &key(KeyCode::Char('a'), KeyModifiers::NONE));
+        edit(&mut t, &mut c, &key(KeyCode::Char('a'), KeyModifiers::NONE));
         assert_eq!(t, "a");
+    }
+    #[test]
+    fn the_caret_moves_and_edits_by_characters() {
+        let k = |code| key(code, KeyModifiers::NONE);
+        let mut t = "数据b".to_string();
+        let mut c = usize::MAX;
+        edit(&mut t, &mut c, &k(KeyCode::Left));
+        edit(&mut t, &mut c, &k(KeyCode::Left));
+        assert_eq!(c, 1);
+        edit(&mut t, &mut c, &k(KeyCode::Char('库')));
+        assert_eq!(t, "数库据b");
+        edit(&mut t, &mut c, &k(KeyCode::Delete));
+        assert_eq!(t, "数库b");
+        edit(&mut t, &mut c, &k(KeyCode::Backspace));
+        assert_eq!((t.as_str(), c), ("数b", 1));
+        edit(&mut t, &mut c, &k(KeyCode::Home));
+        edit(&mut t, &mut c, &k(KeyCode::Backspace));
+        edit(&mut t, &mut c, &k(KeyCode::Char('a')));
+        assert_eq!(t, "a数b");
+        edit(&mut t, &mut c, &k(KeyCode::End));
+        edit(&mut t, &mut c, &k(KeyCode::Delete));
+        edit(&mut t, &mut c, &k(KeyCode::Right));
+        edit(&mut t, &mut c, &k(KeyCode::Char('!')));
+        assert_eq!(t, "a数b!");
+        edit(
+            &mut t,
+            &mut c,
+            &key(KeyCode::Char('a'), KeyModifiers::CONTROL),
+        );
+        edit(&mut t, &mut c, &key(KeyCode::Enter, KeyModifiers::SHIFT));
+        assert_eq!((t.as_str(), c), ("\na数b!", 1));
+        // The cursor is drawn at the caret.
+        let lines = field_line("Other", "a数b", Some(2), "");
+        let shown: String = lines[0]
+            .spans
+            .iter()
+            .map(|s| s.content.to_string())
+            .collect();
+        assert_eq!(shown, "Other: a数▏b");
     }
 }

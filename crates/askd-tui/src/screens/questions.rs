@@ -14,7 +14,7 @@ use super::{
     focus_style, is_submit_chord, plain, text_lines,
 };
 use crate::api::Reply;
-use crate::text::clean_line;
+use crate::text::{clean_line, markdown_line};
 
 #[derive(Debug, Clone)]
 struct Question {
@@ -215,7 +215,7 @@ impl Questions {
             };
             let multi = q.multi;
             let a = &mut self.answers[qi];
-            return match edit(&mut a.custom, key) {
+            return match edit(&mut a.custom, &mut self.base.caret, key) {
                 FieldKey::Changed => {
                     if !multi {
                         a.selected.clear();
@@ -241,6 +241,7 @@ impl Questions {
             KeyCode::Char(' ') => {
                 if row + 1 == self.rows(qi) {
                     self.editing = true;
+                    self.base.caret = usize::MAX;
                 } else {
                     return self.choose(qi, row);
                 }
@@ -248,12 +249,14 @@ impl Questions {
             KeyCode::Tab => {
                 self.focus = (qi, self.rows(qi).saturating_sub(1));
                 self.editing = true;
+                self.base.caret = usize::MAX;
             }
             KeyCode::Enter => {
                 if row + 1 == self.rows(qi)
                     && self.answers.get(qi).is_some_and(|a| a.custom.is_empty())
                 {
                     self.editing = true;
+                    self.base.caret = usize::MAX;
                 } else {
                     return self.submit();
                 }
@@ -325,7 +328,7 @@ impl Questions {
                 lines.push(Line::from(vec![
                     Span::raw(cursor(focused)),
                     Span::styled(
-                        format!("{} {mark} {}", oi + 1, clean_line(label)),
+                        format!("{} {mark} {}", oi + 1, markdown_line(label)),
                         focus_style(focused),
                     ),
                 ]));
@@ -351,7 +354,12 @@ impl Questions {
             } else {
                 self.base.t("q.other").to_string()
             };
-            let mut field = field_line(&label, &a.custom, focused && self.editing, "");
+            let mut field = field_line(
+                &label,
+                &a.custom,
+                (focused && self.editing).then_some(self.base.caret),
+                "",
+            );
             if let Some(first) = field.first_mut() {
                 first
                     .spans

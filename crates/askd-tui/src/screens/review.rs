@@ -16,7 +16,7 @@ use super::{
     focus_style, is_submit_chord, plain, text_lines,
 };
 use crate::api::Reply;
-use crate::text::clean_line;
+use crate::text::{clean_line, markdown_line};
 
 #[derive(Debug, Clone)]
 struct Item {
@@ -320,7 +320,11 @@ impl Review {
             return self.submit(false);
         }
         if self.editing {
-            return match edit(&mut self.answers[self.focus].note, key) {
+            return match edit(
+                &mut self.answers[self.focus].note,
+                &mut self.base.caret,
+                key,
+            ) {
                 FieldKey::Leave => {
                     self.editing = false;
                     self.save()
@@ -355,8 +359,12 @@ impl Review {
             }
             KeyCode::Char('n') | KeyCode::Enter if self.items[self.focus].kind == "text" => {
                 self.editing = true;
+                self.base.caret = usize::MAX;
             }
-            KeyCode::Char('n') => self.editing = true,
+            KeyCode::Char('n') => {
+                self.editing = true;
+                self.base.caret = usize::MAX;
+            }
             KeyCode::Char('P') => {
                 let fails = self
                     .group_targets()
@@ -436,7 +444,7 @@ impl Review {
             "choice" => {
                 for (n, (v, text)) in it.options.iter().enumerate() {
                     spans.push(chip(
-                        format!("{} {}", n + 1, clean_line(text)),
+                        format!("{} {}", n + 1, markdown_line(text)),
                         chosen.contains(&v.as_str()),
                     ));
                     spans.push(Span::raw(" "));
@@ -510,13 +518,13 @@ impl Review {
                     Style::default().fg(Color::DarkGray),
                 ),
                 Span::styled(
-                    clean_line(&it.title),
+                    markdown_line(&it.title),
                     focus_style(focused).add_modifier(Modifier::BOLD),
                 ),
             ];
             if let Some(b) = &it.bool_desc {
                 title.push(Span::styled(
-                    format!(" — {}", clean_line(b)),
+                    format!(" — {}", markdown_line(b)),
                     Style::default().fg(Color::Gray),
                 ));
             }
@@ -551,7 +559,12 @@ impl Review {
             };
             let a = &self.answers[i];
             if !a.note.is_empty() || (focused && self.editing) || it.kind == "text" {
-                lines.extend(field_line(label, &a.note, focused && self.editing, "    "));
+                lines.extend(field_line(
+                    label,
+                    &a.note,
+                    (focused && self.editing).then_some(self.base.caret),
+                    "    ",
+                ));
             }
             lines.extend(error_lines(
                 &self.base.errors_at(&format!("answers[{i}]")),

@@ -18,7 +18,7 @@ use super::{
     focus_style, is_submit_chord, plain, text_lines,
 };
 use crate::api::{Purpose, Reply, Request};
-use crate::text::clean_line;
+use crate::text::{clean_line, markdown_line};
 
 #[derive(Debug, Clone)]
 struct Opt {
@@ -40,6 +40,19 @@ struct Question {
     skippable: bool,
     options: Vec<Opt>,
 }
+
+/// A quick template (`survey.md` §2): a named set of answers submitted in one go.
+#[derive(Debug, Clone)]
+struct Quick {
+    key: String,
+    label: String,
+    description: Option<String>,
+    /// `(question id, selected keys, custom text)`, in the template's order.
+    answers: Vec<(String, Vec<String>, String)>,
+}
+
+/// A justification (the "why" of one chosen option) is cut to this many characters.
+const WHY_MAX: usize = 500;
 
 #[derive(Debug, Clone, Default)]
 struct Answer {
@@ -75,6 +88,9 @@ pub struct Survey {
     position: Option<String>,
     saved_position: Option<String>,
     quick_mode: bool,
+    quick: Vec<Quick>,
+    /// The option whose justification is being typed.
+    editing_why: Option<String>,
     focus: usize,
     editing: bool,
     /// Change counter; the path is current when `path_seq == seq`.
@@ -163,6 +179,30 @@ impl Survey {
             .as_str()
             .filter(|p| *p != "intro" && *p != "quick")
             .map(str::to_string);
+        let quick = spec["quick"]
+            .as_array()
+            .map(|qs| {
+                qs.iter()
+                    .take(6)
+                    .map(|t| Quick {
+                        key: t["key"].as_str().unwrap_or_default().to_string(),
+                        label: t["label"].as_str().unwrap_or_default().to_string(),
+                        description: t["description"].as_str().map(str::to_string),
+                        answers: t["answers"]
+                            .as_object()
+                            .map(|a| {
+                                a.iter()
+                                    .map(|(id, v)| {
+                                        let a = answer_of(v);
+                                        (id.clone(), a.selected, a.custom)
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let s = Survey {
             base: Base::new(view),
             intro: spec["intro"].as_str().unwrap_or_default().to_string(),
@@ -173,6 +213,8 @@ impl Survey {
             position: None,
             saved_position,
             quick_mode: save["quickMode"].as_bool().unwrap_or(false),
+            quick,
+            editing_why: None,
             focus: 0,
             editing: false,
             seq: 0,
@@ -184,7 +226,7 @@ impl Survey {
     }
 
     pub fn editing(&self) -> bool {
-        self.editing
+        self.editing || self.editing_why.is_some()
     }
 
     pub fn help(&self) -> Vec<(&'static str, &'static str)> {
@@ -196,6 +238,8 @@ impl Survey {
             ("← Backspace", "key.back"),
             ("S", "key.skip"),
             ("B", "key.bank"),
+            ("W", "key.why"),
+            ("Q", "key.quick"),
             ("R P D", "key.preflight"),
             ("X", "key.cancel"),
             ("Esc", "key.putAway"),
@@ -217,7 +261,7 @@ impl Survey {
         let mut lines = Vec::new();
         if let Some(i) = &o.insight {
             lines.push(Line::from(Span::styled(
-                clean_line(&o.label),
+                markdown_line(&o.label),
                 Style::default().add_modifier(Modifier::BOLD),
             )));
             lines.extend(text_lines(i, "  ", Style::default()));
@@ -357,6 +401,7 @@ impl Survey {
         if !self.is_answered(&id) {
             if self.question(&id).is_some_and(|q| q.options.is_empty()) {
                 self.editing = true;
+                self.base.caret = usize::MAX;
                 return vec![];
             }
             self.base.alert = Some(self.base.t("s.unanswered").into());
@@ -504,6 +549,7 @@ impl Survey {
             }
             return match pick {
                 Some("cancel") => self.base.cancel(),
+                Some("quick") => self.quick_path(),
                 Some(action @ ("reroll" | "push" | "discuss")) => {
                     vec![Effect::Send(Request::post(
                         self.base.url("preflight"),
@@ -514,13 +560,19 @@ impl Survey {
                 _ => vec![],
             };
         }
+        if let Some(k) = self.editing_why.clone() {
+            return self.edit_why(&k, key);
+        }
+        if self.quick_mode && self.position.is_none() {
+            return self.quick_key(key);
+        }
         if self.editing {
             let Some(id) = self.position.clone() else {
                 self.editing = false;
                 return vec![];
             };
             let a = self.answers.entry(id).or_default();
-            return match edit(&mut a.custom, key) {
+            return match edit(&mut a.custom, &mut self.base.caret, key) {
                 FieldKey::Changed => {
                     a.skipped = false;
                     vec![]
@@ -558,8 +610,18 @@ impl Survey {
                 };
                 self.base.confirm = Some(Confirm::yes_no("s.preflightConfirm", tag));
             }
+            KeyCode::Char('Q') if intro => {
+                if self.quick.is_empty() || !self.banked.is_empty() {
+                    self.base.alert = Some(self.base.t("s.noQuick").into());
+                } else {
+                    self.quick_mode = true;
+                    self.focus = 0;
+                    return self.save();
+                }
+            }
             _ if intro => {}
             KeyCode::Char('S') => return self.skip(),
+            KeyCode::Char('W') => return self.start_why(),
             KeyCode::Char('B') => return self.bank(),
             KeyCode::Up => self.focus = self.focus.saturating_sub(1),
             KeyCode::Down => {
@@ -595,6 +657,122 @@ impl Survey {
         vec![]
     }
 
+    /// `W` on a chosen option: type its justification (the web wizard's "why").
+    fn start_why(&mut self) -> Vec<Effect> {
+        let Some(id) = self.position.clone() else {
+            return vec![];
+        };
+        if self.banked.contains_key(&id) {
+            return vec![];
+        }
+        let Some(key) = self
+            .question(&id)
+            .and_then(|q| q.options.get(self.focus))
+            .map(|o| o.key.clone())
+        else {
+            return vec![];
+        };
+        if !self
+            .answers
+            .get(&id)
+            .is_some_and(|a| a.selected.contains(&key))
+        {
+            self.base.alert = Some(self.base.t("s.whyChooseFirst").into());
+            return vec![];
+        }
+        self.editing_why = Some(key);
+        self.base.caret = usize::MAX;
+        vec![]
+    }
+
+    fn edit_why(&mut self, key_of: &str, key: &KeyEvent) -> Vec<Effect> {
+        let Some(id) = self.position.clone() else {
+            self.editing_why = None;
+            return vec![];
+        };
+        let a = self.answers.entry(id).or_default();
+        let mut text = a
+            .justifications
+            .get(key_of)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let r = edit(&mut text, &mut self.base.caret, key);
+        if text.chars().count() > WHY_MAX {
+            text = text.chars().take(WHY_MAX).collect();
+        }
+        if text.is_empty() {
+            a.justifications.remove(key_of);
+        } else {
+            a.justifications
+                .insert(key_of.to_string(), Value::String(text));
+        }
+        match r {
+            FieldKey::Leave => {
+                self.editing_why = None;
+                self.changed()
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The quick templates' page: a–f (the template's place) or ↑↓ focus, Enter asks to
+    /// submit the focused one (its answers are on screen), Esc or ← goes back to the intro.
+    fn quick_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
+        if !plain(key) || self.base.busy {
+            return vec![];
+        }
+        match key.code {
+            KeyCode::Esc | KeyCode::Left | KeyCode::Backspace => {
+                self.quick_mode = false;
+                self.focus = 0;
+                return self.save();
+            }
+            KeyCode::Up => self.focus = self.focus.saturating_sub(1),
+            KeyCode::Down if self.focus + 1 < self.quick.len() => self.focus += 1,
+            KeyCode::Char(c @ 'a'..='f') => {
+                let i = c as usize - 'a' as usize;
+                if i < self.quick.len() {
+                    self.focus = i;
+                }
+            }
+            KeyCode::Enter | KeyCode::Char(' ') if self.focus < self.quick.len() => {
+                self.base.confirm = Some(Confirm::yes_no("s.quickConfirm", "quick"));
+            }
+            _ => {}
+        }
+        vec![]
+    }
+
+    /// The template's answers as the path request's and the submit's answers.
+    fn quick_answers(&self) -> Option<(String, Map<String, Value>)> {
+        let t = self.quick.get(self.focus)?;
+        let mut answers = Map::new();
+        for (id, selected, custom) in &t.answers {
+            if self.question(id).is_some() {
+                answers.insert(
+                    id.clone(),
+                    json!({"selected": selected, "custom": custom, "skipped": false}),
+                );
+            }
+        }
+        Some((t.key.clone(), answers))
+    }
+
+    fn quick_path(&mut self) -> Vec<Effect> {
+        let Some((key, answers)) = self.quick_answers() else {
+            return vec![];
+        };
+        vec![Effect::Send(Request::post(
+            self.base.url("path"),
+            json!({"answers": answers}),
+            Purpose::QuickPath {
+                ask: self.base.id.clone(),
+                key,
+            },
+        ))]
+    }
+
     fn options_len(&self) -> usize {
         self.position
             .as_deref()
@@ -616,6 +794,7 @@ impl Survey {
         }
         self.focus = self.options_len();
         self.editing = true;
+        self.base.caret = usize::MAX;
     }
 
     pub fn reply(&mut self, reply: &Reply) -> Vec<Effect> {
@@ -666,6 +845,30 @@ impl Survey {
                 }
                 e
             }
+            Purpose::QuickPath { key, .. } => {
+                if !reply.ok() {
+                    self.base.fail(reply);
+                    return vec![];
+                }
+                let Some((_, answers)) = self.quick_answers() else {
+                    return vec![];
+                };
+                let entries: Vec<Value> = reply.body["path"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(|id| {
+                        let a = answers.get(id).map(answer_of).unwrap_or_default();
+                        let mut e = json!({"id": id, "selected": a.selected});
+                        if !a.custom.trim().is_empty() {
+                            e["custom"] = json!(a.custom.trim());
+                        }
+                        e
+                    })
+                    .collect();
+                self.base.submit(json!({"answers": entries, "quick": key}))
+            }
             Purpose::Bank(_) => {
                 if !reply.ok() {
                     self.base.fail(reply);
@@ -687,6 +890,60 @@ impl Survey {
         }
     }
 
+    /// The quick templates, each with the answers it fills in; returns the focused line.
+    fn render_quick(&self, lines: &mut Vec<Line<'static>>) -> usize {
+        let t = |k| self.base.t(k);
+        lines.push(Line::from(Span::styled(
+            t("s.quickTitle"),
+            Style::default().add_modifier(Modifier::BOLD),
+        )));
+        lines.push(Line::from(""));
+        let mut focus_line = lines.len();
+        for (i, tpl) in self.quick.iter().enumerate() {
+            let focused = i == self.focus;
+            if focused {
+                focus_line = lines.len();
+            }
+            let letter = (b'a' + i as u8) as char;
+            lines.push(Line::from(vec![
+                Span::raw(cursor(focused)),
+                Span::styled(
+                    format!("{letter}  {}", markdown_line(&tpl.label)),
+                    focus_style(focused),
+                ),
+            ]));
+            if let Some(d) = &tpl.description {
+                lines.extend(text_lines(
+                    d,
+                    "      ",
+                    Style::default().fg(Color::DarkGray),
+                ));
+            }
+            for (id, selected, custom) in &tpl.answers {
+                let Some(q) = self.question(id) else {
+                    continue;
+                };
+                let mut picks: Vec<String> = selected
+                    .iter()
+                    .map(|k| {
+                        q.options
+                            .iter()
+                            .find(|o| o.key == *k)
+                            .map_or_else(|| clean_line(k), |o| markdown_line(&o.label))
+                    })
+                    .collect();
+                if !custom.trim().is_empty() {
+                    picks.push(format!("“{}”", clean_line(custom.trim())));
+                }
+                lines.push(Line::from(Span::styled(
+                    format!("      {} → {}", markdown_line(&q.prompt), picks.join(", ")),
+                    Style::default().fg(Color::Gray),
+                )));
+            }
+        }
+        focus_line
+    }
+
     pub fn render(&self, f: &mut Frame, area: Rect) {
         let t = |k| self.base.t(k);
         let mut lines: Vec<Line<'static>> = Vec::new();
@@ -701,6 +958,11 @@ impl Survey {
             Style::default().fg(Color::DarkGray),
         )));
         lines.push(Line::from(""));
+        if self.quick_mode && self.position.is_none() && !self.quick.is_empty() {
+            let focus_line = self.render_quick(&mut lines);
+            draw_screen(f, area, &self.base, lines, focus_line, "s.quickHint");
+            return;
+        }
         let Some(id) = self.position.clone() else {
             lines.push(Line::from(Span::styled(
                 t("s.intro"),
@@ -777,7 +1039,7 @@ impl Survey {
                     format!(
                         "{} {mark} {}{star}",
                         clean_line(&o.key),
-                        clean_line(&o.label)
+                        markdown_line(&o.label)
                     ),
                     focus_style(focused),
                 ),
@@ -789,10 +1051,29 @@ impl Survey {
                     Style::default().fg(Color::DarkGray),
                 ));
             }
+            let typing = self.editing_why.as_deref() == Some(o.key.as_str());
+            let why = a
+                .justifications
+                .get(&o.key)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if chosen && (typing || !why.is_empty()) {
+                lines.extend(field_line(
+                    t("s.why"),
+                    why,
+                    typing.then_some(self.base.caret),
+                    "        ",
+                ));
+            }
         }
         if q.allow_custom {
             let focused = self.focus == q.options.len();
-            let mut field = field_line(t("q.other"), &a.custom, self.editing, "");
+            let mut field = field_line(
+                t("q.other"),
+                &a.custom,
+                self.editing.then_some(self.base.caret),
+                "",
+            );
             if let Some(first) = field.first_mut() {
                 first
                     .spans
@@ -814,7 +1095,7 @@ impl Survey {
             next,
             Style::default().fg(Color::Green),
         )));
-        let hint = if self.editing { "editing" } else { "s.hint" };
+        let hint = if self.editing() { "editing" } else { "s.hint" };
         draw_screen(f, area, &self.base, lines, focus_line, hint);
     }
 }

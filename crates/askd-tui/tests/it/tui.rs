@@ -506,3 +506,130 @@ async fn an_ask_settled_elsewhere_closes_here_and_agent_text_cannot_escape() {
     h.shows("This ask was settled elsewhere.");
     h.stop().await;
 }
+
+/// The release-scope survey with Markdown prose and a second quick template.
+fn desk_survey() -> Value {
+    let mut args: Value = serde_json::from_str(RELEASE_SCOPE).unwrap();
+    let s = &mut args["survey"];
+    s["title"] = json!("Release **scope** (desk)");
+    s["intro"] = json!(
+        "## Plan\n\nPick the **shape**, see [the guide](https://example.com/g).\n\n- one\n- two"
+    );
+    s["questions"]["scope"]["prompt"] = json!("Which *direction* fits the `2.0` release?");
+    s["quick"].as_array_mut().unwrap().push(
+        json!({"key": "fix", "label": "Bug fixes only", "answers": {"scope": {"selected": ["d"]}}}),
+    );
+    args
+}
+
+#[tokio::test]
+async fn agent_markdown_reads_as_plain_text_in_the_terminal() {
+    let mut h = Harness::start().await;
+    let id = h.create("survey", None, desk_survey()).await;
+    h.refresh().await;
+    h.shows("Release scope (desk)");
+    h.open(&id).await;
+    h.shows("Plan");
+    h.shows("Pick the shape, see the guide (https://example.com/g).");
+    h.shows("• one");
+    h.shows("• two");
+    h.press(KeyCode::Enter).await;
+    h.shows("Which direction fits the 2.0 release?");
+    let s = h.screen();
+    assert!(
+        !s.contains("**") && !s.contains("##") && !s.contains('`'),
+        "{s}"
+    );
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_survey_justification_is_typed_with_the_caret_and_submitted() {
+    let mut h = Harness::start().await;
+    let id = h.create("survey", None, desk_survey()).await;
+    h.open(&id).await;
+    h.press(KeyCode::Enter).await;
+    // W before choosing: says what to do first.
+    h.press(KeyCode::Char('W')).await;
+    h.shows("Choose this option first, then W to say why.");
+    h.press(KeyCode::Char('c')).await;
+    h.press(KeyCode::Char('W')).await;
+    h.type_text("two café now").await;
+    // Four ← put the caret before " now"; Backspace deletes the é (two bytes) before it.
+    for _ in 0..4 {
+        h.press(KeyCode::Left).await;
+    }
+    h.press(KeyCode::Backspace).await;
+    h.type_text("è").await;
+    h.press(KeyCode::Home).await;
+    h.press(KeyCode::Delete).await;
+    h.press(KeyCode::Char('T')).await;
+    h.press(KeyCode::End).await;
+    h.type_text("!").await;
+    h.shows("why: Two cafè now!▏");
+    h.press(KeyCode::Enter).await;
+    h.shows("why: Two cafè now!");
+    let v = h.view(&id).await;
+    assert_eq!(
+        v["autosave"]["answers"]["scope"]["justifications"],
+        json!({"c": "Two cafè now!"}),
+        "{v}"
+    );
+    // c has no branch: on to ship, pick a.
+    h.press(KeyCode::Enter).await;
+    h.shows("What must be true before shipping?");
+    h.press(KeyCode::Char('a')).await;
+    // The Other field edits at the caret too.
+    h.press(KeyCode::Tab).await;
+    h.type_text("helo").await;
+    h.press(KeyCode::Left).await;
+    h.type_text("l").await;
+    h.shows("Other: hell▏o");
+    h.press(KeyCode::Enter).await;
+    h.press(KeyCode::Enter).await;
+    h.shows("Sent");
+    let v = h.view(&id).await;
+    let scope = &v["result"]["answers"][0];
+    assert_eq!(scope["id"], "scope", "{v}");
+    let answer = serde_json::to_string(&v["result"]).unwrap();
+    assert!(answer.contains("Two cafè now!"), "{answer}");
+    assert!(answer.contains("hello"), "{answer}");
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_quick_template_shows_its_answers_and_asks_before_it_submits() {
+    let mut h = Harness::start().await;
+    let id = h.create("survey", None, desk_survey()).await;
+    h.open(&id).await;
+    h.shows("Q quick templates");
+    h.press(KeyCode::Char('Q')).await;
+    h.shows("Quick templates");
+    h.shows("a  Public API first");
+    h.shows("Which direction fits the 2.0 release? → Ship the public API");
+    h.shows("Which API surface is frozen first? → “REST endpoints”");
+    h.shows("b  Bug fixes only");
+    h.shows("→ Cut scope to bug fixes only");
+    h.press(KeyCode::Char('b')).await;
+    h.press(KeyCode::Enter).await;
+    h.shows("Submit this template's answers and end the survey?");
+    // No: nothing is sent.
+    h.press(KeyCode::Char('n')).await;
+    assert_eq!(h.view(&id).await["state"], "pending");
+    h.press(KeyCode::Enter).await;
+    h.press(KeyCode::Char('y')).await;
+    h.shows("Sent");
+    let v = h.view(&id).await;
+    assert_eq!(
+        (&v["state"], &v["outcome"]),
+        (&json!("settled"), &json!("answered")),
+        "{v}"
+    );
+    let result = serde_json::to_string(&v["result"]).unwrap();
+    assert!(
+        result.contains("fix"),
+        "the template's key is recorded: {result}"
+    );
+    assert_eq!(v["result"]["path"], json!(["scope"]), "{result}");
+    h.stop().await;
+}
