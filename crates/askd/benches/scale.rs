@@ -17,7 +17,7 @@
 //! exactly what the daemon writes, and the bench needs no store internals.
 //!
 //! At each size the daemon is stopped (SIGTERM: it checkpoints) and started again, then:
-//! - `start_ms`: spawn → first `GET /api/health` answered;
+//! - `start_ms`: spawn → first `GET /api/health` answered (the median of three starts);
 //! - `db_bytes_per_ask`: (`askd.db` + `askd.db-wal`) / stored asks, after the stop;
 //! - `rss_idle_mib`: VmRSS right after the start;
 //! - medians (ms) of `GET /api/asks?state=pending` (`pending`), `GET /api/asks/{target}`
@@ -455,17 +455,29 @@ impl Dir {
         let home = self.home.path().to_path_buf();
         self.daemon.take().expect("running").stop();
         let bytes = db_bytes(&home);
-        let t = Instant::now();
-        let daemon = Daemon::spawn(&home, Duration::from_secs(120));
-        self.client = daemon.client(128);
-        loop {
-            let (status, _, _) = self.client.send(Method::GET, "/api/health", None).await;
-            if status == 200 {
-                break;
+        // The median of three starts: one start on a shared machine is mostly noise.
+        let mut starts = Vec::new();
+        let mut daemon = None;
+        for _ in 0..3 {
+            if let Some(d) = daemon.take() {
+                Daemon::stop(d);
             }
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            let t = Instant::now();
+            let d = Daemon::spawn(&home, Duration::from_secs(120));
+            self.client = d.client(128);
+            loop {
+                let (status, _, _) = self.client.send(Method::GET, "/api/health", None).await;
+                if status == 200 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            starts.push(t.elapsed().as_secs_f64() * 1000.0);
+            daemon = Some(d);
         }
-        let start_ms = t.elapsed().as_secs_f64() * 1000.0;
+        starts.sort_by(f64::total_cmp);
+        let start_ms = starts[1];
+        let daemon = daemon.expect("started");
         let pid = daemon.pid();
         self.daemon = Some(daemon);
         tokio::time::sleep(Duration::from_millis(500)).await;
