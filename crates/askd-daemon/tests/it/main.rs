@@ -5,6 +5,7 @@ mod common;
 mod hardening_http;
 mod hardening_review;
 mod http;
+mod notify_http;
 mod review_http;
 mod session_page_http;
 mod settings_http;
