@@ -7,7 +7,7 @@
 //! their reads, bank, draft, submit, cancel, path, pre-flight, review export/import, the
 //! event stream, assets and diagrams. Anything else (Settings, devices, pairing, sessions,
 //! creating asks, the agent's wait) is 403 for a device; a revoked device is 401 at once.
-//! `/pair/{code}` needs no token (the code is the secret), only the Host and Origin checks.
+//! `/pair/{code}` needs no token and no Origin (the code is the secret), only the Host check.
 
 use std::sync::Arc;
 
@@ -248,6 +248,12 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
     {
         return forbidden("the request target names a host that is not in askd's allow-list");
     }
+    // The pairing page and its form need no token and no Origin check: the code in the
+    // path is the secret, and the form's POST carries `Origin: null` (the pages are served
+    // with `Referrer-Policy: no-referrer`).
+    if is_pair_page(req.uri().path()) {
+        return next.run(req).await;
+    }
     // Origin, when present, must be this daemon's own origin (or `publicUrl`'s, which a
     // tunnel such as `tailscale serve` puts in front of it over https).
     if let Some(origin) = headers.get(header::ORIGIN) {
@@ -258,9 +264,7 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
             return forbidden("cross-origin requests are refused");
         }
     }
-    if is_pair_page(req.uri().path()) {
-        return next.run(req).await;
-    }
+
     // The token: the tokenised URL (which sets the cookie and redirects to the clean URL,
     // also when a cookie is already set, so the secret never stays in the address bar or the
     // history), bearer, or cookie.
