@@ -362,6 +362,52 @@ mod tests {
     }
 
     #[test]
+    fn a_device_may_answer_and_nothing_else() {
+        let (get, post, put, del) = (Method::GET, Method::POST, Method::PUT, Method::DELETE);
+        for (m, p) in [
+            (&get, "/"),
+            (&get, "/a/01ab"),
+            (&get, "/assets/js/app.js"),
+            (&get, "/api/asks"),
+            (&get, "/api/asks/01ab"),
+            (&get, "/api/events"),
+            (&post, "/api/asks/01ab/bank"),
+            (&put, "/api/asks/01ab/draft"),
+            (&post, "/api/asks/01ab/submit"),
+            (&post, "/api/asks/01ab/cancel"),
+            (&post, "/api/asks/01ab/path"),
+            (&get, "/api/asks/01ab/export"),
+        ] {
+            assert!(device_may(m, p), "{m} {p}");
+        }
+        for (m, p) in [
+            (&get, "/settings"),
+            (&get, "/api/settings"),
+            (&put, "/api/settings"),
+            (&get, "/api/devices"),
+            (&del, "/api/devices/x"),
+            (&post, "/api/pair"),
+            (&get, "/api/notify"),
+            (&get, "/api/sessions"),
+            (&get, "/sessions/s1"),
+            (&post, "/api/asks"),
+            (&get, "/api/asks/01ab/wait"),
+            (&post, "/api/asks/01ab/withdraw"),
+            (&post, "/api/asks/01ab/awaited"),
+            (&post, "/api/drafts/launch"),
+            (&get, "/api/records"),
+            (&post, "/"),
+            (&get, "/a/01ab/x"),
+            (&get, "/api/asks/"),
+        ] {
+            assert!(!device_may(m, p), "{m} {p}");
+        }
+        assert!(is_pair_page("/pair/abc"));
+        assert!(!is_pair_page("/pair/"));
+        assert!(!is_pair_page("/pair/abc/x"));
+    }
+
+    #[test]
     fn token_query_is_removed_from_the_url() {
         assert_eq!(query_token("token=abc&x=1"), (Some("abc"), "x=1".into()));
         assert_eq!(query_token(""), (None, String::new()));

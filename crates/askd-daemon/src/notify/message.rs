@@ -122,13 +122,16 @@ impl Message {
 }
 
 /// A title as plain text: Markdown parsed and only its text kept (code spans as their
-/// text, raw HTML dropped, line breaks as spaces), control characters removed, whitespace
+/// text, raw HTML as its text, line breaks as spaces), control characters removed, whitespace
 /// collapsed, at most [`TITLE_MAX`] scalars.
 pub fn plain_title(md: &str) -> String {
     let mut out = String::new();
     for ev in Parser::new(md) {
         match ev {
-            Event::Text(t) | Event::Code(t) => out.push_str(&t),
+            // Raw HTML stays as the text it is (`Vec<T>`, `<b>`): sinks escape it.
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                out.push_str(&t)
+            }
             Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph) => out.push(' '),
             Event::End(TagEnd::Heading(_) | TagEnd::Item) => out.push(' '),
             _ => {}
@@ -178,7 +181,8 @@ mod tests {
             plain_title("**Pick** a `db` for _the_ [app](http://x)"),
             "Pick a db for the app"
         );
-        assert_eq!(plain_title("# Head\n\nline <b>x</b>"), "Head line x");
+        assert_eq!(plain_title("# Head\n\nline <b>x</b>"), "Head line <b>x</b>");
+        assert_eq!(plain_title("a `Vec<T>` or Vec<T>"), "a Vec<T> or Vec<T>");
         assert_eq!(plain_title("a\u{202e}b\u{7}c"), "abc");
         let long = "x".repeat(500);
         assert_eq!(plain_title(&long).chars().count(), TITLE_MAX);
