@@ -2,6 +2,7 @@
 //! each file below is a module; helpers shared between them are in `common*`.
 
 mod common;
+mod devices_http;
 mod hardening_http;
 mod hardening_review;
 mod http;
