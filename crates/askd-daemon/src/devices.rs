@@ -178,7 +178,7 @@ impl Devices {
         user_agent: &str,
     ) -> Result<String, RedeemError> {
         let until = self.lock().codes.remove(code);
-        if !until.is_some_and(|u| u > Instant::now()) {
+        if until.is_none_or(|u| u <= Instant::now()) {
             return Err(RedeemError::BadCode);
         }
         let token = random_hex(32).map_err(RedeemError::Other)?;

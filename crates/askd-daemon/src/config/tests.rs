@@ -172,7 +172,11 @@ const SETTINGS: &[Case] = &[
         c.notify.remind_every == Span(3600)
     }),
     ("quietHours", "\"22:00-07:30\"", "22:00-07:30", |c| {
-        c.notify.quiet_hours == Some(QuietHours { start: 1320, end: 450 })
+        c.notify.quiet_hours
+            == Some(QuietHours {
+                start: 1320,
+                end: 450,
+            })
     }),
     ("desktop", "false", "false", |c| !c.notify.desktop),
     (
@@ -215,29 +219,51 @@ fn notify_values() {
     let m = err(from_file("[notify]\nafter = \"10 minutes\"\n"));
     contains_all(&m, &["[notify] after", "\"90s\"", "0 to turn it off"]);
     let m = err(from_env(&[("ASKD_NOTIFY_QUIET_HOURS", "22-7")]));
-    contains_all(&m, &["ASKD_NOTIFY_QUIET_HOURS", "HH:MM-HH:MM", "22:00-07:00"]);
+    contains_all(
+        &m,
+        &["ASKD_NOTIFY_QUIET_HOURS", "HH:MM-HH:MM", "22:00-07:00"],
+    );
     assert_eq!(
-        from_flags(&[("notify-quiet-hours", "off")]).unwrap().notify.quiet_hours,
+        from_flags(&[("notify-quiet-hours", "off")])
+            .unwrap()
+            .notify
+            .quiet_hours,
         None
     );
     assert!(from_file("[notify]\nquietHours = \"07:00-07:00\"\n").is_err());
     let m = err(from_file("[[notify.webhook]]\nformat = \"ntfy\"\n"));
     contains_all(&m, &["[notify] webhook", "entry 0 has no url"]);
-    let m = err(from_file("[[notify.webhook]]\nurl = \"https://x.example/secret\"\nformat = \"teams\"\n"));
+    let m = err(from_file(
+        "[[notify.webhook]]\nurl = \"https://x.example/secret\"\nformat = \"teams\"\n",
+    ));
     contains_all(&m, &["format \"teams\"", "json, ntfy or slack"]);
-    assert!(!m.contains("secret"), "a webhook URL never appears in a message: {m}");
+    assert!(
+        !m.contains("secret"),
+        "a webhook URL never appears in a message: {m}"
+    );
     let m = err(from_file("[[notify.webhook]]\nurl = \"ftp://x.example\"\n"));
     contains_all(&m, &["entry 0 url", "http:// and https://"]);
-    let m = err(from_file("[[notify.webhook]]\nurl = \"https://x.example\"\nsecret = 1\n"));
+    let m = err(from_file(
+        "[[notify.webhook]]\nurl = \"https://x.example\"\nsecret = 1\n",
+    ));
     contains_all(&m, &["unknown key \"secret\"", "url, format, name"]);
     let m = err(from_env(&[("ASKD_NOTIFY_WEBHOOK", "https://x.example")]));
     contains_all(&m, &["ASKD_NOTIFY_WEBHOOK", "FORMAT=URL"]);
     let m = err(from_env(&[("ASKD_NOTIFY_TYPO", "1")]));
-    contains_all(&m, &["ASKD_NOTIFY_TYPO is not a config variable", "ASKD_NOTIFY_AFTER"]);
+    contains_all(
+        &m,
+        &[
+            "ASKD_NOTIFY_TYPO is not a config variable",
+            "ASKD_NOTIFY_AFTER",
+        ],
+    );
     let m = err(from_file("publicUrl = \"https://askd.example/?token=x\"\n"));
     contains_all(&m, &["publicUrl", "must not have a query"]);
     let m = err(from_file("[notify]\nbefore = 1\n"));
-    contains_all(&m, &["[notify] has unknown key \"before\"", "after, remindEvery"]);
+    contains_all(
+        &m,
+        &["[notify] has unknown key \"before\"", "after, remindEvery"],
+    );
 }
 
 #[test]

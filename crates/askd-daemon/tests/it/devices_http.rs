@@ -26,8 +26,17 @@ async fn pair(s: &TestServer, name: &str) -> (String, String) {
         .await;
     assert_eq!(r.status, 303, "{}", r.text);
     assert_eq!(r.header("location"), Some("/"));
-    let set = r.headers.get(SET_COOKIE).unwrap().to_str().unwrap().to_string();
-    assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax"), "{set}");
+    let set = r
+        .headers
+        .get(SET_COOKIE)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Lax"),
+        "{set}"
+    );
     let cookie = set.split(';').next().unwrap().to_string();
     assert!(cookie.starts_with("askd_device="));
     assert!(!cookie.contains(&s.token));
@@ -44,14 +53,34 @@ async fn a_device_answers_only_survives_a_restart_and_is_revoked_at_once() {
     let id = s.survey(None).await;
     let (code, cookie) = pair(&s, "My phone").await;
     // The code is spent.
-    let again = s.send(s.bare(Method::POST, &format!("/pair/{code}")).body("name=x")).await;
+    let again = s
+        .send(
+            s.bare(Method::POST, &format!("/pair/{code}"))
+                .body("name=x"),
+        )
+        .await;
     assert_eq!(again.status, 404);
-    assert_eq!(s.send(s.bare(Method::GET, &format!("/pair/{code}"))).await.status, 404);
+    assert_eq!(
+        s.send(s.bare(Method::GET, &format!("/pair/{code}")))
+            .await
+            .status,
+        404
+    );
     let qr = s.get(&format!("/api/pair/{code}/qr.svg")).await;
     assert_eq!(qr.status, 404, "no QR code for a spent code");
 
-    assert_eq!(as_device(&s, &cookie, Method::GET, "/api/asks").await.status, 200);
-    assert_eq!(as_device(&s, &cookie, Method::GET, &format!("/a/{id}")).await.status, 200);
+    assert_eq!(
+        as_device(&s, &cookie, Method::GET, "/api/asks")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        as_device(&s, &cookie, Method::GET, &format!("/a/{id}"))
+            .await
+            .status,
+        200
+    );
     let r = as_device(&s, &cookie, Method::GET, &format!("/api/asks/{id}")).await;
     assert_eq!(r.status, 200);
     for (m, path) in [
@@ -77,7 +106,12 @@ async fn a_device_answers_only_survives_a_restart_and_is_revoked_at_once() {
     // Durable: a restart keeps the device.
     let dir = s.stop().await;
     let s = TestServer::start_in(dir).await;
-    assert_eq!(as_device(&s, &cookie, Method::GET, "/api/asks").await.status, 200);
+    assert_eq!(
+        as_device(&s, &cookie, Method::GET, "/api/asks")
+            .await
+            .status,
+        200
+    );
     let list = s.get("/api/devices").await.expect(200).clone();
     let devices = list["devices"].as_array().unwrap();
     assert_eq!(devices.len(), 1);
@@ -87,17 +121,29 @@ async fn a_device_answers_only_survives_a_restart_and_is_revoked_at_once() {
     let device = devices[0]["id"].as_str().unwrap().to_string();
 
     // Revoked: 401 on the very next request, and after a restart.
-    let r = s.send(s.req(Method::DELETE, &format!("/api/devices/{device}"))).await;
+    let r = s
+        .send(s.req(Method::DELETE, &format!("/api/devices/{device}")))
+        .await;
     assert_eq!(r.status, 204);
     let r = as_device(&s, &cookie, Method::GET, "/api/asks").await;
     assert_eq!(r.status, 401);
     assert_eq!(r.body["code"], "device-revoked");
-    let r = s.send(s.req(Method::DELETE, &format!("/api/devices/{device}"))).await;
+    let r = s
+        .send(s.req(Method::DELETE, &format!("/api/devices/{device}")))
+        .await;
     assert_eq!(r.status, 404);
     let dir = s.stop().await;
     let s = TestServer::start_in(dir).await;
-    assert_eq!(as_device(&s, &cookie, Method::GET, "/api/asks").await.status, 401);
-    assert_eq!(s.get("/api/devices").await.expect(200)["devices"], json!([]));
+    assert_eq!(
+        as_device(&s, &cookie, Method::GET, "/api/asks")
+            .await
+            .status,
+        401
+    );
+    assert_eq!(
+        s.get("/api/devices").await.expect(200)["devices"],
+        json!([])
+    );
     s.stop().await;
 }
 
@@ -112,8 +158,18 @@ async fn pairing_codes_are_random_and_unknown_ones_fail() {
     assert_eq!(qr.header("content-type"), Some("image/svg+xml"));
     assert!(qr.text.contains("<svg"));
     let bogus = "0123456789abcdef0123456789abcdef";
-    assert_eq!(s.send(s.bare(Method::GET, &format!("/pair/{bogus}"))).await.status, 404);
-    let r = s.send(s.bare(Method::POST, &format!("/pair/{bogus}")).body("name=x")).await;
+    assert_eq!(
+        s.send(s.bare(Method::GET, &format!("/pair/{bogus}")))
+            .await
+            .status,
+        404
+    );
+    let r = s
+        .send(
+            s.bare(Method::POST, &format!("/pair/{bogus}"))
+                .body("name=x"),
+        )
+        .await;
     assert_eq!(r.status, 404);
     assert!(r.headers.get(SET_COOKIE).is_none());
     // Pairing is an admin route: no token, no code.

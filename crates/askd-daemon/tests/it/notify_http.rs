@@ -77,7 +77,10 @@ impl Receiver {
     }
 
     fn ok(&self, route: &str) -> Vec<Hit> {
-        self.hits(route).into_iter().filter(|h| h.status == 200).collect()
+        self.hits(route)
+            .into_iter()
+            .filter(|h| h.status == 200)
+            .collect()
     }
 
     async fn wait_ok(&self, route: &str, n: usize, within: Duration) {
@@ -143,7 +146,11 @@ async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() 
     let url = format!("{}/a/{id}", s.url);
     for route in ["j", "n", "s"] {
         let ok = rx.ok(route);
-        assert_eq!(ok.len(), 3, "{route}: two new asks and one reminder: {ok:#?}");
+        assert_eq!(
+            ok.len(),
+            3,
+            "{route}: two new asks and one reminder: {ok:#?}"
+        );
         for h in rx.hits(route) {
             assert!(!h.body.contains(&s.token), "{route} carries the token");
             assert!(
@@ -157,7 +164,9 @@ async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() 
     assert_eq!(j.len(), 4, "one failed attempt + three deliveries");
     assert_eq!(j[0].status, 500);
     assert!(
-        j[1..].iter().any(|h| h.status == 200 && h.body == j[0].body),
+        j[1..]
+            .iter()
+            .any(|h| h.status == 200 && h.body == j[0].body),
         "the retry delivers the same message"
     );
     let bodies: Vec<Value> = rx
@@ -174,7 +183,11 @@ async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() 
     assert_eq!(of(&id, "ask.created"), 1);
     assert_eq!(of(&id, "ask.reminder"), 1);
     assert_eq!(of(&other, "ask.created"), 1);
-    assert_eq!(of(&other, "ask.reminder"), 0, "a settled ask is not reminded");
+    assert_eq!(
+        of(&other, "ask.reminder"),
+        0,
+        "a settled ask is not reminded"
+    );
     let first = bodies.iter().find(|b| b["ask"]["id"] == id).unwrap();
     assert_eq!(first["ask"]["title"], "Ship the v2 release?");
     assert_eq!(first["ask"]["who"], "codex-test");
@@ -183,13 +196,23 @@ async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() 
     // ntfy: a text body, Title and Click headers.
     let n = rx.ok("n");
     let n_new = n.iter().find(|h| h.body.contains(&url)).unwrap();
-    assert!(n_new.body.starts_with("codex-test asks: Ship the v2 release?\n"));
+    assert!(
+        n_new
+            .body
+            .starts_with("codex-test asks: Ship the v2 release?\n")
+    );
     assert_eq!(n_new.headers["click"], url);
     assert!(n_new.headers["title"].starts_with("askd: "));
-    assert!(n.iter().any(|h| h.body.starts_with("Reminder: codex-test asks:")));
+    assert!(
+        n.iter()
+            .any(|h| h.body.starts_with("Reminder: codex-test asks:"))
+    );
     // Slack: {"text": …} with the link in mrkdwn.
     let sl: Value = serde_json::from_str(&rx.ok("s")[0].body).unwrap();
-    assert!(sl["text"].as_str().unwrap().contains("|Open in askd>"), "{sl}");
+    assert!(
+        sl["text"].as_str().unwrap().contains("|Open in askd>"),
+        "{sl}"
+    );
     // The failure is visible in the API (Settings, askd doctor), with no URL in it.
     let v = s.get("/api/notify").await.expect(200).clone();
     let sinks = v["sinks"].as_array().unwrap();
@@ -200,7 +223,10 @@ async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() 
     assert_eq!(jh["lastError"], "HTTP 500");
     assert!(jh["lastErrorAt"].is_string());
     assert_eq!(jh["target"], format!("{base}/…"));
-    assert!(!v.to_string().contains("/hook/"), "no webhook URL in the API: {v}");
+    assert!(
+        !v.to_string().contains("/hook/"),
+        "no webhook URL in the API: {v}"
+    );
     s.stop().await;
 }
 
@@ -218,7 +244,12 @@ async fn a_restart_sends_at_most_one_catch_up_reminder() {
     let events: Vec<String> = rx
         .ok("j")
         .iter()
-        .map(|h| serde_json::from_str::<Value>(&h.body).unwrap()["event"].as_str().unwrap().to_string())
+        .map(|h| {
+            serde_json::from_str::<Value>(&h.body).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(events, ["ask.created", "ask.reminder", "ask.reminder"]);
     s.stop().await;
@@ -276,7 +307,9 @@ impl FakeNotifications {
 async fn desktop_notifications_over_a_session_bus() {
     let bin = std::path::Path::new("/usr/bin/dbus-daemon");
     if !bin.exists() {
-        eprintln!("SKIPPED desktop_notifications_over_a_session_bus: /usr/bin/dbus-daemon is absent");
+        eprintln!(
+            "SKIPPED desktop_notifications_over_a_session_bus: /usr/bin/dbus-daemon is absent"
+        );
         return;
     }
     let mut bus = std::process::Command::new(bin)
@@ -321,7 +354,12 @@ async fn desktop_notifications_over_a_session_bus() {
     let got = got.lock().unwrap().clone();
     assert_eq!(got.len(), 1, "one notification for one new ask: {got:?}");
     assert_eq!(got[0].0, "askd: a new question for you");
-    assert!(got[0].1.starts_with("codex-test asks: Ship the v2 release?"), "{got:?}");
+    assert!(
+        got[0]
+            .1
+            .starts_with("codex-test asks: Ship the v2 release?"),
+        "{got:?}"
+    );
     assert!(!got[0].1.contains(&s.token));
     let v = s.get("/api/notify").await.expect(200).clone();
     assert_eq!(v["desktop"]["active"], true);

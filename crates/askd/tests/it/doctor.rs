@@ -158,7 +158,10 @@ async fn doctor_shows_webhook_failures_without_the_url_and_pair_prints_a_qr_code
     assert_eq!(sink["name"], "phone");
     assert_eq!(sink["lastError"], "cannot connect", "{v}");
     assert_eq!(sink["target"], "http://127.0.0.1:9/…");
-    assert_eq!(v["config"]["notify"]["webhook"][0]["url"], "http://127.0.0.1:9/…");
+    assert_eq!(
+        v["config"]["notify"]["webhook"][0]["url"],
+        "http://127.0.0.1:9/…"
+    );
     assert!(!v.to_string().contains("secret-topic"), "{v}");
 
     let path = home.path().to_path_buf();
@@ -172,9 +175,16 @@ async fn doctor_shows_webhook_failures_without_the_url_and_pair_prints_a_qr_code
     .await
     .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains(&format!("{url}/pair/")), "{text}");
-    assert!(text.contains('▀') || text.contains('▄'), "a QR code in the terminal: {text}");
+    assert!(
+        text.contains('▀') || text.contains('▄'),
+        "a QR code in the terminal: {text}"
+    );
     assert!(text.contains("loopback"), "the loopback note: {text}");
     assert!(!text.contains(&token));
 }
