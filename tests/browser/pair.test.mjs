@@ -83,6 +83,7 @@ test('a paired phone answers an ask, cannot open Settings, and is refused once r
   const qrOk = await desk.$eval('img.st-qr', (img) => img.complete && img.naturalWidth > 0);
   assert.ok(qrOk, 'the QR code image loads');
   assert.match(await desk.textContent('.st-pair-url'), /\/pair\/[0-9a-f]{32}$/);
+  await desk.screenshot({ path: screenshotPath('settings-devices'), fullPage: true });
   await desk.click('.st-device .st-revoke');
   await desk.waitForSelector('.st-device', { state: 'detached' });
   assert.deepEqual(problems, []);

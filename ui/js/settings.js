@@ -14,6 +14,11 @@ import { THEMES, savedTheme, saveTheme } from './theme.js';
 
 const LANGS = [['en', 'English'], ['zh-CN', '简体中文']];
 
+function when(iso) {
+  const d = iso ? new Date(iso) : null;
+  return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(lang()) : (iso || '');
+}
+
 function mib(n) {
   const v = n / (1024 * 1024);
   return Number.isInteger(v) ? String(v) : v.toFixed(2).replace(/\.?0+$/, '');
@@ -130,7 +135,7 @@ export class SettingsPage {
     const sinks = (n.sinks || []).map((x) => h('li', { class: 'st-sink', 'data-sink': x.name },
       h('strong', null, x.name), ' ', h('span', { class: 'muted' }, `${x.format || x.kind} · ${x.target}`), ' · ',
       h('span', { class: 'st-sent' }, t('notify.sent', { n: x.sent })),
-      x.errors ? h('span', { class: 'st-error st-sink-error' }, ' · ', t('notify.lastError', { n: x.errors, error: x.lastError || '', at: x.lastErrorAt || '' })) : null));
+      x.errors ? h('span', { class: 'st-error st-sink-error' }, ' · ', t('notify.lastError', { n: x.errors, error: x.lastError || '', at: when(x.lastErrorAt) })) : null));
     return h('section', { class: 'st-notify', 'aria-labelledby': 'st-notify-title' },
       h('h2', { class: 'st-section', id: 'st-notify-title' }, t('notify.title')),
       h('p', { class: 'muted st-intro' }, t('notify.intro')),
@@ -144,7 +149,7 @@ export class SettingsPage {
 
   devicesSection() {
     const list = this.devices.map((d) => h('li', { class: 'st-device', 'data-device': d.id },
-      h('strong', null, d.name), ' ', h('span', { class: 'muted' }, t('notify.deviceUsed', { at: d.lastUsedAt, created: d.createdAt })), ' ',
+      h('strong', null, d.name), ' ', h('span', { class: 'muted' }, t('notify.deviceUsed', { at: when(d.lastUsedAt), created: when(d.createdAt) })), ' ',
       h('button', { type: 'button', class: 'btn small st-revoke', onclick: () => this.revoke(d.id) }, t('notify.revoke'))));
     this.pairBox = h('div', { class: 'st-pair', 'aria-live': 'polite' });
     return h('section', { class: 'st-devices', 'aria-labelledby': 'st-devices-title' },
