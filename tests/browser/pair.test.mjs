@@ -6,6 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDaemon, launchBrowser, openContext, screenshotPath } from './helpers.mjs';
+import notifyEn from '../../ui/i18n/notify-en.js';
+import notifyZh from '../../ui/i18n/notify-zh-CN.js';
 
 let daemon;
 let browser;
@@ -95,4 +97,8 @@ test('a paired phone answers an ask, cannot open Settings, and is refused once r
   const body = await again.json();
   assert.equal(body.code, 'device-revoked');
   await phone.close();
+});
+
+test('the Notifications and Devices strings: the same keys in English and Chinese', () => {
+  assert.deepEqual(Object.keys(notifyZh).sort(), Object.keys(notifyEn).sort());
 });

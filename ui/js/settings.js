@@ -9,8 +9,12 @@
 // daemon renders, as an <img>).
 import { api } from './api.js';
 import { h, icon, nextId } from './dom.js';
-import { t, lang, setLang, saveUserLanguage } from './i18n.js';
+import { t, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
+import notifyEn from '../i18n/notify-en.js';
+import notifyZh from '../i18n/notify-zh-CN.js';
 import { THEMES, savedTheme, saveTheme } from './theme.js';
+
+addStrings(notifyEn, notifyZh);
 
 const LANGS = [['en', 'English'], ['zh-CN', '简体中文']];
 

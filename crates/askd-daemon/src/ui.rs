@@ -76,6 +76,8 @@ const ASSETS: &[Asset] = assets![
     "i18n/en.js" => JS,
     "i18n/align-en.js" => JS,
     "i18n/align-zh-CN.js" => JS,
+    "i18n/notify-en.js" => JS,
+    "i18n/notify-zh-CN.js" => JS,
     "i18n/zh-CN.js" => JS,
 ];
 
