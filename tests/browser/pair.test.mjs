@@ -82,8 +82,11 @@ test('a paired phone answers an ask, cannot open Settings, and is refused once r
   // Pair a phone: the QR code is an image the daemon rendered.
   await desk.click('.st-pair-btn');
   await desk.waitForSelector('img.st-qr');
-  const qrOk = await desk.$eval('img.st-qr', (img) => img.complete && img.naturalWidth > 0);
-  assert.ok(qrOk, 'the QR code image loads');
+  // The QR code image loads (it is the daemon's SVG; a broken image never gets a width).
+  await desk.waitForFunction(() => {
+    const img = document.querySelector('img.st-qr');
+    return img && img.complete && img.naturalWidth > 0;
+  });
   assert.match(await desk.textContent('.st-pair-url'), /\/pair\/[0-9a-f]{32}$/);
   await desk.screenshot({ path: screenshotPath('settings-devices'), fullPage: true });
   await desk.click('.st-device .st-revoke');
