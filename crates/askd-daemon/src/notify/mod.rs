@@ -14,6 +14,9 @@
 //! after start, then follows its schedule. So a restart may repeat one reminder per
 //! pending ask, never more; no "new ask" message is sent for asks that existed before.
 //!
+//! An ask already settled when the notifier reads it (answered within milliseconds) gets no
+//! message at all: the human is not needed any more.
+//!
 //! **Quiet hours** defer: a message due inside them waits for their end (several reminders
 //! of one ask deferred together go out as one); an ask settled meanwhile gets none.
 //!
