@@ -3,13 +3,26 @@
 // in askd's store; the config file is never written). Each key shows its effective value, the
 // layer it comes from and its hard range; Save sends only the keys changed here, Reset removes
 // a saved value so the configuration applies again. Values take effect without a restart.
+// Below them: Notifications ([notify], read-only here — set in askd.toml, env or flags — with
+// each sink's deliveries and last error from GET /api/notify) and Devices (paired phones with
+// their last use and Revoke; "Pair a phone" shows a one-time link and its QR code, an SVG the
+// daemon renders, as an <img>).
 import { api } from './api.js';
 import { h, icon, nextId } from './dom.js';
-import { t, setLang, saveUserLanguage, languageChoice, userLanguage } from './i18n.js';
+import { t, lang, setLang, saveUserLanguage, languageChoice, userLanguage, addStrings } from './i18n.js';
+import notifyEn from '../i18n/notify-en.js';
+import notifyZh from '../i18n/notify-zh-CN.js';
 import { THEMES, savedTheme, saveTheme } from './theme.js';
+
+addStrings(notifyEn, notifyZh);
 
 // desk-b: the ask's language applies only under "Follow the ask" (the default).
 const LANGS = [['ask', null], ['system', null], ['en', 'English'], ['zh-CN', '简体中文']];
+
+function when(iso) {
+  const d = iso ? new Date(iso) : null;
+  return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(lang()) : (iso || '');
+}
 
 function mib(n) {
   const v = n / (1024 * 1024);
@@ -40,8 +53,14 @@ export class SettingsPage {
 
   async load() {
     try {
-      const v = await api('GET', '/api/settings');
+      const [v, notify, devices] = await Promise.all([
+        api('GET', '/api/settings'),
+        api('GET', '/api/notify').catch(() => null),
+        api('GET', '/api/devices').catch(() => null),
+      ]);
       this.keys = v.settings || [];
+      this.notify = notify;
+      this.devices = (devices && devices.devices) || [];
       this.render();
     } catch (e) {
       this.render();
@@ -108,8 +127,65 @@ export class SettingsPage {
           h('label', { for: themeId, class: 'st-label' }, t('settings.theme')),
           themeSelect,
           h('p', { class: 'muted st-hint' }, t('settings.themeHint'))),
-        form),
+        form,
+        this.notifySection(),
+        this.devicesSection()),
       this.alert));
+  }
+
+  notifySection() {
+    const n = this.notify;
+    if (!n) return null;
+    const off = t('notify.off');
+    const line = (label, value) => h('div', { class: 'st-kv' }, h('span', { class: 'st-label' }, label), ' ', h('span', { class: 'st-value' }, value));
+    const sinks = (n.sinks || []).map((x) => h('li', { class: 'st-sink', 'data-sink': x.name },
+      h('strong', null, x.name), ' ', h('span', { class: 'muted' }, `${x.format || x.kind} · ${x.target}`), ' · ',
+      h('span', { class: 'st-sent' }, t('notify.sent', { n: x.sent })),
+      x.errors ? h('span', { class: 'st-error st-sink-error' }, ' · ', t('notify.lastError', { n: x.errors, error: x.lastError || '', at: when(x.lastErrorAt) })) : null));
+    return h('section', { class: 'st-notify', 'aria-labelledby': 'st-notify-title' },
+      h('h2', { class: 'st-section', id: 'st-notify-title' }, t('notify.title')),
+      h('p', { class: 'muted st-intro' }, t('notify.intro')),
+      line(t('notify.after'), n.after === '0s' ? off : n.after),
+      line(t('notify.remindEvery'), n.remindEvery === '0s' ? off : n.remindEvery),
+      line(t('notify.quietHours'), n.quietHours || off),
+      line(t('notify.desktop'), n.desktop ? n.desktop.why : off),
+      line(t('notify.publicUrl'), n.publicUrl || t('notify.publicUrlUnset', { url: n.linkBase })),
+      sinks.length ? h('ul', { class: 'plain-list st-sinks' }, sinks) : h('p', { class: 'muted' }, t('notify.noSinks')));
+  }
+
+  devicesSection() {
+    const list = this.devices.map((d) => h('li', { class: 'st-device', 'data-device': d.id },
+      h('strong', null, d.name), ' ', h('span', { class: 'muted' }, t('notify.deviceUsed', { at: when(d.lastUsedAt), created: when(d.createdAt) })), ' ',
+      h('button', { type: 'button', class: 'btn small st-revoke', onclick: () => this.revoke(d.id) }, t('notify.revoke'))));
+    this.pairBox = h('div', { class: 'st-pair', 'aria-live': 'polite' });
+    return h('section', { class: 'st-devices', 'aria-labelledby': 'st-devices-title' },
+      h('h2', { class: 'st-section', id: 'st-devices-title' }, t('notify.devices')),
+      h('p', { class: 'muted st-intro' }, t('notify.devicesIntro')),
+      list.length ? h('ul', { class: 'plain-list st-device-list' }, list) : h('p', { class: 'muted' }, t('notify.noDevices')),
+      h('button', { type: 'button', class: 'btn st-pair-btn', onclick: () => this.pair() }, t('notify.pair')),
+      this.pairBox);
+  }
+
+  async pair() {
+    try {
+      const p = await api('POST', '/api/pair', {});
+      this.pairBox.replaceChildren(
+        h('img', { class: 'st-qr', src: p.qr, alt: t('notify.qrAlt'), width: '240', height: '240' }),
+        h('p', null, t('notify.pairHint', { minutes: Math.round(p.expiresInSeconds / 60) })),
+        h('p', null, h('code', { class: 'st-pair-url' }, p.url)));
+    } catch (e) {
+      this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+    }
+  }
+
+  async revoke(id) {
+    try {
+      await api('DELETE', `/api/devices/${encodeURIComponent(id)}`);
+      await this.load();
+      this.status.textContent = t('notify.revoked');
+    } catch (e) {
+      this.alert.textContent = e.status === 0 ? t('error.network') : e.message;
+    }
   }
 
   row(k) {

@@ -17,11 +17,13 @@ use askd_store::Store;
 use serde_json::Value;
 
 use crate::alignment::{Alignment, AskMemo};
-use crate::config::{Config, Env, Origins, Paths};
+use crate::config::{Config, Env, NotifyConfig, Origins, Paths};
+use crate::devices::Devices;
 use crate::diagram;
 use crate::error::ApiResult;
 use crate::hub::Hub;
 use crate::locks::Locks;
+use crate::notify;
 use crate::settings::Live;
 
 /// What `askd serve` runs with: the configuration as the daemon uses it, derived from
@@ -62,6 +64,13 @@ pub struct Settings {
     pub alignment_section: Option<String>,
     /// Where the configuration's keys came from (file, env, flag), for the Settings page.
     pub origins: Origins,
+    /// `publicUrl`: the base of the links in notifications and of the pairing link.
+    pub public_url: Option<String>,
+    /// `[notify]`: reminders, quiet hours, desktop notifications, webhooks.
+    pub notify: NotifyConfig,
+    /// `DBUS_SESSION_BUS_ADDRESS` at start: where desktop notifications go (none: no
+    /// desktop session, so none are sent).
+    pub dbus_address: Option<String>,
 }
 
 impl Settings {
@@ -84,6 +93,12 @@ impl Settings {
             alignment_mode: config.alignment.mode,
             alignment_section: config.alignment.section.clone(),
             origins: origins.clone(),
+            public_url: config.public_url.clone(),
+            notify: config.notify.clone(),
+            dbus_address: env
+                .get("DBUS_SESSION_BUS_ADDRESS")
+                .filter(|a| !a.is_empty())
+                .cloned(),
         }
     }
 
@@ -130,10 +145,37 @@ pub struct Daemon {
     checkpoint_saves: Arc<tokio::sync::Semaphore>,
     /// Rendered diagrams, by source hash and theme.
     pub diagrams: diagram::Cache,
+    /// What the notifier runs with (`crate::server` starts it when it has a sink).
+    pub notify_plan: notify::Plan,
+    /// The notifier's sinks and their failures, for `GET /api/notify`.
+    pub notify: Arc<notify::Status>,
+    /// Paired devices and pairing codes.
+    pub devices: Devices,
 }
 
 impl Daemon {
     pub fn new(store: Arc<dyn Store>, settings: Settings, base_url: String, token: String) -> Self {
+        let link_base = settings.public_url.as_deref().unwrap_or(&base_url);
+        let notify_plan = notify::Plan::new(
+            &settings.notify,
+            link_base,
+            settings.dbus_address.as_deref(),
+        );
+        let desktop_why = if !settings.notify.desktop {
+            "off: [notify] desktop = false"
+        } else if settings.dbus_address.is_some() {
+            "on: the session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
+        } else if cfg!(target_os = "macos") {
+            "on: osascript (macOS)"
+        } else {
+            "inactive: no desktop session (DBUS_SESSION_BUS_ADDRESS is not set when the daemon starts)"
+        };
+        let notify = Arc::new(notify::Status::new(
+            &notify_plan,
+            &settings.notify,
+            settings.public_url.as_deref(),
+            desktop_why,
+        ));
         Daemon {
             store,
             hub: Hub::default(),
@@ -153,7 +195,18 @@ impl Daemon {
                 crate::alignment::BACKGROUND_SAVES,
             )),
             diagrams: diagram::Cache::default(),
+            notify_plan,
+            notify,
+            devices: Devices::default(),
         }
+    }
+
+    /// Where people reach this daemon: `publicUrl` when set, else its own URL.
+    pub fn link_base(&self) -> &str {
+        self.settings
+            .public_url
+            .as_deref()
+            .unwrap_or(&self.base_url)
     }
 
     pub fn touch(&self) {

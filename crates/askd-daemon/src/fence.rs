@@ -1,16 +1,24 @@
 //! The security fence (`platform.md` §5), run on every request before routing, method or
 //! body checks: Host allow-list (403), Origin (403), token (401); then the response headers
 //! every answer carries.
+//!
+//! Besides the install's token, a paired device's token (`crate::devices`, cookie
+//! `askd_device`) opens the answering routes only ([`device_may`]): the inbox, ask pages and
+//! their reads, bank, draft, submit, cancel, path, pre-flight, review export/import, the
+//! event stream, assets and diagrams. Anything else (Settings, devices, pairing, sessions,
+//! creating asks, the agent's wait) is 403 for a device; a revoked device is 401 at once.
+//! `/pair/{code}` needs no token and no Origin (the code is the secret), only the Host check.
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
 use crate::daemon::Daemon;
+use crate::devices::{self, Check};
 use crate::error::ApiError;
 
 /// The cookie that carries the token for the browser.
@@ -87,6 +95,62 @@ fn unauthorized() -> Response {
     .into_response()
 }
 
+/// Whether a paired device may make this request: the answering routes only.
+pub fn device_may(method: &Method, path: &str) -> bool {
+    let read = method == Method::GET || method == Method::HEAD;
+    match path {
+        "/" | "/api/health" | "/api/events" | "/api/asks" | "/api/drafts" => read,
+        _ => {
+            if path.starts_with("/assets/") || path.starts_with("/api/diagrams/") {
+                return read;
+            }
+            if let Some(id) = path.strip_prefix("/a/") {
+                return read && !id.is_empty() && !id.contains('/');
+            }
+            if let Some(rest) = path.strip_prefix("/api/asks/") {
+                return match rest.split_once('/') {
+                    None => read && !rest.is_empty(),
+                    Some((id, op)) => {
+                        !id.is_empty()
+                            && matches!(
+                                (op, read),
+                                ("export", true)
+                                    | (
+                                        "bank"
+                                            | "submit"
+                                            | "cancel"
+                                            | "path"
+                                            | "preflight"
+                                            | "import",
+                                        false
+                                    )
+                            )
+                            || (op == "draft" && method == Method::PUT)
+                    }
+                };
+            }
+            false
+        }
+    }
+}
+
+/// `/pair/{code}`: the pairing page and its form (no token: the code is the secret).
+fn is_pair_page(path: &str) -> bool {
+    path.strip_prefix("/pair/")
+        .is_some_and(|code| !code.is_empty() && !code.contains('/'))
+}
+
+fn device_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == devices::COOKIE)
+        .map(|(_, v)| v)
+}
+
 fn token_matches(expected: &str, given: &str) -> bool {
     expected.as_bytes().ct_eq(given.as_bytes()).into()
 }
@@ -156,7 +220,7 @@ pub async fn fence(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Re
     response
 }
 
-async fn check(d: &Daemon, req: Request, next: Next) -> Response {
+async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     // Host allow-list: defeats DNS rebinding. Exactly one Host header (RFC 9112 §3.2).
     let mut hosts = headers.get_all(header::HOST).iter();
@@ -184,13 +248,23 @@ async fn check(d: &Daemon, req: Request, next: Next) -> Response {
     {
         return forbidden("the request target names a host that is not in askd's allow-list");
     }
-    // Origin, when present, must be this daemon's own origin.
+    // The pairing page and its form need no token and no Origin check: the code in the
+    // path is the secret, and the form's POST carries `Origin: null` (the pages are served
+    // with `Referrer-Policy: no-referrer`).
+    if is_pair_page(req.uri().path()) {
+        return next.run(req).await;
+    }
+    // Origin, when present, must be this daemon's own origin (or `publicUrl`'s, which a
+    // tunnel such as `tailscale serve` puts in front of it over https).
     if let Some(origin) = headers.get(header::ORIGIN) {
         let own = format!("http://{host}");
-        if origin.to_str().ok() != Some(own.as_str()) {
+        let origin = origin.to_str().ok();
+        let public = d.settings.public_url.as_deref().and_then(public_origin);
+        if origin != Some(own.as_str()) && (public.is_none() || origin != public.as_deref()) {
             return forbidden("cross-origin requests are refused");
         }
     }
+
     // The token: the tokenised URL (which sets the cookie and redirects to the clean URL,
     // also when a cookie is already set, so the secret never stays in the address bar or the
     // history), bearer, or cookie.
@@ -219,7 +293,39 @@ async fn check(d: &Daemon, req: Request, next: Next) -> Response {
     {
         return next.run(req).await;
     }
+    if let Some(t) = device_cookie(headers) {
+        return match d.devices.check(t) {
+            Check::Unknown => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "device-revoked",
+                "this device is not paired (it was revoked, or never paired): run `askd pair` on the computer running askd and open the new link",
+            )
+            .into_response(),
+            Check::Known(save) => {
+                if let Some(device) = save {
+                    let d = d.clone();
+                    tokio::spawn(async move { d.devices.save_use(d.store.clone(), device).await });
+                }
+                if device_may(req.method(), req.uri().path()) {
+                    next.run(req).await
+                } else {
+                    ApiError::new(
+                        StatusCode::FORBIDDEN,
+                        "device-scope",
+                        "a paired device may answer asks only: Settings, devices, pairing and sessions open with the install's token, on the computer running askd",
+                    )
+                    .into_response()
+                }
+            }
+        };
+    }
     unauthorized()
+}
+
+/// The origin (`scheme://host[:port]`) of `publicUrl`.
+fn public_origin(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    Some(u.origin().ascii_serialization())
 }
 
 #[cfg(test)]
@@ -253,6 +359,52 @@ mod tests {
         assert_eq!(same_origin_path("/\\evil.example"), "/evil.example");
         assert_eq!(same_origin_path("/a/b"), "/a/b");
         assert_eq!(same_origin_path("/"), "/");
+    }
+
+    #[test]
+    fn a_device_may_answer_and_nothing_else() {
+        let (get, post, put, del) = (Method::GET, Method::POST, Method::PUT, Method::DELETE);
+        for (m, p) in [
+            (&get, "/"),
+            (&get, "/a/01ab"),
+            (&get, "/assets/js/app.js"),
+            (&get, "/api/asks"),
+            (&get, "/api/asks/01ab"),
+            (&get, "/api/events"),
+            (&post, "/api/asks/01ab/bank"),
+            (&put, "/api/asks/01ab/draft"),
+            (&post, "/api/asks/01ab/submit"),
+            (&post, "/api/asks/01ab/cancel"),
+            (&post, "/api/asks/01ab/path"),
+            (&get, "/api/asks/01ab/export"),
+        ] {
+            assert!(device_may(m, p), "{m} {p}");
+        }
+        for (m, p) in [
+            (&get, "/settings"),
+            (&get, "/api/settings"),
+            (&put, "/api/settings"),
+            (&get, "/api/devices"),
+            (&del, "/api/devices/x"),
+            (&post, "/api/pair"),
+            (&get, "/api/notify"),
+            (&get, "/api/sessions"),
+            (&get, "/sessions/s1"),
+            (&post, "/api/asks"),
+            (&get, "/api/asks/01ab/wait"),
+            (&post, "/api/asks/01ab/withdraw"),
+            (&post, "/api/asks/01ab/awaited"),
+            (&post, "/api/drafts/launch"),
+            (&get, "/api/records"),
+            (&post, "/"),
+            (&get, "/a/01ab/x"),
+            (&get, "/api/asks/"),
+        ] {
+            assert!(!device_may(m, p), "{m} {p}");
+        }
+        assert!(is_pair_page("/pair/abc"));
+        assert!(!is_pair_page("/pair/"));
+        assert!(!is_pair_page("/pair/abc/x"));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! Top-level modules import one another in one direction only (no loop), from the HTTP
 //! surface down to the leaves (edges are `crate::<module>` references):
 //! `http` → `kinds` → `asks` / `session_page` → `daemon` → `alignment` /
-//! `settings` / `diagram` / `config` → `locks` / `hub` / `error` / `render` / `atomic`.
+//! `settings` / `diagram` / `config` / `notify` / `devices` → `locks` / `hub` / `error` /
+//! `render` / `atomic`.
 //! `server` starts a [`Daemon`] and serves [`router`] / [`router_with`], which this file
 //! composes from [`http::routes`] and the caller's extra routes (the binary mounts `/mcp`
 //! there); `fence` sits beside `http` and reads only the daemon.
@@ -30,6 +31,9 @@
 //! - [`settings`] — saved settings (the Settings page): `maxItems`, `virtualThreshold` and
 //!   `maxBodyBytes` in effect, changed without a restart.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
+//! - [`notify`] — the notifier: new-ask messages and reminders to webhooks and the
+//!   desktop, with quiet hours, retries and per-sink status (started by [`server`]).
+//! - [`devices`] — paired devices (answering-only tokens, stored hashed) and pairing codes.
 //! - [`config`] — `askd.toml`, env and flags; the data directory's paths (`Paths`, from
 //!   `askd-client`, re-exported).
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
@@ -51,6 +55,7 @@ pub mod asks;
 pub mod atomic;
 pub mod config;
 pub mod daemon;
+pub mod devices;
 pub mod diagram;
 pub mod error;
 pub mod fence;
@@ -58,6 +63,7 @@ pub mod http;
 pub mod hub;
 pub mod kinds;
 pub mod locks;
+pub mod notify;
 pub mod render;
 pub mod reserve;
 pub mod server;

@@ -165,6 +165,9 @@ pub async fn start_with(
         token.clone(),
     ));
     daemon.load_saved_settings().await;
+    daemon.devices.load(daemon.store.as_ref()).await;
+    // Subscribed before the first request, so no new ask is missed.
+    let notify_events = daemon.hub.subscribe();
     let info = DaemonInfo {
         url: base_url.clone(),
         pid: std::process::id(),
@@ -183,6 +186,17 @@ pub async fn start_with(
     reserve::ensure(&data_dir);
 
     let (stop_tx, stop_rx) = watch::channel(false);
+    if daemon.notify_plan.has_sinks() {
+        tokio::spawn(crate::notify::run(
+            daemon.store.clone(),
+            notify_events,
+            daemon.notify_plan.clone(),
+            daemon.notify.clone(),
+            stop_rx.clone(),
+        ));
+    } else {
+        drop(notify_events);
+    }
     let app = router_with(daemon.clone(), mount(&daemon));
     let task = {
         let daemon = daemon.clone();

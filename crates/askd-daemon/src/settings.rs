@@ -93,7 +93,13 @@ fn not_offered(name: &str) -> Option<&'static str> {
         | "structureQuestionCap"
         | "workspaceRecords"
         | "mode"
-        | "section" => {
+        | "section"
+        | "publicUrl"
+        | "after"
+        | "remindEvery"
+        | "quietHours"
+        | "desktop"
+        | "webhook" => {
             Some("is not on the Settings page; set it in askd.toml, an ASKD_* variable or a flag")
         }
         _ => None,

@@ -90,6 +90,8 @@ const ASSETS: &[Asset] = assets![
     "i18n/align-zh-CN.js" => JS,
     "i18n/records-en.js" => JS,
     "i18n/records-zh-CN.js" => JS,
+    "i18n/notify-en.js" => JS,
+    "i18n/notify-zh-CN.js" => JS,
     "i18n/zh-CN.js" => JS,
 ];
 

@@ -41,6 +41,12 @@ pub(super) enum Key {
     AllowExternalPersist,
     Mode,
     Section,
+    PublicUrl,
+    After,
+    RemindEvery,
+    QuietHours,
+    Desktop,
+    Webhook,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +63,14 @@ pub(super) enum Kind {
     Elicitation,
     Hosts,
     Section,
+    /// An absolute http(s) URL (`publicUrl`).
+    Url,
+    /// `90s`, `10m`, `2h` or seconds ([`Span`]).
+    Span,
+    /// `HH:MM-HH:MM` ([`QuietHours`]).
+    Quiet,
+    /// `[[notify.webhook]]` tables; as text, `FORMAT=URL` entries separated by spaces.
+    Webhooks,
 }
 
 pub(super) struct KeyDef {
@@ -70,7 +84,7 @@ pub(super) struct KeyDef {
     pub(super) file_only: bool,
 }
 
-pub(super) const TABLES: [&str; 3] = ["survey", "batch_review", "alignment"];
+pub(super) const TABLES: [&str; 4] = ["survey", "batch_review", "alignment", "notify"];
 
 pub(super) const fn int(range: &RangeInclusive<u64>, hint: &'static str) -> Kind {
     Kind::Int {
@@ -205,6 +219,60 @@ pub(super) const KEYS: &[KeyDef] = &[
         env: "ASKD_ALIGNMENT_SECTION",
         flag: "alignment-section",
         kind: Kind::Section,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::PublicUrl,
+        table: None,
+        name: "publicUrl",
+        env: "ASKD_PUBLIC_URL",
+        flag: "public-url",
+        kind: Kind::Url,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::After,
+        table: Some("notify"),
+        name: "after",
+        env: "ASKD_NOTIFY_AFTER",
+        flag: "notify-after",
+        kind: Kind::Span,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::RemindEvery,
+        table: Some("notify"),
+        name: "remindEvery",
+        env: "ASKD_NOTIFY_REMIND_EVERY",
+        flag: "notify-remind-every",
+        kind: Kind::Span,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::QuietHours,
+        table: Some("notify"),
+        name: "quietHours",
+        env: "ASKD_NOTIFY_QUIET_HOURS",
+        flag: "notify-quiet-hours",
+        kind: Kind::Quiet,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::Desktop,
+        table: Some("notify"),
+        name: "desktop",
+        env: "ASKD_NOTIFY_DESKTOP",
+        flag: "notify-desktop",
+        kind: Kind::Bool,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::Webhook,
+        table: Some("notify"),
+        name: "webhook",
+        env: "ASKD_NOTIFY_WEBHOOK",
+        flag: "notify-webhook",
+        kind: Kind::Webhooks,
         file_only: false,
     },
 ];

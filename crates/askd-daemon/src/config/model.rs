@@ -129,6 +129,187 @@ impl Default for AlignmentConfig {
     }
 }
 
+/// A span of time in whole seconds, written `90s`, `10m`, `2h` (or a bare number of
+/// seconds); `0` turns the feature it times off. Serialises in the largest exact unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span(pub u64);
+
+impl Span {
+    pub fn duration(self) -> Option<Duration> {
+        (self.0 > 0).then(|| Duration::from_secs(self.0))
+    }
+
+    /// `s`, `m` or `h` after a whole number (or digits only: seconds).
+    pub(super) fn parse(s: &str) -> Option<Self> {
+        let s = s.trim();
+        let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+            Some((i, _)) => s.split_at(i),
+            None => (s, "s"),
+        };
+        if digits.is_empty() || digits.len() > 9 {
+            return None;
+        }
+        let n: u64 = digits.parse().ok()?;
+        let mul = match unit {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3600,
+            _ => return None,
+        };
+        Some(Span(n * mul))
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            n if n > 0 && n % 3600 == 0 => write!(f, "{}h", n / 3600),
+            n if n > 0 && n % 60 == 0 => write!(f, "{}m", n / 60),
+            n => write!(f, "{n}s"),
+        }
+    }
+}
+
+impl Serialize for Span {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// `[notify] quietHours`: `"HH:MM-HH:MM"` in the daemon's local time, 24-hour clock; the
+/// span may cross midnight (`"22:00-07:00"`). Messages due inside it wait for its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuietHours {
+    /// Minutes after local midnight.
+    pub start: u16,
+    pub end: u16,
+}
+
+impl QuietHours {
+    pub(super) fn parse(s: &str) -> Option<Self> {
+        let (a, b) = s.trim().split_once('-')?;
+        let hm = |t: &str| -> Option<u16> {
+            let (h, m) = t.trim().split_once(':')?;
+            if h.is_empty() || h.len() > 2 || m.len() != 2 {
+                return None;
+            }
+            let (h, m): (u16, u16) = (h.parse().ok()?, m.parse().ok()?);
+            (h < 24 && m < 60).then_some(h * 60 + m)
+        };
+        let (start, end) = (hm(a)?, hm(b)?);
+        (start != end).then_some(QuietHours { start, end })
+    }
+
+    /// Whether `minute` (after local midnight) is inside the quiet span.
+    pub fn contains(self, minute: u16) -> bool {
+        if self.start < self.end {
+            (self.start..self.end).contains(&minute)
+        } else {
+            minute >= self.start || minute < self.end
+        }
+    }
+
+    /// Minutes from `minute` until the span ends (0 outside it).
+    pub fn minutes_left(self, minute: u16) -> u16 {
+        if !self.contains(minute) {
+            return 0;
+        }
+        (self.end + 24 * 60 - minute) % (24 * 60)
+    }
+}
+
+impl fmt::Display for QuietHours {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:02}:{:02}-{:02}:{:02}",
+            self.start / 60,
+            self.start % 60,
+            self.end / 60,
+            self.end % 60
+        )
+    }
+}
+
+impl Serialize for QuietHours {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A webhook's message format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WebhookFormat {
+    /// `{"event", "ask": {id, title, kind, who, url, createdAt}, "text"}`.
+    #[default]
+    Json,
+    /// ntfy: the text as the body, `Title` and `Click` headers.
+    Ntfy,
+    /// A Slack-compatible incoming webhook: `{"text": …}`.
+    Slack,
+}
+
+impl WebhookFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Json => "json",
+            Self::Ntfy => "ntfy",
+            Self::Slack => "slack",
+        }
+    }
+
+    pub(super) fn parse(s: &str) -> Option<Self> {
+        match s {
+            "json" => Some(Self::Json),
+            "ntfy" => Some(Self::Ntfy),
+            "slack" => Some(Self::Slack),
+            _ => None,
+        }
+    }
+}
+
+/// One `[[notify.webhook]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WebhookConfig {
+    /// Shown in Settings and `askd doctor`; defaults to `<format>-<n>` (1-based).
+    pub name: String,
+    /// An absolute http or https URL. It may carry a secret (a Slack hook, an ntfy topic):
+    /// the Settings page and `askd doctor` show only its scheme and host.
+    pub url: String,
+    pub format: WebhookFormat,
+}
+
+/// `[notify]`: messages about new and waiting asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotifyConfig {
+    /// The first reminder of a pending ask comes this long after it was created; `0` = no
+    /// reminders. Default `10m`.
+    pub after: Span,
+    /// Later reminders, this far apart; `0` = only the first. Default `0`.
+    pub remind_every: Span,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quiet_hours: Option<QuietHours>,
+    /// Desktop notifications (freedesktop D-Bus, when a session bus is there; macOS
+    /// `osascript`). Default true.
+    pub desktop: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub webhook: Vec<WebhookConfig>,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        Self {
+            after: Span(600),
+            remind_every: Span(0),
+            quiet_hours: None,
+            desktop: true,
+            webhook: Vec::new(),
+        }
+    }
+}
+
 /// The effective configuration. Serialises (camelCase keys, tables nested) to a valid
 /// `askd.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -146,10 +327,15 @@ pub struct Config {
     pub idle_exit: u64,
     /// Answering in the client (`clients.md` §3).
     pub elicitation: Elicitation,
+    /// The address people reach this daemon at (a tunnel, a LAN name), without a trailing
+    /// slash: links in notifications and the pairing link use it; `None` = the bound address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_url: Option<String>,
     pub survey: SurveyConfig,
     #[serde(rename = "batch_review")]
     pub batch_review: BatchReviewConfig,
     pub alignment: AlignmentConfig,
+    pub notify: NotifyConfig,
 }
 
 impl Default for Config {
@@ -162,9 +348,11 @@ impl Default for Config {
             allowed_hosts: Vec::new(),
             idle_exit: 0,
             elicitation: Elicitation::Auto,
+            public_url: None,
             survey: SurveyConfig::default(),
             batch_review: BatchReviewConfig::default(),
             alignment: AlignmentConfig::default(),
+            notify: NotifyConfig::default(),
         }
     }
 }

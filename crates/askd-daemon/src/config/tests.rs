@@ -161,7 +161,110 @@ const SETTINGS: &[Case] = &[
     ("section", "\"Our policy.\"", "Our policy.", |c| {
         c.alignment.section.as_deref() == Some("Our policy.")
     }),
+    (
+        "publicUrl",
+        "\"https://askd.example.ts.net/\"",
+        "https://askd.example.ts.net/",
+        |c| c.public_url.as_deref() == Some("https://askd.example.ts.net"),
+    ),
+    ("after", "\"2s\"", "2s", |c| c.notify.after == Span(2)),
+    ("remindEvery", "\"1h\"", "1h", |c| {
+        c.notify.remind_every == Span(3600)
+    }),
+    ("quietHours", "\"22:00-07:30\"", "22:00-07:30", |c| {
+        c.notify.quiet_hours
+            == Some(QuietHours {
+                start: 1320,
+                end: 450,
+            })
+    }),
+    ("desktop", "false", "false", |c| !c.notify.desktop),
+    (
+        "webhook",
+        "[{url = \"https://ntfy.sh/t\", format = \"ntfy\"}]",
+        "ntfy=https://ntfy.sh/t",
+        |c| {
+            c.notify.webhook
+                == [WebhookConfig {
+                    name: "ntfy-1".into(),
+                    url: "https://ntfy.sh/t".into(),
+                    format: WebhookFormat::Ntfy,
+                }]
+        },
+    ),
 ];
+
+#[test]
+fn notify_values() {
+    let cfg = from_file(
+        "[notify]\nafter = \"10m\"\nremindEvery = 90\n\
+         [[notify.webhook]]\nname = \"phone\"\nurl = \"https://ntfy.sh/me\"\nformat = \"ntfy\"\n\
+         [[notify.webhook]]\nurl = \"https://hooks.slack.com/services/X?k=1\"\nformat = \"slack\"\n\
+         [[notify.webhook]]\nurl = \"http://127.0.0.1:9/h\"\n",
+    )
+    .unwrap();
+    assert_eq!(cfg.notify.after, Span(600));
+    assert_eq!(cfg.notify.remind_every, Span(90));
+    let names: Vec<&str> = cfg.notify.webhook.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["phone", "slack-1", "json-1"]);
+    assert_eq!(cfg.notify.webhook[2].format, WebhookFormat::Json);
+    // Serialised back, it reads the same.
+    let text = toml::to_string(&cfg).unwrap();
+    assert!(text.contains("after = \"10m\""), "{text}");
+    assert_eq!(from_file(&text).unwrap(), cfg);
+    assert_eq!(Config::default().notify.after, Span(600));
+    assert_eq!(Config::default().notify.remind_every, Span(0));
+    assert!(Config::default().notify.desktop);
+
+    let m = err(from_file("[notify]\nafter = \"10 minutes\"\n"));
+    contains_all(&m, &["[notify] after", "\"90s\"", "0 to turn it off"]);
+    let m = err(from_env(&[("ASKD_NOTIFY_QUIET_HOURS", "22-7")]));
+    contains_all(
+        &m,
+        &["ASKD_NOTIFY_QUIET_HOURS", "HH:MM-HH:MM", "22:00-07:00"],
+    );
+    assert_eq!(
+        from_flags(&[("notify-quiet-hours", "off")])
+            .unwrap()
+            .notify
+            .quiet_hours,
+        None
+    );
+    assert!(from_file("[notify]\nquietHours = \"07:00-07:00\"\n").is_err());
+    let m = err(from_file("[[notify.webhook]]\nformat = \"ntfy\"\n"));
+    contains_all(&m, &["[notify] webhook", "entry 0 has no url"]);
+    let m = err(from_file(
+        "[[notify.webhook]]\nurl = \"https://x.example/secret\"\nformat = \"teams\"\n",
+    ));
+    contains_all(&m, &["format \"teams\"", "json, ntfy or slack"]);
+    assert!(
+        !m.contains("secret"),
+        "a webhook URL never appears in a message: {m}"
+    );
+    let m = err(from_file("[[notify.webhook]]\nurl = \"ftp://x.example\"\n"));
+    contains_all(&m, &["entry 0 url", "http:// and https://"]);
+    let m = err(from_file(
+        "[[notify.webhook]]\nurl = \"https://x.example\"\nsecret = 1\n",
+    ));
+    contains_all(&m, &["unknown key \"secret\"", "url, format, name"]);
+    let m = err(from_env(&[("ASKD_NOTIFY_WEBHOOK", "https://x.example")]));
+    contains_all(&m, &["ASKD_NOTIFY_WEBHOOK", "FORMAT=URL"]);
+    let m = err(from_env(&[("ASKD_NOTIFY_TYPO", "1")]));
+    contains_all(
+        &m,
+        &[
+            "ASKD_NOTIFY_TYPO is not a config variable",
+            "ASKD_NOTIFY_AFTER",
+        ],
+    );
+    let m = err(from_file("publicUrl = \"https://askd.example/?token=x\"\n"));
+    contains_all(&m, &["publicUrl", "must not have a query"]);
+    let m = err(from_file("[notify]\nbefore = 1\n"));
+    contains_all(
+        &m,
+        &["[notify] has unknown key \"before\"", "after, remindEvery"],
+    );
+}
 
 #[test]
 fn every_key_from_the_file() {

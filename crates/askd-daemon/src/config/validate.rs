@@ -11,6 +11,10 @@ pub(super) enum Val {
     Elicit(Elicitation),
     Hosts(Vec<String>),
     Text(String),
+    Url(String),
+    Span(Span),
+    Quiet(Option<QuietHours>),
+    Webhooks(Vec<WebhookConfig>),
 }
 
 /// One value as a source gave it.
@@ -60,7 +64,8 @@ impl Src<'_> {
     /// The setting with its value, as written in this source.
     pub(super) fn label(self, def: &KeyDef, raw: &Raw<'_>) -> String {
         let name = self.name(def);
-        if matches!(def.kind, Kind::Section) {
+        // A section is long; webhook URLs may carry secrets: name the key only.
+        if matches!(def.kind, Kind::Section | Kind::Webhooks) {
             return name;
         }
         match (self, raw) {
@@ -88,6 +93,10 @@ pub(super) fn expected(kind: Kind) -> &'static str {
         Kind::Bool => "a boolean (true or false)",
         Kind::Language | Kind::Mode | Kind::Elicitation | Kind::Section => "a string",
         Kind::Hosts => "an array of host-name strings",
+        Kind::Url => "a URL string such as \"https://askd.example.ts.net\"",
+        Kind::Span => "a string such as \"90s\", \"10m\" or \"2h\" (or an integer of seconds)",
+        Kind::Quiet => "a string \"HH:MM-HH:MM\" such as \"22:00-07:00\"",
+        Kind::Webhooks => "an array of tables [[notify.webhook]] with url and format",
     }
 }
 
@@ -231,6 +240,50 @@ pub(super) fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Va
             }
             Ok(Val::Text(s.to_string()))
         }
+        Kind::Url => {
+            let s = match raw {
+                Raw::Toml(toml::Value::String(s)) => s.as_str(),
+                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+                Raw::Text(s) => s,
+            };
+            check_url(s, false)
+                .map(Val::Url)
+                .map_err(|why| ConfigError::new(format!("{} {why}", label())))
+        }
+        Kind::Span => {
+            let parsed = match raw {
+                Raw::Toml(toml::Value::String(s)) => Span::parse(s),
+                Raw::Toml(toml::Value::Integer(n)) if (0..=999_999_999).contains(n) => {
+                    Some(Span(*n as u64))
+                }
+                Raw::Toml(toml::Value::Integer(_)) => None,
+                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+                Raw::Text(s) => Span::parse(s),
+            };
+            parsed.map(Val::Span).ok_or_else(|| {
+                ConfigError::new(format!(
+                    "{} is not a duration — write a whole number with s, m or h (\"90s\", \"10m\", \"2h\"), or 0 to turn it off",
+                    label()
+                ))
+            })
+        }
+        Kind::Quiet => {
+            let s = match raw {
+                Raw::Toml(toml::Value::String(s)) => s.as_str(),
+                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+                Raw::Text(s) => s,
+            };
+            if s.trim() == "off" {
+                return Ok(Val::Quiet(None));
+            }
+            QuietHours::parse(s).map(|q| Val::Quiet(Some(q))).ok_or_else(|| {
+                ConfigError::new(format!(
+                    "{} is not a quiet-hours span — write \"HH:MM-HH:MM\" in local 24-hour time, e.g. \"22:00-07:00\" (start and end differ), or \"off\"",
+                    label()
+                ))
+            })
+        }
+        Kind::Webhooks => parse_webhooks(&label(), raw).map(Val::Webhooks),
         Kind::Hosts => {
             let items: Vec<&str> = match raw {
                 Raw::Toml(toml::Value::Array(items)) => {
@@ -274,6 +327,129 @@ pub(super) fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Va
     }
 }
 
+/// An absolute `http`/`https` URL without credentials, query or fragment (for a webhook,
+/// `query_ok`: its query may carry a key). The trailing `/` of `publicUrl` is dropped.
+pub(super) fn check_url(s: &str, query_ok: bool) -> Result<String, String> {
+    let s = s.trim();
+    let u = url::Url::parse(s).map_err(|e| {
+        format!("is not a URL ({e}) — write an absolute http:// or https:// URL such as https://askd.example.ts.net")
+    })?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
+        return Err(format!(
+            "is not allowed — only http:// and https:// URLs with a host (got scheme {:?})",
+            u.scheme()
+        ));
+    }
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err("must not carry a user name or password".to_string());
+    }
+    if u.fragment().is_some() || (!query_ok && u.query().is_some()) {
+        return Err("must not have a query (?…) or fragment (#…)".to_string());
+    }
+    Ok(if query_ok {
+        s.to_string()
+    } else {
+        s.trim_end_matches('/').to_string()
+    })
+}
+
+/// `[[notify.webhook]]` tables (`url`, `format`, `name`), or as text `FORMAT=URL` entries
+/// separated by whitespace (`ntfy=https://ntfy.sh/topic slack=https://hooks…`).
+fn parse_webhooks(label: &str, raw: Raw<'_>) -> Result<Vec<WebhookConfig>, ConfigError> {
+    const FORMATS: &str = "json, ntfy or slack";
+    let mut out: Vec<WebhookConfig> = Vec::new();
+    let default_name = |format: WebhookFormat, out: &Vec<WebhookConfig>| {
+        let n = out.iter().filter(|w| w.format == format).count() + 1;
+        format!("{}-{n}", format.as_str())
+    };
+    match raw {
+        Raw::Toml(toml::Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let Some(t) = item.as_table() else {
+                    return Err(ConfigError::new(format!(
+                        "{label}: entry {i} has the wrong type — expected a table [[notify.webhook]] with url = \"https://…\" and format = \"json\" | \"ntfy\" | \"slack\", found {}",
+                        item.type_str()
+                    )));
+                };
+                for k in t.keys() {
+                    if !matches!(k.as_str(), "url" | "format" | "name") {
+                        return Err(ConfigError::new(format!(
+                            "{label}: entry {i} has unknown key {k:?} — allowed keys in [[notify.webhook]]: url, format, name"
+                        )));
+                    }
+                }
+                let text = |k: &str| -> Result<Option<&str>, ConfigError> {
+                    match t.get(k) {
+                        None => Ok(None),
+                        Some(toml::Value::String(s)) => Ok(Some(s.as_str())),
+                        Some(v) => Err(ConfigError::new(format!(
+                            "{label}: entry {i} {k} has the wrong type — expected a string, found {}",
+                            v.type_str()
+                        ))),
+                    }
+                };
+                let Some(url) = text("url")? else {
+                    return Err(ConfigError::new(format!(
+                        "{label}: entry {i} has no url — add url = \"https://…\" (the webhook's address)"
+                    )));
+                };
+                let url = check_url(url, true)
+                    .map_err(|why| ConfigError::new(format!("{label}: entry {i} url {why}")))?;
+                let format = match text("format")? {
+                    None => WebhookFormat::Json,
+                    Some(f) => WebhookFormat::parse(f).ok_or_else(|| {
+                        ConfigError::new(format!(
+                            "{label}: entry {i} format {f:?} is not allowed — use {FORMATS}"
+                        ))
+                    })?,
+                };
+                let name = match text("name")? {
+                    Some(n) if !n.trim().is_empty() && n.chars().count() <= 64 => {
+                        n.trim().to_string()
+                    }
+                    Some(_) => {
+                        return Err(ConfigError::new(format!(
+                            "{label}: entry {i} name must be 1 to 64 characters"
+                        )));
+                    }
+                    None => default_name(format, &out),
+                };
+                if out.iter().any(|w| w.name == name) {
+                    return Err(ConfigError::new(format!(
+                        "{label}: entry {i} repeats the name {name:?} — give each webhook its own name"
+                    )));
+                }
+                out.push(WebhookConfig { name, url, format });
+            }
+        }
+        Raw::Toml(v) => {
+            return Err(ConfigError::new(format!(
+                "{label} has the wrong type — expected an array of tables [[notify.webhook]], found {}",
+                v.type_str()
+            )));
+        }
+        Raw::Text(s) => {
+            for entry in s.split_whitespace() {
+                let Some((f, url)) = entry.split_once('=') else {
+                    return Err(ConfigError::new(format!(
+                        "{label}: {entry:?} is not FORMAT=URL — write entries such as ntfy=https://ntfy.sh/my-topic, separated by spaces; formats: {FORMATS}"
+                    )));
+                };
+                let format = WebhookFormat::parse(f).ok_or_else(|| {
+                    ConfigError::new(format!(
+                        "{label}: format {f:?} is not allowed — use {FORMATS} (FORMAT=URL)"
+                    ))
+                })?;
+                let url = check_url(url, true)
+                    .map_err(|why| ConfigError::new(format!("{label}: {url:?} {why}")))?;
+                let name = default_name(format, &out);
+                out.push(WebhookConfig { name, url, format });
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A Host allow-list entry: lowercase, no port; bare IPv6 gets brackets (as in a Host header).
 pub(super) fn normalize_host(s: &str) -> Option<String> {
     let s = s.trim();
@@ -309,6 +485,12 @@ pub(super) fn set(cfg: &mut Config, key: Key, val: Val) {
         (Key::AllowExternalPersist, Val::Bool(b)) => cfg.batch_review.allow_external_persist = b,
         (Key::Mode, Val::Mode(m)) => cfg.alignment.mode = m,
         (Key::Section, Val::Text(s)) => cfg.alignment.section = Some(s),
+        (Key::PublicUrl, Val::Url(u)) => cfg.public_url = Some(u),
+        (Key::After, Val::Span(d)) => cfg.notify.after = d,
+        (Key::RemindEvery, Val::Span(d)) => cfg.notify.remind_every = d,
+        (Key::QuietHours, Val::Quiet(q)) => cfg.notify.quiet_hours = q,
+        (Key::Desktop, Val::Bool(b)) => cfg.notify.desktop = b,
+        (Key::Webhook, Val::Webhooks(w)) => cfg.notify.webhook = w,
         (key, _) => unreachable!("value kind does not match key {key:?}"),
     }
 }

@@ -16,6 +16,7 @@
 //! borrows [`extract::JsonBody`] for `/mcp`'s body rules.
 
 pub mod asks;
+pub mod devices;
 pub mod diagram;
 pub mod drafts;
 pub mod events;

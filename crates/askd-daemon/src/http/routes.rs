@@ -7,11 +7,11 @@ use std::sync::Arc;
 use axum::Router;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 
 use crate::daemon::Daemon;
 use crate::error::ApiError;
-use crate::http::{asks, diagram, drafts, events, review, sessions, settings};
+use crate::http::{asks, devices, diagram, drafts, events, review, sessions, settings};
 use crate::{fence, ui};
 
 /// Every route of the daemon except `/mcp`, which the binary's MCP service is nested at
@@ -24,6 +24,10 @@ pub fn routes() -> Router<Arc<Daemon>> {
         .route("/settings", get(ui::page))
         .route("/records", get(ui::page))
         .route("/sessions/{id}", get(ui::page))
+        .route(
+            "/pair/{code}",
+            get(devices::pair_page).post(devices::pair_submit),
+        )
         .route("/assets/{*path}", get(ui::asset))
         .route("/api/diagrams/{file}", get(diagram::diagram))
         .fallback(not_found)
@@ -64,6 +68,11 @@ fn api() -> Router<Arc<Daemon>> {
         .route("/api/drafts/get", post(drafts::get_route))
         .route("/api/drafts/launch", post(drafts::launch_route))
         .route("/api/settings", get(settings::show).put(settings::save))
+        .route("/api/notify", get(devices::notify_status))
+        .route("/api/pair", post(devices::new_pairing))
+        .route("/api/pair/{code}/qr.svg", get(devices::qr_code))
+        .route("/api/devices", get(devices::list))
+        .route("/api/devices/{id}", delete(devices::revoke))
         .method_not_allowed_fallback(method_not_allowed)
 }
 

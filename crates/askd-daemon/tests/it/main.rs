@@ -2,10 +2,12 @@
 //! each file below is a module; helpers shared between them are in `common*`.
 
 mod common;
+mod devices_http;
 mod hardening_http;
 mod hardening_review;
 mod http;
 mod records_http;
+mod notify_http;
 mod review_http;
 mod session_page_http;
 mod settings_http;

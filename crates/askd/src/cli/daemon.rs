@@ -49,10 +49,10 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
     let runtime = tokio::runtime::Runtime::new().ok();
     // The running daemon's health, and its settings in effect (saved from the Settings page
     // over the configuration, review.md §7.3).
-    let (health, settings) = match (&info, runtime) {
+    let (health, settings, notify) = match (&info, runtime) {
         (Some(_), Some(rt)) => rt.block_on(async {
             let Ok(client) = super::client::Client::connect(&paths) else {
-                return (None, None);
+                return (None, None, None);
             };
             let get = |path: &'static str| {
                 let client = &client;
@@ -65,16 +65,20 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
                         .map(|r| r.body)
                 }
             };
-            (get("/api/health").await, get("/api/settings").await)
+            (
+                get("/api/health").await,
+                get("/api/settings").await,
+                get("/api/notify").await,
+            )
         }),
-        _ => (None, None),
+        _ => (None, None, None),
     };
     let daemon = match (&info, &health) {
         (None, _) => {
             json!({"running": false, "note": "no daemon.json: no daemon has been started, or it stopped cleanly"})
         }
         (Some(i), Some(h)) => {
-            json!({"running": true, "url": i.url, "pid": i.pid, "version": i.version, "startedAt": i.started_at, "health": h, "settings": settings})
+            json!({"running": true, "url": i.url, "pid": i.pid, "version": i.version, "startedAt": i.started_at, "health": h, "settings": settings, "notify": notify})
         }
         (Some(i), None) => {
             json!({"running": false, "url": i.url, "pid": i.pid, "note": "daemon.json exists but the daemon does not answer: it was killed or is starting"})
@@ -94,7 +98,7 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
             "tokenMode": token_mode,
             "daemonJson": paths.daemon_json(),
         },
-        "config": match &config { Ok((_, c)) => json!(c), Err(_) => serde_json::Value::Null },
+        "config": match &config { Ok((_, c)) => redacted(c), Err(_) => serde_json::Value::Null },
         "configError": config.as_ref().err().map(|e| e.to_string()),
         "daemon": daemon,
         "env": config::env_names(),
@@ -105,6 +109,19 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
     } else {
         ExitCode::from(EXIT_INVALID)
     }
+}
+
+/// The configuration as JSON with each webhook URL cut to its scheme and host: a Slack
+/// hook or an ntfy topic in the URL is a secret, and doctor output gets pasted into reports.
+fn redacted(c: &config::Config) -> serde_json::Value {
+    let mut v = json!(c);
+    if let Some(hooks) = v["notify"]["webhook"].as_array_mut() {
+        for h in hooks {
+            let url = h["url"].as_str().map(askd_daemon::notify::redact);
+            h["url"] = json!(url);
+        }
+    }
+    v
 }
 
 #[cfg(unix)]

@@ -6,6 +6,7 @@ mod client;
 mod daemon;
 mod flags;
 mod mcp;
+mod pair;
 mod review;
 mod survey;
 mod try_cmd;
@@ -65,6 +66,12 @@ pub enum Command {
         #[command(flatten)]
         config: flags::ConfigFlags,
     },
+    /// Pair a phone: print a one-time link and its QR code; the phone may then answer asks
+    /// (not change settings). Starts the daemon if needed.
+    Pair {
+        #[command(flatten)]
+        config: flags::ConfigFlags,
+    },
     /// Try askd: start the daemon if needed, ask an example survey, open its page, print
     /// the answer the agent would receive.
     Try {
@@ -102,6 +109,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Try { config } => try_cmd::run(config),
         Command::Review(cmd) => review::run(cmd),
         Command::Tui { config } => tui::run(config),
+        Command::Pair { config } => pair::run(config),
     }
 }
 

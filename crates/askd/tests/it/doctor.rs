@@ -110,3 +110,81 @@ async fn doctor_shows_the_running_daemon_and_its_saved_settings() {
     assert_eq!(max_items["value"], 42);
     assert_eq!(max_items["layer"], "saved");
 }
+
+/// A webhook that cannot be reached: its failure shows in `askd doctor` (the running
+/// daemon's `/api/notify`), and neither the config nor the status prints its URL, which
+/// may be a secret. `askd pair` prints the pairing link and its QR code.
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_shows_webhook_failures_without_the_url_and_pair_prints_a_qr_code() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("askd.toml"),
+        "[notify]\ndesktop = false\n[[notify.webhook]]\nname = \"phone\"\nurl = \"http://127.0.0.1:9/secret-topic\"\nformat = \"ntfy\"\n",
+    )
+    .unwrap();
+    let (_daemon, url, token) = serve(home.path());
+    let http = reqwest::Client::new();
+    let r = http
+        .post(format!("{url}/api/asks"))
+        .bearer_auth(&token)
+        .json(&json!({"kind": "questions", "args": {"questions": [{"id": "port", "question": "Which port?", "options": [{"label": "80"}, {"label": "443"}]}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v: Value = http
+            .get(format!("{url}/api/notify"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["sinks"][0]["errors"].as_u64().unwrap_or(0) >= 1 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no failed attempt recorded: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let path = home.path().to_path_buf();
+    let (code, v) = tokio::task::spawn_blocking(move || doctor(&path))
+        .await
+        .unwrap();
+    assert_eq!(code, 0, "{v}");
+    let sink = &v["daemon"]["notify"]["sinks"][0];
+    assert_eq!(sink["name"], "phone");
+    assert_eq!(sink["lastError"], "cannot connect", "{v}");
+    assert_eq!(sink["target"], "http://127.0.0.1:9/…");
+    assert_eq!(
+        v["config"]["notify"]["webhook"][0]["url"],
+        "http://127.0.0.1:9/…"
+    );
+    assert!(!v.to_string().contains("secret-topic"), "{v}");
+
+    let path = home.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_askd"))
+            .arg("pair")
+            .env("ASKD_HOME", &path)
+            .output()
+            .expect("run askd pair")
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(&format!("{url}/pair/")), "{text}");
+    assert!(
+        text.contains('▀') || text.contains('▄'),
+        "a QR code in the terminal: {text}"
+    );
+    assert!(text.contains("loopback"), "the loopback note: {text}");
+    assert!(!text.contains(&token));
+}

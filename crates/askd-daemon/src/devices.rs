@@ -1,0 +1,290 @@
+//! Paired devices: a phone (or any browser) that answers asks without the install's token.
+//!
+//! `askd pair` or the Settings page asks for a **pairing code** ([`Devices::new_code`]):
+//! random, single use, valid for [`CODE_TTL`], kept in memory only (a restart voids it).
+//! Opening `/pair/{code}` shows a form; sending it ([`Devices::redeem`]) spends the code
+//! and creates a **device token** (256 random bits) set as the `askd_device` cookie. The
+//! daemon keeps only its SHA-256, with a name, the browser's user agent, and the created
+//! and last-used times. The fence accepts the cookie for the answering routes only
+//! (`crate::fence`); revoking removes the device from memory first, so its next request is
+//! refused at once, then from the store.
+//!
+//! Storage: the store's saved-settings map, one key `device.<id>` per device — durable
+//! (committed before the cookie is set or the revoke answered) without a migration; the
+//! map is small (a device is a few hundred bytes) and read once at start. The last-used
+//! time is exact in memory and written through at most every [`TOUCH_EVERY`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use askd_store::Store;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// The cookie that carries a device token.
+pub const COOKIE: &str = "askd_device";
+/// How long a pairing code is valid.
+pub const CODE_TTL: Duration = Duration::from_secs(600);
+/// How often a device's last use is written to the store (memory is always exact).
+pub const TOUCH_EVERY: Duration = Duration::from_secs(300);
+/// Pairing codes outstanding at once (the oldest goes first).
+const CODES_MAX: usize = 16;
+/// The longest device name kept.
+pub const NAME_MAX: usize = 60;
+const KEY_PREFIX: &str = "device.";
+
+/// One paired device, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Device {
+    pub id: String,
+    /// SHA-256 of the token, hex.
+    pub hash: String,
+    pub name: String,
+    pub user_agent: String,
+    pub created_at: String,
+    pub last_used_at: String,
+}
+
+impl Device {
+    /// What the API shows (no hash).
+    pub fn view(&self) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "userAgent": self.user_agent,
+            "createdAt": self.created_at,
+            "lastUsedAt": self.last_used_at,
+        })
+    }
+}
+
+struct Entry {
+    device: Device,
+    /// When `last_used_at` was last written to the store.
+    saved: Instant,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// By token hash.
+    devices: HashMap<String, Entry>,
+    /// Pairing code → when it expires.
+    codes: HashMap<String, Instant>,
+}
+
+/// The daemon's paired devices and outstanding pairing codes.
+#[derive(Default)]
+pub struct Devices {
+    inner: Mutex<Inner>,
+}
+
+/// What a device token is worth.
+pub enum Check {
+    /// No device has this token (never paired, or revoked).
+    Unknown,
+    /// A device; `Some` when its last use is due to be written to the store.
+    Known(Option<Device>),
+}
+
+fn hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn random_hex(n: usize) -> Result<String, String> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
+    Ok(hex(&bytes))
+}
+
+/// A device's stored value, under `device.<id>`.
+fn stored(d: &Device) -> (String, Value) {
+    (format!("{KEY_PREFIX}{}", d.id), json!(d))
+}
+
+impl Devices {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reads the paired devices from the store (at start).
+    pub async fn load(&self, store: &dyn Store) {
+        let saved = match store.settings().await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the paired devices");
+                return;
+            }
+        };
+        let mut inner = self.lock();
+        for (key, value) in saved.iter().filter(|(k, _)| k.starts_with(KEY_PREFIX)) {
+            match serde_json::from_value::<Device>(value.clone()) {
+                Ok(device) => {
+                    inner.devices.insert(
+                        device.hash.clone(),
+                        Entry {
+                            device,
+                            saved: Instant::now(),
+                        },
+                    );
+                }
+                Err(e) => tracing::warn!(key, error = %e, "ignoring an unreadable device"),
+            }
+        }
+    }
+
+    /// A new pairing code (32 hex digits) and how long it lives.
+    pub fn new_code(&self) -> Result<(String, Duration), String> {
+        let code = random_hex(16)?;
+        let mut inner = self.lock();
+        let now = Instant::now();
+        inner.codes.retain(|_, until| *until > now);
+        while inner.codes.len() >= CODES_MAX {
+            let oldest = inner
+                .codes
+                .iter()
+                .min_by_key(|(_, until)| **until)
+                .map(|(c, _)| c.clone());
+            match oldest {
+                Some(c) => inner.codes.remove(&c),
+                None => break,
+            };
+        }
+        inner.codes.insert(code.clone(), now + CODE_TTL);
+        Ok((code, CODE_TTL))
+    }
+
+    /// Whether `code` is outstanding (not spent, not expired).
+    pub fn code_valid(&self, code: &str) -> bool {
+        self.lock()
+            .codes
+            .get(code)
+            .is_some_and(|until| *until > Instant::now())
+    }
+
+    /// Spends `code` and pairs a device: its token (for the cookie), once the device is
+    /// stored. `Err` when the code is unknown, spent or expired, or the store failed.
+    pub async fn redeem(
+        &self,
+        store: &dyn Store,
+        code: &str,
+        name: &str,
+        user_agent: &str,
+    ) -> Result<String, RedeemError> {
+        let until = self.lock().codes.remove(code);
+        if until.is_none_or(|u| u <= Instant::now()) {
+            return Err(RedeemError::BadCode);
+        }
+        let token = random_hex(32).map_err(RedeemError::Other)?;
+        let id = uuid::Uuid::now_v7().simple().to_string();
+        let now = askd_store::now();
+        let name: String = name
+            .trim()
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(NAME_MAX)
+            .collect();
+        let device = Device {
+            id,
+            hash: hash(&token),
+            name: if name.is_empty() {
+                "Phone".to_string()
+            } else {
+                name
+            },
+            user_agent: user_agent
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(300)
+                .collect(),
+            created_at: now.clone(),
+            last_used_at: now,
+        };
+        let (key, value) = stored(&device);
+        let mut set = Map::new();
+        set.insert(key, value);
+        store
+            .save_settings(&set, &[])
+            .await
+            .map_err(|e| RedeemError::Other(e.to_string()))?;
+        self.lock().devices.insert(
+            device.hash.clone(),
+            Entry {
+                device,
+                saved: Instant::now(),
+            },
+        );
+        Ok(token)
+    }
+
+    /// Looks a device token up and records its use.
+    pub fn check(&self, token: &str) -> Check {
+        let h = hash(token);
+        let mut inner = self.lock();
+        let Some(e) = inner.devices.get_mut(&h) else {
+            return Check::Unknown;
+        };
+        e.device.last_used_at = askd_store::now();
+        if e.saved.elapsed() >= TOUCH_EVERY {
+            e.saved = Instant::now();
+            return Check::Known(Some(e.device.clone()));
+        }
+        Check::Known(None)
+    }
+
+    /// Writes a device's last use (from [`Check::Known`]), unless it was revoked since.
+    pub async fn save_use(&self, store: Arc<dyn Store>, device: Device) {
+        if !self.lock().devices.contains_key(&device.hash) {
+            return;
+        }
+        let (key, value) = stored(&device);
+        let mut set = Map::new();
+        set.insert(key, value);
+        if let Err(e) = store.save_settings(&set, &[]).await {
+            tracing::warn!(error = %e, "cannot record a device's last use");
+        }
+    }
+
+    /// The paired devices, newest first.
+    pub fn list(&self) -> Vec<Value> {
+        let inner = self.lock();
+        let mut all: Vec<&Device> = inner.devices.values().map(|e| &e.device).collect();
+        all.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        all.into_iter().map(Device::view).collect()
+    }
+
+    /// Revokes a device: refused from now on, then removed from the store. `Ok(false)`
+    /// when no device has this id.
+    pub async fn revoke(&self, store: &dyn Store, id: &str) -> Result<bool, String> {
+        let removed = {
+            let mut inner = self.lock();
+            let hash = inner
+                .devices
+                .iter()
+                .find(|(_, e)| e.device.id == id)
+                .map(|(h, _)| h.clone());
+            hash.and_then(|h| inner.devices.remove(&h))
+        };
+        let Some(e) = removed else {
+            return Ok(false);
+        };
+        store
+            .save_settings(&Map::new(), &[stored(&e.device).0])
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+}
+
+/// Why a pairing did not happen.
+#[derive(Debug)]
+pub enum RedeemError {
+    BadCode,
+    Other(String),
+}

@@ -1,0 +1,575 @@
+//! The notifier (`[notify]`): a message for every new ask and reminders for asks still
+//! pending, to webhooks (generic JSON, ntfy, Slack-compatible) and the desktop.
+//!
+//! One task ([`run`]) follows the hub's committed events (`ask.created`, `ask.settled`)
+//! and keeps a schedule of the pending asks in memory; it hands messages to a bounded queue
+//! that a dispatcher drains, spawning one delivery per message and sink (each with a
+//! timeout and retries at [`RETRY_DELAYS`]). Nothing here is on an ask's path: the hub's
+//! broadcast never waits for a listener, and a full queue drops the message (counted).
+//!
+//! **Reminders** are due at `created + after + k · remindEvery` (k = 0, 1, …; only k = 0
+//! when `remindEvery` is 0), a pure function of the ask's stored creation time. The
+//! schedule is not stored: after a restart, a pending ask whose reminder came due while no
+//! daemon ran — or ran before the restart — gets at most **one** catch-up reminder shortly
+//! after start, then follows its schedule. So a restart may repeat one reminder per
+//! pending ask, never more; no "new ask" message is sent for asks that existed before.
+//!
+//! An ask already settled when the notifier reads it (answered within milliseconds) gets no
+//! message at all: the human is not needed any more.
+//!
+//! **Quiet hours** defer: a message due inside them waits for their end (several reminders
+//! of one ask deferred together go out as one); an ask settled meanwhile gets none.
+//!
+//! **Failures** are kept in memory per sink ([`SinkStatus`]: counts, last error and its
+//! time), shown by `GET /api/notify` (the Settings page, `askd doctor`). Error texts never
+//! contain a webhook's URL, which may be a secret; neither does the API (scheme and host
+//! only).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use askd_store::{AskFilter, AskState, Event, Store};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::{Semaphore, broadcast, mpsc, watch};
+use tokio::time::Instant;
+
+use crate::config::{NotifyConfig, QuietHours, WebhookConfig};
+
+mod message;
+mod send;
+
+pub use message::{Message, MessageKind, TITLE_MAX, plain_title};
+
+/// Waits between the attempts of one delivery (so at most four attempts).
+pub const RETRY_DELAYS: [Duration; 3] = [
+    Duration::from_secs(1),
+    Duration::from_secs(4),
+    Duration::from_secs(16),
+];
+/// Messages waiting for the dispatcher; beyond this they are dropped (and counted).
+const QUEUE: usize = 256;
+/// Deliveries in flight at once.
+const IN_FLIGHT: usize = 16;
+/// A catch-up reminder after start waits this long (the daemon settles in first).
+const CATCH_UP: Duration = Duration::from_secs(1);
+
+/// What one sink has done since the daemon started.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SinkStatus {
+    pub name: String,
+    /// `webhook` or `desktop`.
+    pub kind: &'static str,
+    /// A webhook's format.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<&'static str>,
+    /// Where it goes, without secrets: a webhook's `scheme://host[:port]/…`, or the bus.
+    pub target: String,
+    /// Messages delivered.
+    pub sent: u64,
+    /// Messages given up after every retry.
+    pub failed: u64,
+    /// Failed attempts (retries included).
+    pub errors: u64,
+    pub last_sent_at: Option<String>,
+    pub last_error: Option<String>,
+    pub last_error_at: Option<String>,
+}
+
+/// Everything the notifier was told to do, from the daemon's settings.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The base of the ask links: `publicUrl`, else the daemon's own URL.
+    pub base_url: String,
+    pub after: Option<Duration>,
+    pub every: Option<Duration>,
+    pub quiet: Option<QuietHours>,
+    pub webhooks: Vec<WebhookConfig>,
+    /// The session bus when desktop notifications are on and a bus is there.
+    pub dbus: Option<String>,
+    /// macOS desktop notifications (`osascript`).
+    pub macos: bool,
+    pub retry: Vec<Duration>,
+}
+
+impl Plan {
+    pub fn new(cfg: &NotifyConfig, base_url: &str, dbus: Option<&str>) -> Self {
+        Plan {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            after: cfg.after.duration(),
+            every: cfg.remind_every.duration(),
+            quiet: cfg.quiet_hours,
+            webhooks: cfg.webhook.clone(),
+            dbus: dbus.filter(|_| cfg.desktop).map(str::to_string),
+            macos: cfg.desktop && cfg!(target_os = "macos"),
+            retry: RETRY_DELAYS.to_vec(),
+        }
+    }
+
+    fn desktop(&self) -> bool {
+        self.dbus.is_some() || self.macos
+    }
+
+    /// Whether there is anywhere to send to.
+    pub fn has_sinks(&self) -> bool {
+        !self.webhooks.is_empty() || self.desktop()
+    }
+}
+
+/// The notifier's state others read: the sinks' status, deferred and dropped counts.
+#[derive(Debug)]
+pub struct Status {
+    sinks: Mutex<Vec<SinkStatus>>,
+    deferred: AtomicU64,
+    dropped: AtomicU64,
+    view: Value,
+}
+
+/// A webhook URL without its secrets: scheme, host and port, `/…` when there is a path.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => {
+            let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+            let rest = if u.path() == "/" && u.query().is_none() {
+                ""
+            } else {
+                "/…"
+            };
+            format!(
+                "{}://{}{port}{rest}",
+                u.scheme(),
+                u.host_str().unwrap_or("")
+            )
+        }
+        Err(_) => "(invalid URL)".to_string(),
+    }
+}
+
+impl Status {
+    pub fn new(
+        plan: &Plan,
+        cfg: &NotifyConfig,
+        public_url: Option<&str>,
+        desktop_why: &str,
+    ) -> Self {
+        let mut sinks: Vec<SinkStatus> = plan
+            .webhooks
+            .iter()
+            .map(|w| SinkStatus {
+                name: w.name.clone(),
+                kind: "webhook",
+                format: Some(w.format.as_str()),
+                target: redact(&w.url),
+                sent: 0,
+                failed: 0,
+                errors: 0,
+                last_sent_at: None,
+                last_error: None,
+                last_error_at: None,
+            })
+            .collect();
+        if plan.desktop() {
+            sinks.push(SinkStatus {
+                name: "desktop".to_string(),
+                kind: "desktop",
+                format: None,
+                target: if plan.dbus.is_some() {
+                    "the session D-Bus (org.freedesktop.Notifications)".to_string()
+                } else {
+                    "osascript (macOS)".to_string()
+                },
+                sent: 0,
+                failed: 0,
+                errors: 0,
+                last_sent_at: None,
+                last_error: None,
+                last_error_at: None,
+            });
+        }
+        let view = json!({
+            "publicUrl": public_url,
+            "linkBase": plan.base_url,
+            "after": cfg.after,
+            "remindEvery": cfg.remind_every,
+            "quietHours": cfg.quiet_hours,
+            "desktop": {"enabled": cfg.desktop, "active": plan.desktop(), "why": desktop_why},
+            "retryDelaysSeconds": plan.retry.iter().map(Duration::as_secs).collect::<Vec<_>>(),
+        });
+        Status {
+            sinks: Mutex::new(sinks),
+            deferred: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            view,
+        }
+    }
+
+    fn with(&self, i: usize, f: impl FnOnce(&mut SinkStatus)) {
+        let mut s = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = s.get_mut(i) {
+            f(s);
+        }
+    }
+
+    /// A snapshot of every sink.
+    pub fn sinks(&self) -> Vec<SinkStatus> {
+        self.sinks.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The body of `GET /api/notify`: the settings in effect and every sink's status.
+    pub fn view(&self) -> Value {
+        let mut v = self.view.clone();
+        v["sinks"] = json!(self.sinks());
+        v["deferred"] = json!(self.deferred.load(Ordering::Relaxed));
+        v["dropped"] = json!(self.dropped.load(Ordering::Relaxed));
+        v
+    }
+}
+
+/// What the schedule keeps of a pending ask.
+struct Tracked {
+    title: Option<String>,
+    who: String,
+    kind: String,
+    created_at: String,
+    /// When the ask was created, on this clock.
+    origin: Instant,
+    /// The index of the next reminder.
+    k: u32,
+    /// When it is due; `None`: no more reminders.
+    due: Option<Instant>,
+}
+
+struct Scheduler {
+    plan: Plan,
+    tracked: HashMap<String, Tracked>,
+    /// Messages held back by quiet hours, with when they go.
+    deferred: Vec<(Instant, Message)>,
+    tx: mpsc::Sender<Message>,
+    status: Arc<Status>,
+}
+
+impl Scheduler {
+    /// The `k`-th reminder's time.
+    fn due_at(&self, origin: Instant, k: u32) -> Option<Instant> {
+        let after = self.plan.after?;
+        match (k, self.plan.every) {
+            (0, _) => Some(origin + after),
+            (_, None) => None,
+            (k, Some(every)) => Some(origin + after + every * k),
+        }
+    }
+
+    fn message(&self, kind: MessageKind, id: &str, t: &Tracked) -> Message {
+        Message::new(
+            kind,
+            id,
+            t.title.as_deref(),
+            &t.who,
+            &t.kind,
+            &self.plan.base_url,
+            &t.created_at,
+        )
+    }
+
+    /// Starts following a pending ask. `fresh`: it was just created (a "new ask" message);
+    /// otherwise it was there at start, and a reminder already due comes once, soon.
+    fn track(&mut self, id: String, summary: Tracked, fresh: bool) {
+        if self.tracked.contains_key(&id) {
+            return;
+        }
+        let mut t = summary;
+        let now = Instant::now();
+        t.due = self.due_at(t.origin, 0);
+        if !fresh && t.due.is_some_and(|d| d <= now) {
+            // Reminders missed while no daemon followed this ask: one now, then the schedule.
+            let mut k = 0;
+            while self.due_at(t.origin, k + 1).is_some_and(|d| d <= now) {
+                k += 1;
+            }
+            t.k = k;
+            t.due = Some(now + CATCH_UP);
+        }
+        if fresh {
+            let m = self.message(MessageKind::New, &id, &t);
+            self.emit(m);
+        }
+        self.tracked.insert(id, t);
+    }
+
+    /// Sends now, or defers to the end of quiet hours.
+    fn emit(&mut self, m: Message) {
+        if let Some(q) = self.plan.quiet {
+            let now = chrono::Local::now();
+            use chrono::Timelike;
+            let minute = (now.hour() * 60 + now.minute()) as u16;
+            let left = q.minutes_left(minute);
+            if left > 0 {
+                let secs = u64::from(left) * 60 - u64::from(now.second());
+                let at = Instant::now() + Duration::from_secs(secs);
+                let dup = m.kind == MessageKind::Reminder
+                    && self
+                        .deferred
+                        .iter()
+                        .any(|(_, d)| d.ask_id == m.ask_id && d.kind == m.kind);
+                if !dup {
+                    self.deferred.push((at, m));
+                }
+                self.status
+                    .deferred
+                    .store(self.deferred.len() as u64, Ordering::Relaxed);
+                return;
+            }
+        }
+        self.send(m);
+    }
+
+    fn send(&self, m: Message) {
+        if self.tx.try_send(m).is_err() {
+            self.status.dropped.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!("the notification queue is full: a message was dropped");
+        }
+    }
+
+    fn forget(&mut self, id: &str) {
+        self.tracked.remove(id);
+        self.deferred.retain(|(_, m)| m.ask_id != id);
+        self.status
+            .deferred
+            .store(self.deferred.len() as u64, Ordering::Relaxed);
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        let due = self.tracked.values().filter_map(|t| t.due);
+        let deferred = self.deferred.iter().map(|(at, _)| *at);
+        due.chain(deferred).min()
+    }
+
+    /// Re-reads the pending asks: follows the ones not followed yet, forgets the rest.
+    async fn resync(&mut self, store: &dyn Store, at_start: bool) {
+        let filter = AskFilter {
+            state: Some(AskState::Pending),
+            ..AskFilter::default()
+        };
+        let pending = match store.asks(&filter).await {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(error = %e, "notifier: cannot list the pending asks");
+                return;
+            }
+        };
+        let ids: Vec<String> = pending.iter().map(|a| a.id.clone()).collect();
+        let gone: Vec<String> = self
+            .tracked
+            .keys()
+            .filter(|id| !ids.contains(id))
+            .cloned()
+            .collect();
+        for id in gone {
+            self.forget(&id);
+        }
+        for a in pending {
+            let t = Tracked {
+                title: a.title,
+                who: a.client,
+                kind: a.kind,
+                origin: origin_of(&a.created_at),
+                created_at: a.created_at,
+                k: 0,
+                due: None,
+            };
+            // Asks missed while the event stream lagged are new to the human too.
+            self.track(a.id, t, !at_start);
+        }
+    }
+
+    async fn on_event(&mut self, store: &dyn Store, e: Event) {
+        let Some(id) = e.payload.get("ask_id").and_then(Value::as_str) else {
+            return;
+        };
+        match e.kind.as_str() {
+            "ask.created" => match store.ask(id).await {
+                Ok(Some(a)) if a.state == AskState::Pending => {
+                    let t = Tracked {
+                        title: a.title,
+                        who: a.client,
+                        kind: a.kind,
+                        origin: Instant::now(),
+                        created_at: a.created_at,
+                        k: 0,
+                        due: None,
+                    };
+                    self.track(a.id, t, true);
+                }
+                Ok(_) => {}
+                Err(err) => tracing::error!(error = %err, "notifier: cannot read a new ask"),
+            },
+            "ask.settled" => self.forget(id),
+            _ => {}
+        }
+    }
+
+    /// Sends what is due: reminders (of asks still pending) and deferred messages.
+    async fn on_tick(&mut self, store: &dyn Store) {
+        let now = Instant::now();
+        let due: Vec<String> = self
+            .tracked
+            .iter()
+            .filter(|(_, t)| t.due.is_some_and(|d| d <= now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in due {
+            if !still_pending(store, &id).await {
+                self.forget(&id);
+                continue;
+            }
+            let Some(t) = self.tracked.get(&id) else {
+                continue;
+            };
+            let m = self.message(MessageKind::Reminder, &id, t);
+            let origin = t.origin;
+            let mut k = t.k + 1;
+            // Never a burst: skip the times already past (a suspended machine, quiet hours).
+            while self.due_at(origin, k).is_some_and(|d| d <= now) {
+                k += 1;
+            }
+            let next = self.due_at(origin, k);
+            if let Some(t) = self.tracked.get_mut(&id) {
+                t.k = k;
+                t.due = next;
+            }
+            self.emit(m);
+        }
+        let (ready, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|(at, _)| *at <= now);
+        self.deferred = later;
+        self.status
+            .deferred
+            .store(self.deferred.len() as u64, Ordering::Relaxed);
+        for (_, m) in ready {
+            if still_pending(store, &m.ask_id).await {
+                self.send(m);
+            }
+        }
+    }
+}
+
+async fn still_pending(store: &dyn Store, id: &str) -> bool {
+    matches!(store.ask(id).await, Ok(Some(a)) if a.state == AskState::Pending)
+}
+
+/// The instant an ask was created (its stored RFC 3339 time), on this process's clock.
+fn origin_of(created_at: &str) -> Instant {
+    let now = Instant::now();
+    let age = chrono::DateTime::parse_from_rfc3339(created_at)
+        .ok()
+        .and_then(|t| {
+            (chrono::Utc::now() - t.with_timezone(&chrono::Utc))
+                .to_std()
+                .ok()
+        })
+        .unwrap_or_default();
+    now.checked_sub(age).unwrap_or(now)
+}
+
+/// The notifier: follows `events` (subscribed before the daemon accepts requests) until
+/// `stop`. Started by the server only when [`Plan::has_sinks`].
+pub async fn run(
+    store: Arc<dyn Store>,
+    mut events: broadcast::Receiver<Event>,
+    plan: Plan,
+    status: Arc<Status>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let (tx, rx) = mpsc::channel(QUEUE);
+    tokio::spawn(dispatch(rx, plan.clone(), status.clone()));
+    let mut s = Scheduler {
+        plan,
+        tracked: HashMap::new(),
+        deferred: Vec::new(),
+        tx,
+        status,
+    };
+    s.resync(store.as_ref(), true).await;
+    loop {
+        let wake = s.next_wake();
+        tokio::select! {
+            _ = async { stop.wait_for(|v| *v).await.is_ok() } => return,
+            ev = events.recv() => match ev {
+                Ok(e) => s.on_event(store.as_ref(), e).await,
+                Err(broadcast::error::RecvError::Lagged(_)) => s.resync(store.as_ref(), false).await,
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {
+                s.on_tick(store.as_ref()).await;
+            }
+        }
+    }
+}
+
+/// Drains the queue: one spawned delivery per message and sink, at most [`IN_FLIGHT`].
+async fn dispatch(mut rx: mpsc::Receiver<Message>, plan: Plan, status: Arc<Status>) {
+    let client = send::client();
+    let permits = Arc::new(Semaphore::new(IN_FLIGHT));
+    let plan = Arc::new(plan);
+    while let Some(m) = rx.recv().await {
+        let m = Arc::new(m);
+        let sinks = plan.webhooks.len() + usize::from(plan.desktop());
+        for i in 0..sinks {
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                return;
+            };
+            let (client, plan, status, m) =
+                (client.clone(), plan.clone(), status.clone(), m.clone());
+            tokio::spawn(async move {
+                deliver(&client, &plan, &status, i, &m).await;
+                drop(permit);
+            });
+        }
+    }
+}
+
+/// One message to sink `i` (the webhooks in order, then the desktop), with retries.
+async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usize, m: &Message) {
+    for attempt in 0..=plan.retry.len() {
+        let result = match plan.webhooks.get(i) {
+            Some(hook) => send::webhook_once(client, hook, m).await,
+            None => desktop_once(plan, m).await,
+        };
+        match result {
+            Ok(()) => {
+                status.with(i, |s| {
+                    s.sent += 1;
+                    s.last_sent_at = Some(askd_store::now());
+                });
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(sink = i, attempt, error = %e, "notification not delivered");
+                status.with(i, |s| {
+                    s.errors += 1;
+                    s.last_error = Some(e);
+                    s.last_error_at = Some(askd_store::now());
+                });
+                if let Some(wait) = plan.retry.get(attempt) {
+                    tokio::time::sleep(*wait).await;
+                }
+            }
+        }
+    }
+    status.with(i, |s| s.failed += 1);
+}
+
+async fn desktop_once(plan: &Plan, m: &Message) -> Result<(), String> {
+    if let Some(bus) = &plan.dbus {
+        return send::desktop_once(bus, m).await;
+    }
+    #[cfg(target_os = "macos")]
+    if plan.macos {
+        return send::macos_once(m).await;
+    }
+    Err("no desktop session".to_string())
+}

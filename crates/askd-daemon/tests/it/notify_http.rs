@@ -1,0 +1,379 @@
+//! The notifier (`[notify]`) against real receivers: a webhook server on loopback (one
+//! route per format, the JSON one answering 500 first) and a session D-Bus started by the
+//! test with a fake `org.freedesktop.Notifications` on it. Each new ask gets exactly one
+//! message per sink, each reminder one more, a settled ask none; a restart sends at most
+//! one catch-up reminder; quiet hours defer; no message carries the token.
+
+use crate::common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use askd_daemon::config::{NotifyConfig, QuietHours, Span, WebhookConfig, WebhookFormat};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use common::*;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// One request the receiver got.
+#[derive(Debug, Clone)]
+struct Hit {
+    route: String,
+    status: u16,
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+#[derive(Clone, Default)]
+struct Receiver {
+    hits: Arc<Mutex<Vec<Hit>>>,
+    /// Routes that answer 500 to their first request.
+    fail_first: Arc<Mutex<Vec<String>>>,
+}
+
+impl Receiver {
+    async fn start(fail_first: &[&str]) -> (Receiver, String) {
+        let r = Receiver::default();
+        *r.fail_first.lock().unwrap() = fail_first.iter().map(|s| s.to_string()).collect();
+        async fn hook(
+            State(r): State<Receiver>,
+            Path(route): Path<String>,
+            headers: HeaderMap,
+            body: Bytes,
+        ) -> StatusCode {
+            let fail = {
+                let mut f = r.fail_first.lock().unwrap();
+                let hit = f.iter().position(|x| *x == route);
+                hit.map(|i| f.remove(i)).is_some()
+            };
+            let status = if fail { 500 } else { 200 };
+            r.hits.lock().unwrap().push(Hit {
+                route,
+                status,
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+                    .collect(),
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+            StatusCode::from_u16(status).unwrap()
+        }
+        let app = Router::new()
+            .route("/hook/{route}", axum::routing::post(hook))
+            .with_state(r.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (r, url)
+    }
+
+    fn hits(&self, route: &str) -> Vec<Hit> {
+        let all = self.hits.lock().unwrap();
+        all.iter().filter(|h| h.route == route).cloned().collect()
+    }
+
+    fn ok(&self, route: &str) -> Vec<Hit> {
+        self.hits(route)
+            .into_iter()
+            .filter(|h| h.status == 200)
+            .collect()
+    }
+
+    async fn wait_ok(&self, route: &str, n: usize, within: Duration) {
+        let until = tokio::time::Instant::now() + within;
+        while self.ok(route).len() < n && tokio::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn hooks(base: &str) -> Vec<WebhookConfig> {
+    [
+        ("j", WebhookFormat::Json),
+        ("n", WebhookFormat::Ntfy),
+        ("s", WebhookFormat::Slack),
+    ]
+    .into_iter()
+    .map(|(route, format)| WebhookConfig {
+        name: format!("{route}-hook"),
+        url: format!("{base}/hook/{route}"),
+        format,
+    })
+    .collect()
+}
+
+fn notify_config(base: &str, after: u64, every: u64) -> NotifyConfig {
+    NotifyConfig {
+        after: Span(after),
+        remind_every: Span(every),
+        quiet_hours: None,
+        desktop: false,
+        webhook: hooks(base),
+    }
+}
+
+async fn start(dir: TempDir, notify: NotifyConfig) -> TestServer {
+    let mut cfg = config(dir.path(), MAX_BODY);
+    cfg.notify = notify;
+    TestServer::start_with(dir, cfg).await
+}
+
+const TITLE: &str = "**Ship** the `v2` release?";
+
+async fn ask(s: &TestServer) -> String {
+    let session = s.session("codex-test", None).await;
+    s.survey_with(Some(&session), &release_scope_titled(TITLE))
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() {
+    let (rx, base) = Receiver::start(&["j"]).await;
+    let s = start(TempDir::new().unwrap(), notify_config(&base, 4, 0)).await;
+    let id = ask(&s).await;
+    // A second ask, settled once its new-ask message is out (an ask settled before the
+    // notifier reads it is not announced at all): no reminder follows.
+    let other = ask(&s).await;
+    let until = tokio::time::Instant::now() + Duration::from_secs(3);
+    while ["j", "n", "s"]
+        .iter()
+        .any(|r| !rx.ok(r).iter().any(|h| h.body.contains(&other)))
+        && tokio::time::Instant::now() < until
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    s.action(&other, "cancel", &json!({})).await.expect(200);
+    for route in ["j", "n", "s"] {
+        rx.wait_ok(route, 3, Duration::from_secs(15)).await;
+    }
+    // Past the reminder's time, and then some: nothing more comes.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let url = format!("{}/a/{id}", s.url);
+    for route in ["j", "n", "s"] {
+        let ok = rx.ok(route);
+        assert_eq!(
+            ok.len(),
+            3,
+            "{route}: two new asks and one reminder: {ok:#?}"
+        );
+        for h in rx.hits(route) {
+            assert!(!h.body.contains(&s.token), "{route} carries the token");
+            assert!(
+                !h.headers.values().any(|v| v.contains(&s.token)),
+                "{route} headers carry the token"
+            );
+        }
+    }
+    // The JSON hook: a 500 first, then the retry delivered the same message.
+    let j = rx.hits("j");
+    assert_eq!(j.len(), 4, "one failed attempt + three deliveries");
+    assert_eq!(j[0].status, 500);
+    assert!(
+        j[1..]
+            .iter()
+            .any(|h| h.status == 200 && h.body == j[0].body),
+        "the retry delivers the same message"
+    );
+    let bodies: Vec<Value> = rx
+        .ok("j")
+        .iter()
+        .map(|h| serde_json::from_str(&h.body).unwrap())
+        .collect();
+    let of = |ask: &str, event: &str| {
+        bodies
+            .iter()
+            .filter(|b| b["ask"]["id"] == ask && b["event"] == event)
+            .count()
+    };
+    assert_eq!(of(&id, "ask.created"), 1);
+    assert_eq!(of(&id, "ask.reminder"), 1);
+    assert_eq!(of(&other, "ask.created"), 1);
+    assert_eq!(
+        of(&other, "ask.reminder"),
+        0,
+        "a settled ask is not reminded"
+    );
+    let first = bodies.iter().find(|b| b["ask"]["id"] == id).unwrap();
+    assert_eq!(first["ask"]["title"], "Ship the v2 release?");
+    assert_eq!(first["ask"]["who"], "codex-test");
+    assert_eq!(first["ask"]["url"], url);
+    assert_eq!(first["text"], "codex-test asks: Ship the v2 release?");
+    // ntfy: a text body, Title and Click headers.
+    let n = rx.ok("n");
+    let n_new = n.iter().find(|h| h.body.contains(&url)).unwrap();
+    assert!(
+        n_new
+            .body
+            .starts_with("codex-test asks: Ship the v2 release?\n")
+    );
+    assert_eq!(n_new.headers["click"], url);
+    assert!(n_new.headers["title"].starts_with("askd: "));
+    assert!(
+        n.iter()
+            .any(|h| h.body.starts_with("Reminder: codex-test asks:"))
+    );
+    // Slack: {"text": …} with the link in mrkdwn.
+    let sl: Value = serde_json::from_str(&rx.ok("s")[0].body).unwrap();
+    assert!(
+        sl["text"].as_str().unwrap().contains("|Open in askd>"),
+        "{sl}"
+    );
+    // The failure is visible in the API (Settings, askd doctor), with no URL in it.
+    let v = s.get("/api/notify").await.expect(200).clone();
+    let sinks = v["sinks"].as_array().unwrap();
+    let jh = sinks.iter().find(|x| x["name"] == "j-hook").unwrap();
+    assert_eq!(jh["errors"], 1);
+    assert_eq!(jh["sent"], 3);
+    assert_eq!(jh["failed"], 0);
+    assert_eq!(jh["lastError"], "HTTP 500");
+    assert!(jh["lastErrorAt"].is_string());
+    assert_eq!(jh["target"], format!("{base}/…"));
+    assert!(
+        !v.to_string().contains("/hook/"),
+        "no webhook URL in the API: {v}"
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_sends_at_most_one_catch_up_reminder() {
+    let (rx, base) = Receiver::start(&[]).await;
+    let s = start(TempDir::new().unwrap(), notify_config(&base, 1, 0)).await;
+    let _id = ask(&s).await;
+    rx.wait_ok("j", 2, Duration::from_secs(10)).await;
+    assert_eq!(rx.ok("j").len(), 2, "new + reminder");
+    let dir = s.stop().await;
+    let s = start(dir, notify_config(&base, 1, 0)).await;
+    rx.wait_ok("j", 3, Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let events: Vec<String> = rx
+        .ok("j")
+        .iter()
+        .map(|h| {
+            serde_json::from_str::<Value>(&h.body).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(events, ["ask.created", "ask.reminder", "ask.reminder"]);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn quiet_hours_defer_messages() {
+    use chrono::Timelike;
+    let (rx, base) = Receiver::start(&[]).await;
+    let now = chrono::Local::now();
+    let minute = (now.hour() * 60 + now.minute()) as u16;
+    let day = 24 * 60;
+    let quiet = QuietHours {
+        start: (minute + day - 60) % day,
+        end: (minute + 60) % day,
+    };
+    let mut n = notify_config(&base, 1, 0);
+    n.quiet_hours = Some(quiet);
+    let s = start(TempDir::new().unwrap(), n).await;
+    ask(&s).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(rx.hits("j").is_empty(), "nothing is sent in quiet hours");
+    let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(v["quietHours"], quiet.to_string());
+    // The new-ask message and one reminder wait for the end of the quiet hours.
+    assert_eq!(v["deferred"], 2, "{v}");
+    s.stop().await;
+}
+
+/// The fake notification server: records each `Notify` call's summary and body.
+struct FakeNotifications {
+    got: Arc<Mutex<Vec<(String, String)>>>,
+}
+
+#[zbus::interface(name = "org.freedesktop.Notifications")]
+impl FakeNotifications {
+    #[allow(clippy::too_many_arguments)]
+    async fn notify(
+        &self,
+        _app_name: String,
+        _replaces_id: u32,
+        _app_icon: String,
+        summary: String,
+        body: String,
+        _actions: Vec<String>,
+        _hints: HashMap<String, zbus::zvariant::OwnedValue>,
+        _expire_timeout: i32,
+    ) -> u32 {
+        self.got.lock().unwrap().push((summary, body));
+        1
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn desktop_notifications_over_a_session_bus() {
+    let bin = std::path::Path::new("/usr/bin/dbus-daemon");
+    if !bin.exists() {
+        eprintln!(
+            "SKIPPED desktop_notifications_over_a_session_bus: /usr/bin/dbus-daemon is absent"
+        );
+        return;
+    }
+    let mut bus = std::process::Command::new(bin)
+        .args(["--session", "--nofork", "--print-address=1"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start dbus-daemon");
+    let address = {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(bus.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().to_string()
+    };
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let _server = zbus::connection::Builder::address(address.as_str())
+        .unwrap()
+        .name("org.freedesktop.Notifications")
+        .unwrap()
+        .serve_at(
+            "/org/freedesktop/Notifications",
+            FakeNotifications { got: got.clone() },
+        )
+        .unwrap()
+        .build()
+        .await
+        .expect("own org.freedesktop.Notifications");
+    let dir = TempDir::new().unwrap();
+    let mut cfg = config(dir.path(), MAX_BODY);
+    cfg.notify = NotifyConfig {
+        desktop: true,
+        ..NotifyConfig::default()
+    };
+    cfg.dbus_address = Some(address);
+    let s = TestServer::start_with(dir, cfg).await;
+    ask(&s).await;
+    let until = tokio::time::Instant::now() + Duration::from_secs(10);
+    while got.lock().unwrap().is_empty() && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let got = got.lock().unwrap().clone();
+    assert_eq!(got.len(), 1, "one notification for one new ask: {got:?}");
+    assert_eq!(got[0].0, "askd: a new question for you");
+    assert!(
+        got[0]
+            .1
+            .starts_with("codex-test asks: Ship the v2 release?"),
+        "{got:?}"
+    );
+    assert!(!got[0].1.contains(&s.token));
+    let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(v["desktop"]["active"], true);
+    assert_eq!(v["sinks"][0]["sent"], 1);
+    s.stop().await;
+    let _ = bus.kill();
+    let _ = bus.wait();
+}

@@ -1,0 +1,25 @@
+// English strings of the Settings page's Notifications and Devices sections, loaded with
+// settings.js only (every other page stays lighter). Same keys as notify-zh-CN.js (a test checks).
+export default {
+  'notify.title': 'Notifications',
+  'notify.intro': 'Messages for new asks and reminders for asks still waiting. Set these in askd.toml ([notify], [[notify.webhook]]), ASKD_NOTIFY_* variables or --notify-* flags; they apply at the next start.',
+  'notify.off': 'off',
+  'notify.after': 'First reminder after',
+  'notify.remindEvery': 'Then every',
+  'notify.quietHours': 'Quiet hours',
+  'notify.desktop': 'Desktop',
+  'notify.publicUrl': 'Links use',
+  'notify.publicUrlUnset': '{url} (publicUrl is not set)',
+  'notify.noSinks': 'No webhook is configured and no desktop session was found: nothing is sent.',
+  'notify.sent': '{n} sent',
+  'notify.lastError': '{n} failed attempts; last: {error} at {at}',
+  'notify.devices': 'Devices',
+  'notify.devicesIntro': 'Phones and browsers paired to answer asks. They cannot open Settings or pair others. Revoke one and it is refused at once.',
+  'notify.noDevices': 'No device is paired.',
+  'notify.deviceUsed': 'last used {at} · paired {created}',
+  'notify.revoke': 'Revoke',
+  'notify.revoked': 'Device revoked.',
+  'notify.pair': 'Pair a phone',
+  'notify.qrAlt': 'QR code of the pairing link',
+  'notify.pairHint': 'Scan it with the phone, or open the link there. It works once, within {minutes} minutes.',
+};

@@ -1,0 +1,25 @@
+// Chinese strings of the Settings page's Notifications and Devices sections, loaded with
+// settings.js only. Same keys as notify-en.js (a test checks).
+export default {
+  'notify.title': '通知',
+  'notify.intro': '新提问的消息，以及仍在等待的提问的提醒。在 askd.toml（[notify]、[[notify.webhook]]）、ASKD_NOTIFY_* 变量或 --notify-* 参数中设置；下次启动时生效。',
+  'notify.off': '关闭',
+  'notify.after': '首次提醒于',
+  'notify.remindEvery': '之后每隔',
+  'notify.quietHours': '免打扰时段',
+  'notify.desktop': '桌面',
+  'notify.publicUrl': '链接使用',
+  'notify.publicUrlUnset': '{url}（未设置 publicUrl）',
+  'notify.noSinks': '未配置 webhook，也没有桌面会话：不会发送任何消息。',
+  'notify.sent': '已发送 {n} 条',
+  'notify.lastError': '{n} 次尝试失败；最近一次：{error}，于 {at}',
+  'notify.devices': '设备',
+  'notify.devicesIntro': '已配对、可回答提问的手机和浏览器。它们不能打开设置，也不能配对其他设备。撤销后立即被拒绝。',
+  'notify.noDevices': '没有已配对的设备。',
+  'notify.deviceUsed': '最近使用 {at} · 配对于 {created}',
+  'notify.revoke': '撤销',
+  'notify.revoked': '设备已撤销。',
+  'notify.pair': '配对手机',
+  'notify.qrAlt': '配对链接的二维码',
+  'notify.pairHint': '用手机扫描，或在手机上打开链接。仅可使用一次，{minutes} 分钟内有效。',
+};
