@@ -101,6 +101,11 @@ test('page weight: HTML + JS + CSS each page loads, under 150 KB', async () => {
       .filter((e) => /\/assets\//.test(e.name) && !/\.svg/.test(e.name)),
     performance.getEntriesByType('navigation')[0]]
       .reduce(([d, w], e) => [d + e.decodedBodySize, w + e.encodedBodySize], [0, 0]));
+    // Every file comes from the versioned prefix (kept for a year; a new askd, new URLs).
+    const unversioned = await page.evaluate(() => performance.getEntriesByType('resource')
+      .map((e) => new URL(e.name).pathname)
+      .filter((p) => p.startsWith('/assets/') && !p.startsWith('/assets/v/')));
+    assert.deepEqual(unversioned, [], path);
     await context.close();
     return sizes;
   };

@@ -12,7 +12,8 @@ let styles = null;
 export function alignStyles() {
   if (!styles) {
     styles = new Promise((resolve) => {
-      const link = h('link', { rel: 'stylesheet', href: '/assets/css/align.css' });
+      // Beside this module, under the same versioned prefix (long-lived caching).
+      const link = h('link', { rel: 'stylesheet', href: new URL('../css/align.css', import.meta.url).href });
       link.addEventListener('load', () => resolve());
       link.addEventListener('error', () => resolve());
       document.head.appendChild(link);

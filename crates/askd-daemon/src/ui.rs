@@ -9,11 +9,15 @@
 //!   request (`CARGO_MANIFEST_DIR/../../ui`), so editing the UI needs no rebuild. Both
 //!   modes serve exactly the files listed in [`ASSETS`]; a unit test keeps that list equal
 //!   to the directory.
-//! - Every response has a content type, an `ETag` (SHA-256 of the bytes) and
-//!   `Cache-Control: no-cache` (the browser revalidates and gets `304` while nothing
-//!   changed). Not `immutable`: the page's modules import one another by plain relative URLs
-//!   (no build step, so no content-hashed names), and a long `max-age` on such a URL would
-//!   keep a stale module after an upgrade; a revalidation on loopback costs one round trip.
+//! - Every response has a content type and an `ETag` (SHA-256 of the bytes). **Long-lived
+//!   caching without a build step**: the page references its files under a versioned prefix,
+//!   `/assets/v/{version}/…`, where the version is a hash of every file the UI serves
+//!   ([`version`]); the modules import one another by relative URLs, so every import stays
+//!   under that prefix. A file asked for under the current version is
+//!   `Cache-Control: public, max-age=31536000, immutable` (the URL changes with any file, so
+//!   an upgrade never meets a stale module); the page itself, the plain `/assets/…` URLs and
+//!   a version that is no longer current are `no-cache` (revalidated by `ETag`, `304` while
+//!   nothing changed).
 //! - **Compressed by `Accept-Encoding`**: a client that accepts gzip gets the file gzipped
 //!   (`Content-Encoding: gzip`, its own strong `ETag`, the identity tag with `-gz`), every
 //!   response says `Vary: Accept-Encoding`. Release builds compress each embedded file once,
@@ -193,7 +197,39 @@ fn gzipped(_asset: &Asset, body: &[u8]) -> Option<std::borrow::Cow<'static, [u8]
     gzip(body).map(std::borrow::Cow::Owned)
 }
 
-fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
+/// The `Cache-Control` of a file: revalidated, or kept for a year (a versioned URL).
+const REVALIDATE: &str = "no-cache";
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The UI's version: the first 64 bits of the SHA-256 over every file it serves (path and
+/// bytes), in hex. Release builds compute it once; debug builds from the files on disk at
+/// each page load, so an edited file gets a new URL.
+pub fn version() -> String {
+    fn compute() -> String {
+        let mut h = Sha256::new();
+        for a in ASSETS {
+            h.update(a.path.as_bytes());
+            h.update([0]);
+            if let Ok(b) = bytes(a) {
+                h.update(&b[..]);
+            }
+            h.update([0]);
+        }
+        h.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        VERSION.get_or_init(compute).clone()
+    }
+    #[cfg(debug_assertions)]
+    compute()
+}
+
+fn serve(asset: &Asset, headers: &HeaderMap, cache: &'static str) -> Response {
     let body = match bytes(asset) {
         Ok(b) => b,
         Err(e) => {
@@ -201,12 +237,22 @@ fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
                 .into_response();
         }
     };
-    let identity = etag(&body);
     let compressed = if accepts_gzip(headers) {
         gzipped(asset, &body)
     } else {
         None
     };
+    respond(asset, body, compressed, headers, cache)
+}
+
+fn respond(
+    asset: &Asset,
+    body: std::borrow::Cow<'static, [u8]>,
+    compressed: Option<std::borrow::Cow<'static, [u8]>>,
+    headers: &HeaderMap,
+    cache: &'static str,
+) -> Response {
+    let identity = etag(&body);
     let tag = match compressed {
         // A strong tag names one representation: the gzipped bytes get their own.
         Some(_) => format!("{}-gz\"", identity.trim_end_matches('"')),
@@ -214,7 +260,7 @@ fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
     };
     let common = [
         (header::ETAG, tag.clone()),
-        (header::CACHE_CONTROL, "no-cache".to_string()),
+        (header::CACHE_CONTROL, cache.to_string()),
         (header::VARY, "Accept-Encoding".to_string()),
     ];
     if not_modified(headers, &tag) {
@@ -236,15 +282,40 @@ fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
     response
 }
 
-/// `/`, `/a/{id}`, `/sessions/{id}`, `/settings`, `/records`: the one page of the UI.
+/// `/`, `/a/{id}`, `/sessions/{id}`, `/settings`, `/records`: the one page of the UI, its
+/// files referenced under the current version (`/assets/v/{version}/…`).
 pub async fn page(headers: HeaderMap) -> Response {
-    serve(find("index.html").expect("listed"), &headers)
+    let asset = find("index.html").expect("listed");
+    let html = match bytes(asset) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            return ApiError::internal(format!("cannot read ui/index.html: {e}")).into_response();
+        }
+    };
+    let body = html
+        .replace("\"/assets/", &format!("\"/assets/v/{}/", version()))
+        .into_bytes();
+    let compressed = if accepts_gzip(&headers) {
+        gzip(&body).map(std::borrow::Cow::Owned)
+    } else {
+        None
+    };
+    respond(asset, body.into(), compressed, &headers, REVALIDATE)
 }
 
-/// `/assets/{*path}`: a file of `ui/`.
+/// `/assets/{*path}`: a file of `ui/` — under `v/{version}/` kept for a year when the
+/// version is current, else revalidated.
 pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    let (path, cache) = match path
+        .strip_prefix("v/")
+        .and_then(|rest| rest.split_once('/'))
+    {
+        Some((v, file)) if v == version() => (file.to_string(), IMMUTABLE),
+        Some((_, file)) => (file.to_string(), REVALIDATE),
+        None => (path, REVALIDATE),
+    };
     match find(&path) {
-        Some(a) if a.path != "index.html" => serve(a, &headers),
+        Some(a) if a.path != "index.html" => serve(a, &headers, cache),
         _ => ApiError::not_found("this asset").into_response(),
     }
 }

@@ -1,5 +1,6 @@
 //! The UI's files over real HTTP: gzip by `Accept-Encoding`, one strong ETag per
-//! representation, `Vary: Accept-Encoding`, and no compression on the API.
+//! representation, `Vary: Accept-Encoding`, versioned URLs kept for a year, and no compression
+//! on the API.
 
 use std::io::Read;
 
@@ -115,5 +116,61 @@ async fn the_api_is_not_compressed() {
     assert_eq!(header(&r, CONTENT_ENCODING), None);
     let body: serde_json::Value = r.json().await.expect("plain JSON");
     assert!(body.is_object() || body.is_array());
+    s.stop().await;
+}
+
+/// Long-lived caching without a build step: the page names its files under
+/// `/assets/v/{version}/`, served `immutable` for a year; the page itself, plain `/assets/…`
+/// and a version that is not current are revalidated. The modules' relative imports stay
+/// under the prefix, so the whole page is cached and an upgrade changes every URL.
+#[tokio::test]
+async fn the_page_names_its_files_under_a_version_kept_for_a_year() {
+    use reqwest::header::CACHE_CONTROL;
+    let s = TestServer::start().await;
+    let page = fetch(&s, "/", None, None).await;
+    assert_eq!(header(&page, CACHE_CONTROL).as_deref(), Some("no-cache"));
+    let html = page.text().await.unwrap();
+    let start = html.find("/assets/v/").expect("a versioned prefix");
+    let rest = &html[start + "/assets/v/".len()..];
+    let version = &rest[..rest.find('/').unwrap()];
+    assert_eq!(version.len(), 16, "{version}");
+    assert!(version.chars().all(|c| c.is_ascii_hexdigit()), "{version}");
+    assert!(
+        !html.contains("\"/assets/js") && !html.contains("\"/assets/css"),
+        "every file of the page is versioned: {html}"
+    );
+    assert!(html.contains(&format!("\"/assets/v/{version}/js/app.js\"")));
+
+    for file in ["js/app.js", "js/wizard.js", "css/app.css", "icon.svg"] {
+        let path = format!("/assets/v/{version}/{file}");
+        let r = fetch(&s, &path, Some("gzip"), None).await;
+        assert_eq!(r.status(), 200, "{path}");
+        assert_eq!(
+            header(&r, CACHE_CONTROL).as_deref(),
+            Some("public, max-age=31536000, immutable"),
+            "{path}"
+        );
+        assert_eq!(header(&r, VARY).as_deref(), Some("Accept-Encoding"));
+        // The same bytes as the plain URL, which is revalidated.
+        let plain = fetch(&s, &format!("/assets/{file}"), Some("gzip"), None).await;
+        assert_eq!(header(&plain, CACHE_CONTROL).as_deref(), Some("no-cache"));
+        assert_eq!(header(&plain, ETAG), header(&r, ETAG), "{file}");
+    }
+    // A page of another version (before an upgrade) still gets the files, revalidated.
+    let old = fetch(&s, "/assets/v/0123456789abcdef/js/app.js", None, None).await;
+    assert_eq!(old.status(), 200);
+    assert_eq!(header(&old, CACHE_CONTROL).as_deref(), Some("no-cache"));
+    assert_eq!(
+        fetch(&s, &format!("/assets/v/{version}/nothing.js"), None, None)
+            .await
+            .status(),
+        404
+    );
+    assert_eq!(
+        fetch(&s, &format!("/assets/v/{version}/index.html"), None, None)
+            .await
+            .status(),
+        404
+    );
     s.stop().await;
 }
