@@ -24,7 +24,7 @@ after(async () => {
 async function tablesLoaded(page) {
   return page.evaluate(() => performance.getEntriesByType('resource')
     .map((e) => new URL(e.name).pathname)
-    .filter((p) => /^\/assets\/i18n\/(en|zh-CN)\.js$/.test(p))
+    .filter((p) => /^\/assets\/(v\/[0-9a-f]+\/)?i18n\/(en|zh-CN)\.js$/.test(p))
     .map((p) => p.split('/').pop()).sort());
 }
 
