@@ -242,7 +242,8 @@ async fn the_session_page_route_serves_the_ui() {
     let r = s.get(&format!("/sessions/{id}")).await;
     r.expect(200);
     assert!(r.header("content-type").unwrap().starts_with("text/html"));
-    assert!(r.text.contains("/assets/js/app.js"));
+    // Its files under the versioned prefix (long-lived caching).
+    assert!(r.text.contains("/assets/v/") && r.text.contains("/js/app.js"));
     // The page is behind the fence like every route.
     let r = s
         .send(s.bare(Method::GET, &format!("/sessions/{id}")))
