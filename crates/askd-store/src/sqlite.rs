@@ -1080,34 +1080,32 @@ fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
     );
     let mut terms = Vec::new();
     let mut binds = Vec::new();
-    if let Some(kind) = &f.kind {
-        binds.push(kind.clone());
-        let column = if f.session_id.is_some() {
-            "+r.kind"
-        } else {
-            "r.kind"
-        };
-        terms.push(format!("{column} = ?{}", binds.len()));
+    // The number of the parameter `v` is bound to.
+    fn bind(binds: &mut Vec<String>, v: &str) -> usize {
+        binds.push(v.to_string());
+        binds.len()
     }
-    if let Some(session) = &f.session_id {
-        binds.push(session.clone());
-        terms.push(format!("r.session_id = ?{}", binds.len()));
-    }
-    if let Some(outcome) = &f.outcome {
-        binds.push(outcome.clone());
-        terms.push(format!("+r.outcome = ?{}", binds.len()));
-    }
-    if let Some(since) = &f.since {
-        binds.push(since.clone());
-        terms.push(format!("r.settled_at >= ?{}", binds.len()));
-    }
-    if let Some(until) = &f.until {
-        binds.push(until.clone());
-        terms.push(format!("r.settled_at < ?{}", binds.len()));
+    // The kind's index only when no session is given (the session's is better).
+    let kind = if f.session_id.is_some() {
+        "+r.kind ="
+    } else {
+        "r.kind ="
+    };
+    let compared: [(&Option<String>, &str); 5] = [
+        (&f.kind, kind),
+        (&f.session_id, "r.session_id ="),
+        (&f.outcome, "+r.outcome ="),
+        (&f.since, "r.settled_at >="),
+        (&f.until, "r.settled_at <"),
+    ];
+    for (value, term) in compared {
+        if let Some(v) = value {
+            let n = bind(&mut binds, v);
+            terms.push(format!("{term} ?{n}"));
+        }
     }
     if let Some(after) = &f.after {
-        binds.push(after.clone());
-        let n = binds.len();
+        let n = bind(&mut binds, after);
         terms.push(format!(
             "(r.settled_at, r.rowid) < (SELECT c.settled_at, c.rowid FROM records c WHERE c.ask_id = ?{n})"
         ));
@@ -1123,8 +1121,7 @@ fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
             pattern.push(c);
         }
         pattern.push('%');
-        binds.push(pattern);
-        let n = binds.len();
+        let n = bind(&mut binds, &pattern);
         // The members kept once live in the ask's row: search them there too.
         terms.push(format!(
             "(r.record LIKE ?{n} ESCAPE '\\' OR a.title LIKE ?{n} ESCAPE '\\'
