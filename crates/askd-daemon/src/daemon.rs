@@ -145,10 +145,9 @@ pub struct Daemon {
     checkpoint_saves: Arc<tokio::sync::Semaphore>,
     /// Rendered diagrams, by source hash and theme.
     pub diagrams: diagram::Cache,
-    /// What the notifier runs with (`crate::server` starts it when it has a sink).
-    pub notify_plan: notify::Plan,
-    /// The notifier's sinks and their failures, for `GET /api/notify`.
-    pub notify: Arc<notify::Status>,
+    /// The `[notify]` settings in effect (config and Settings page), the plan the notifier
+    /// follows, and its sinks' status for `GET /api/notify`.
+    pub notify: notify::Live,
     /// Paired devices and pairing codes.
     pub devices: Devices,
 }
@@ -156,26 +155,12 @@ pub struct Daemon {
 impl Daemon {
     pub fn new(store: Arc<dyn Store>, settings: Settings, base_url: String, token: String) -> Self {
         let link_base = settings.public_url.as_deref().unwrap_or(&base_url);
-        let notify_plan = notify::Plan::new(
+        let notify = notify::Live::new(
             &settings.notify,
+            settings.public_url.as_deref(),
             link_base,
             settings.dbus_address.as_deref(),
         );
-        let desktop_why = if !settings.notify.desktop {
-            "off: [notify] desktop = false"
-        } else if settings.dbus_address.is_some() {
-            "on: the session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
-        } else if cfg!(target_os = "macos") {
-            "on: osascript (macOS)"
-        } else {
-            "inactive: no desktop session (DBUS_SESSION_BUS_ADDRESS is not set when the daemon starts)"
-        };
-        let notify = Arc::new(notify::Status::new(
-            &notify_plan,
-            &settings.notify,
-            settings.public_url.as_deref(),
-            desktop_why,
-        ));
         Daemon {
             store,
             hub: Hub::default(),
@@ -195,7 +180,6 @@ impl Daemon {
                 crate::alignment::BACKGROUND_SAVES,
             )),
             diagrams: diagram::Cache::default(),
-            notify_plan,
             notify,
             devices: Devices::default(),
         }
@@ -249,6 +233,7 @@ impl Daemon {
     /// configuration's values and is logged.
     pub async fn load_saved_settings(&self) {
         self.live.load(self.store.as_ref()).await;
+        self.notify.load(self.store.as_ref()).await;
     }
 
     /// The body of `GET /api/settings`.

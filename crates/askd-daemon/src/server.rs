@@ -186,17 +186,13 @@ pub async fn start_with(
     reserve::ensure(&data_dir);
 
     let (stop_tx, stop_rx) = watch::channel(false);
-    if daemon.notify_plan.has_sinks() {
-        tokio::spawn(crate::notify::run(
-            daemon.store.clone(),
-            notify_events,
-            daemon.notify_plan.clone(),
-            daemon.notify.clone(),
-            stop_rx.clone(),
-        ));
-    } else {
-        drop(notify_events);
-    }
+    tokio::spawn(crate::notify::run(
+        daemon.store.clone(),
+        notify_events,
+        daemon.notify.subscribe(),
+        daemon.notify.status().clone(),
+        stop_rx.clone(),
+    ));
     let app = router_with(daemon.clone(), mount(&daemon));
     let task = {
         let daemon = daemon.clone();

@@ -94,14 +94,12 @@ fn not_offered(name: &str) -> Option<&'static str> {
         | "workspaceRecords"
         | "mode"
         | "section"
-        | "publicUrl"
-        | "after"
-        | "remindEvery"
-        | "quietHours"
-        | "desktop"
-        | "webhook" => {
+        | "publicUrl" => {
             Some("is not on the Settings page; set it in askd.toml, an ASKD_* variable or a flag")
         }
+        "after" | "remindEvery" | "quietHours" | "desktop" | "webhook" | "webhooks" => Some(
+            "is a [notify] setting: save it with PUT /api/notify (the Settings page's Notifications section)",
+        ),
         _ => None,
     }
 }

@@ -11,6 +11,7 @@
 //! - `keys` — the key table (name, table, env var, flag, kind of each key) and the
 //!   [`Origins`] of the keys.
 //! - `validate` — one value of one key from any source, checked the same way.
+//! - `saved` — the `[notify]` keys saved from the Settings page, checked as any source.
 //! - `load` — the layers (file, env, flags) merged into a [`Config`], pure and from the
 //!   process.
 
@@ -26,6 +27,7 @@ use serde::Serialize;
 mod keys;
 mod load;
 mod model;
+mod saved;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -37,6 +39,7 @@ pub use load::{
     load, load_from_process, load_from_process_with_origins, load_with_origins, process_env,
 };
 pub use model::*;
+pub use saved::{NOTIFY_SAVED, SavedProblem, notify_value, notify_with_saved};
 #[allow(unused_imports)]
 use validate::*;
 

@@ -29,6 +29,8 @@ pub(super) enum Src<'a> {
     File(&'a Path),
     Env,
     Flag,
+    /// Saved from the Settings page (`crate::settings`).
+    Saved,
 }
 
 impl Src<'_> {
@@ -46,6 +48,10 @@ impl Src<'_> {
                 layer: "flag",
                 source: format!("--{}", def.flag),
             },
+            Src::Saved => Origin {
+                layer: "saved",
+                source: "the Settings page".to_string(),
+            },
         }
     }
 
@@ -58,6 +64,10 @@ impl Src<'_> {
             },
             Src::Env => def.env.to_string(),
             Src::Flag => format!("--{}", def.flag),
+            Src::Saved => match def.table {
+                Some(t) => format!("[{t}] {}", def.name),
+                None => def.name.to_string(),
+            },
         }
     }
 
@@ -69,7 +79,7 @@ impl Src<'_> {
             return name;
         }
         match (self, raw) {
-            (Src::File(_), Raw::Toml(v)) => format!("{name} = {}", show_toml(v)),
+            (Src::File(_) | Src::Saved, Raw::Toml(v)) => format!("{name} = {}", show_toml(v)),
             (_, Raw::Text(s)) => format!("{name}={s:?}"),
             (_, Raw::Toml(v)) => format!("{name}={}", show_toml(v)),
         }

@@ -4,7 +4,8 @@
 //!   (`qr`: the path of its QR code as SVG, `GET /api/pair/{code}/qr.svg`).
 //! - `GET /api/devices` — `{devices: [{id, name, userAgent, createdAt, lastUsedAt}]}`;
 //!   `DELETE /api/devices/{id}` revokes one (204; 404 when unknown).
-//! - `GET /api/notify` — the notifier's settings in effect and each sink's status.
+//! - `GET /api/notify` — the notifier's settings in effect and each sink's status;
+//!   `PUT /api/notify` saves its keys from the Settings page (`crate::notify::Live`).
 //! - `GET /pair/{code}` — the pairing page (a form, so a link preview cannot spend the
 //!   code); `POST /pair/{code}` (form field `name`) pairs the browser: the `askd_device`
 //!   cookie, then `303` to the inbox.
@@ -23,6 +24,7 @@ use serde_json::{Value, json};
 use crate::daemon::Daemon;
 use crate::devices::{self, RedeemError};
 use crate::error::{ApiError, ApiResult};
+use crate::http::extract::JsonBody;
 
 /// The pairing link of `code`.
 pub fn pair_url(d: &Daemon, code: &str) -> String {
@@ -97,8 +99,31 @@ pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> Api
     }
 }
 
-pub async fn notify_status(State(d): State<Arc<Daemon>>) -> AxumJson<Value> {
-    AxumJson(d.notify.view())
+pub async fn notify_status(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {
+    let v = d
+        .notify
+        .view(d.store.as_ref(), &d.settings.origins)
+        .await?;
+    Ok(AxumJson(v))
+}
+
+/// `PUT /api/notify`: the `[notify]` keys saved from the Settings page ([`crate::notify::Live`]).
+pub async fn notify_save(
+    State(d): State<Arc<Daemon>>,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let parsed = body.object()?;
+    let v = d
+        .notify
+        .save(
+            d.store.as_ref(),
+            &d.hub,
+            &d.locks,
+            &d.settings.origins,
+            &parsed,
+        )
+        .await?;
+    Ok(AxumJson(v))
 }
 
 /// A pairing code as [`crate::devices`] makes them: 32 lowercase hex digits.

@@ -68,7 +68,10 @@ fn api() -> Router<Arc<Daemon>> {
         .route("/api/drafts/get", post(drafts::get_route))
         .route("/api/drafts/launch", post(drafts::launch_route))
         .route("/api/settings", get(settings::show).put(settings::save))
-        .route("/api/notify", get(devices::notify_status))
+        .route(
+            "/api/notify",
+            get(devices::notify_status).put(devices::notify_save),
+        )
         .route("/api/pair", post(devices::new_pairing))
         .route("/api/pair/{code}/qr.svg", get(devices::qr_code))
         .route("/api/devices", get(devices::list))

@@ -38,8 +38,11 @@ use tokio::time::Instant;
 
 use crate::config::{NotifyConfig, QuietHours, WebhookConfig};
 
+mod live;
 mod message;
 mod send;
+
+pub use live::Live;
 
 pub use message::{Message, MessageKind, TITLE_MAX, plain_title};
 
@@ -60,6 +63,9 @@ const CATCH_UP: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SinkStatus {
+    /// Which sink of the plan this is ([`sink_id`]); not shown (it holds the URL).
+    #[serde(skip)]
+    id: String,
     pub name: String,
     /// `webhook` or `desktop`.
     pub kind: &'static str,
@@ -119,13 +125,14 @@ impl Plan {
     }
 }
 
-/// The notifier's state others read: the sinks' status, deferred and dropped counts.
+/// The notifier's state others read: the sinks' status, deferred and dropped counts, and
+/// the settings in effect (replaced when they are saved from the Settings page).
 #[derive(Debug)]
 pub struct Status {
     sinks: Mutex<Vec<SinkStatus>>,
     deferred: AtomicU64,
     dropped: AtomicU64,
-    view: Value,
+    view: Mutex<Value>,
 }
 
 /// A webhook URL without its secrets: scheme, host and port, `/…` when there is a path.
@@ -148,6 +155,81 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// Why desktop notifications are on or off, for Settings and `askd doctor`.
+pub fn desktop_why(cfg: &NotifyConfig, dbus: Option<&str>) -> &'static str {
+    if !cfg.desktop {
+        "off: [notify] desktop = false"
+    } else if dbus.is_some() {
+        "on: the session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
+    } else if cfg!(target_os = "macos") {
+        "on: osascript (macOS)"
+    } else {
+        "inactive: no desktop session (DBUS_SESSION_BUS_ADDRESS is not set when the daemon starts)"
+    }
+}
+
+/// A fresh status line for every sink of `plan`: the webhooks in order, then the desktop.
+fn sinks_of(plan: &Plan) -> Vec<SinkStatus> {
+    let fresh = |id: String, name: String, kind, format, target: String| SinkStatus {
+        id,
+        name,
+        kind,
+        format,
+        target,
+        sent: 0,
+        failed: 0,
+        errors: 0,
+        last_sent_at: None,
+        last_error: None,
+        last_error_at: None,
+    };
+    let mut sinks: Vec<SinkStatus> = plan
+        .webhooks
+        .iter()
+        .map(|w| {
+            fresh(
+                sink_id(w),
+                w.name.clone(),
+                "webhook",
+                Some(w.format.as_str()),
+                redact(&w.url),
+            )
+        })
+        .collect();
+    if plan.desktop() {
+        let target = if plan.dbus.is_some() {
+            "the session D-Bus (org.freedesktop.Notifications)"
+        } else {
+            "osascript (macOS)"
+        };
+        sinks.push(fresh(
+            "desktop".to_string(),
+            "desktop".to_string(),
+            "desktop",
+            None,
+            target.to_string(),
+        ));
+    }
+    sinks
+}
+
+/// What identifies a webhook's status line: a sink saved again unchanged keeps its counts.
+fn sink_id(w: &WebhookConfig) -> String {
+    format!("webhook\n{}\n{}\n{}", w.name, w.format.as_str(), w.url)
+}
+
+fn view_of(plan: &Plan, cfg: &NotifyConfig, public_url: Option<&str>, desktop_why: &str) -> Value {
+    json!({
+        "publicUrl": public_url,
+        "linkBase": plan.base_url,
+        "after": cfg.after,
+        "remindEvery": cfg.remind_every,
+        "quietHours": cfg.quiet_hours,
+        "desktop": {"enabled": cfg.desktop, "active": plan.desktop(), "why": desktop_why},
+        "retryDelaysSeconds": plan.retry.iter().map(Duration::as_secs).collect::<Vec<_>>(),
+    })
+}
+
 impl Status {
     pub fn new(
         plan: &Plan,
@@ -155,60 +237,39 @@ impl Status {
         public_url: Option<&str>,
         desktop_why: &str,
     ) -> Self {
-        let mut sinks: Vec<SinkStatus> = plan
-            .webhooks
-            .iter()
-            .map(|w| SinkStatus {
-                name: w.name.clone(),
-                kind: "webhook",
-                format: Some(w.format.as_str()),
-                target: redact(&w.url),
-                sent: 0,
-                failed: 0,
-                errors: 0,
-                last_sent_at: None,
-                last_error: None,
-                last_error_at: None,
-            })
-            .collect();
-        if plan.desktop() {
-            sinks.push(SinkStatus {
-                name: "desktop".to_string(),
-                kind: "desktop",
-                format: None,
-                target: if plan.dbus.is_some() {
-                    "the session D-Bus (org.freedesktop.Notifications)".to_string()
-                } else {
-                    "osascript (macOS)".to_string()
-                },
-                sent: 0,
-                failed: 0,
-                errors: 0,
-                last_sent_at: None,
-                last_error: None,
-                last_error_at: None,
-            });
-        }
-        let view = json!({
-            "publicUrl": public_url,
-            "linkBase": plan.base_url,
-            "after": cfg.after,
-            "remindEvery": cfg.remind_every,
-            "quietHours": cfg.quiet_hours,
-            "desktop": {"enabled": cfg.desktop, "active": plan.desktop(), "why": desktop_why},
-            "retryDelaysSeconds": plan.retry.iter().map(Duration::as_secs).collect::<Vec<_>>(),
-        });
         Status {
-            sinks: Mutex::new(sinks),
+            sinks: Mutex::new(sinks_of(plan)),
             deferred: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
-            view,
+            view: Mutex::new(view_of(plan, cfg, public_url, desktop_why)),
         }
     }
 
-    fn with(&self, i: usize, f: impl FnOnce(&mut SinkStatus)) {
+    /// The settings changed: the sinks of `plan` replace the old ones (a sink that is still
+    /// there, unchanged, keeps its counts and last error).
+    pub fn reconfigure(
+        &self,
+        plan: &Plan,
+        cfg: &NotifyConfig,
+        public_url: Option<&str>,
+        desktop_why: &str,
+    ) {
+        {
+            let mut sinks = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
+            let old = std::mem::take(&mut *sinks);
+            *sinks = sinks_of(plan)
+                .into_iter()
+                .map(|new| old.iter().find(|o| o.id == new.id).cloned().unwrap_or(new))
+                .collect();
+        }
+        *self.view.lock().unwrap_or_else(|p| p.into_inner()) =
+            view_of(plan, cfg, public_url, desktop_why);
+    }
+
+    /// Updates the status line of the sink `id` (none when it was removed meanwhile).
+    fn with(&self, id: &str, f: impl FnOnce(&mut SinkStatus)) {
         let mut s = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(s) = s.get_mut(i) {
+        if let Some(s) = s.iter_mut().find(|s| s.id == id) {
             f(s);
         }
     }
@@ -220,7 +281,7 @@ impl Status {
 
     /// The body of `GET /api/notify`: the settings in effect and every sink's status.
     pub fn view(&self) -> Value {
-        let mut v = self.view.clone();
+        let mut v = self.view.lock().unwrap_or_else(|p| p.into_inner()).clone();
         v["sinks"] = json!(self.sinks());
         v["deferred"] = json!(self.deferred.load(Ordering::Relaxed));
         v["dropped"] = json!(self.dropped.load(Ordering::Relaxed));
@@ -243,7 +304,7 @@ struct Tracked {
 }
 
 struct Scheduler {
-    plan: Plan,
+    plan: Arc<Plan>,
     tracked: HashMap<String, Tracked>,
     /// Messages held back by quiet hours, with when they go.
     deferred: Vec<(Instant, Message)>,
@@ -252,14 +313,26 @@ struct Scheduler {
 }
 
 impl Scheduler {
+    /// New settings: every pending ask's next reminder follows the new times (one that is
+    /// now past goes out at once, once), and deferred messages face the new quiet hours.
+    fn reconfigure(&mut self, plan: Arc<Plan>) {
+        self.plan = plan;
+        let now = Instant::now();
+        let plan = self.plan.clone();
+        for t in self.tracked.values_mut() {
+            t.due = due_at(&plan, t.origin, t.k).map(|d| d.max(now));
+        }
+        for (_, m) in std::mem::take(&mut self.deferred) {
+            self.emit(m);
+        }
+        self.status
+            .deferred
+            .store(self.deferred.len() as u64, Ordering::Relaxed);
+    }
+
     /// The `k`-th reminder's time.
     fn due_at(&self, origin: Instant, k: u32) -> Option<Instant> {
-        let after = self.plan.after?;
-        match (k, self.plan.every) {
-            (0, _) => Some(origin + after),
-            (_, None) => None,
-            (k, Some(every)) => Some(origin + after + every * k),
-        }
+        due_at(&self.plan, origin, k)
     }
 
     fn message(&self, kind: MessageKind, id: &str, t: &Tracked) -> Message {
@@ -457,6 +530,16 @@ impl Scheduler {
     }
 }
 
+/// The `k`-th reminder's time under `plan`: `after`, then every `remindEvery`.
+fn due_at(plan: &Plan, origin: Instant, k: u32) -> Option<Instant> {
+    let after = plan.after?;
+    match (k, plan.every) {
+        (0, _) => Some(origin + after),
+        (_, None) => None,
+        (k, Some(every)) => Some(origin + after + every * k),
+    }
+}
+
 async fn still_pending(store: &dyn Store, id: &str) -> bool {
     matches!(store.ask(id).await, Ok(Some(a)) if a.state == AskState::Pending)
 }
@@ -476,18 +559,20 @@ fn origin_of(created_at: &str) -> Instant {
 }
 
 /// The notifier: follows `events` (subscribed before the daemon accepts requests) until
-/// `stop`. Started by the server only when [`Plan::has_sinks`].
+/// `stop`, with the settings `plan` holds (saved from the Settings page without a restart).
+/// It runs even with no sink, so the pending asks are followed when one is added.
 pub async fn run(
     store: Arc<dyn Store>,
     mut events: broadcast::Receiver<Event>,
-    plan: Plan,
+    mut plan: watch::Receiver<Arc<Plan>>,
     status: Arc<Status>,
     mut stop: watch::Receiver<bool>,
 ) {
     let (tx, rx) = mpsc::channel(QUEUE);
     tokio::spawn(dispatch(rx, plan.clone(), status.clone()));
+    let first = plan.borrow_and_update().clone();
     let mut s = Scheduler {
-        plan,
+        plan: first,
         tracked: HashMap::new(),
         deferred: Vec::new(),
         tx,
@@ -503,6 +588,13 @@ pub async fn run(
                 Err(broadcast::error::RecvError::Lagged(_)) => s.resync(store.as_ref(), false).await,
                 Err(broadcast::error::RecvError::Closed) => return,
             },
+            changed = plan.changed() => match changed {
+                Ok(()) => {
+                    let p = plan.borrow_and_update().clone();
+                    s.reconfigure(p);
+                }
+                Err(_) => return,
+            },
             _ = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {
                 s.on_tick(store.as_ref()).await;
             }
@@ -510,13 +602,18 @@ pub async fn run(
     }
 }
 
-/// Drains the queue: one spawned delivery per message and sink, at most [`IN_FLIGHT`].
-async fn dispatch(mut rx: mpsc::Receiver<Message>, plan: Plan, status: Arc<Status>) {
+/// Drains the queue: one spawned delivery per message and sink of the settings in effect
+/// when the message is taken, at most [`IN_FLIGHT`] at once.
+async fn dispatch(
+    mut rx: mpsc::Receiver<Message>,
+    plan: watch::Receiver<Arc<Plan>>,
+    status: Arc<Status>,
+) {
     let client = send::client();
     let permits = Arc::new(Semaphore::new(IN_FLIGHT));
-    let plan = Arc::new(plan);
     while let Some(m) = rx.recv().await {
         let m = Arc::new(m);
+        let plan = plan.borrow().clone();
         let sinks = plan.webhooks.len() + usize::from(plan.desktop());
         for i in 0..sinks {
             let Ok(permit) = permits.clone().acquire_owned().await else {
@@ -534,6 +631,10 @@ async fn dispatch(mut rx: mpsc::Receiver<Message>, plan: Plan, status: Arc<Statu
 
 /// One message to sink `i` (the webhooks in order, then the desktop), with retries.
 async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usize, m: &Message) {
+    let id = match plan.webhooks.get(i) {
+        Some(hook) => sink_id(hook),
+        None => "desktop".to_string(),
+    };
     for attempt in 0..=plan.retry.len() {
         let result = match plan.webhooks.get(i) {
             Some(hook) => send::webhook_once(client, hook, m).await,
@@ -541,7 +642,7 @@ async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usiz
         };
         match result {
             Ok(()) => {
-                status.with(i, |s| {
+                status.with(&id, |s| {
                     s.sent += 1;
                     s.last_sent_at = Some(askd_store::now());
                 });
@@ -549,7 +650,7 @@ async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usiz
             }
             Err(e) => {
                 tracing::warn!(sink = i, attempt, error = %e, "notification not delivered");
-                status.with(i, |s| {
+                status.with(&id, |s| {
                     s.errors += 1;
                     s.last_error = Some(e);
                     s.last_error_at = Some(askd_store::now());
@@ -560,7 +661,7 @@ async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usiz
             }
         }
     }
-    status.with(i, |s| s.failed += 1);
+    status.with(&id, |s| s.failed += 1);
 }
 
 async fn desktop_once(plan: &Plan, m: &Message) -> Result<(), String> {

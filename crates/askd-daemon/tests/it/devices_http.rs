@@ -87,6 +87,8 @@ async fn a_device_answers_only_survives_a_restart_and_is_revoked_at_once() {
         (Method::GET, "/api/settings"),
         (Method::GET, "/settings"),
         (Method::GET, "/api/devices"),
+        (Method::GET, "/api/notify"),
+        (Method::PUT, "/api/notify"),
         (Method::POST, "/api/pair"),
         (Method::GET, "/api/sessions"),
     ] {

@@ -377,3 +377,160 @@ async fn desktop_notifications_over_a_session_bus() {
     let _ = bus.kill();
     let _ = bus.wait();
 }
+
+fn setting<'a>(view: &'a Value, name: &str) -> &'a Value {
+    view["settings"]
+        .as_array()
+        .expect("settings list")
+        .iter()
+        .find(|k| k["key"] == name)
+        .unwrap_or_else(|| panic!("{name} in {view}"))
+}
+
+fn events_of(rx: &Receiver, route: &str) -> Vec<(String, String)> {
+    rx.ok(route)
+        .iter()
+        .map(|h| {
+            let b: Value = serde_json::from_str(&h.body).unwrap();
+            (
+                b["event"].as_str().unwrap().to_string(),
+                b["ask"]["id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The Settings page's Notifications section: `PUT /api/notify` adds a webhook and sets
+/// the reminder time on a running daemon, which uses them at once (no restart), for asks
+/// created before the save too; the API never sends a URL back; a reset returns to the
+/// configuration (no webhook: nothing more is sent); saved values survive a restart.
+#[tokio::test(flavor = "multi_thread")]
+async fn settings_saved_from_the_page_take_effect_at_once_and_survive_a_restart() {
+    let (rx, base) = Receiver::start(&[]).await;
+    let mut cfg = notify_config(&base, 0, 0);
+    cfg.webhook.clear();
+    let s = start(TempDir::new().unwrap(), cfg.clone()).await;
+    let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(setting(&v, "after")["layer"], "default");
+    assert_eq!(setting(&v, "webhook")["value"], json!([]));
+    // An ask from before the save: no sink yet, nothing sent.
+    let early = ask(&s).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(rx.hits("j").is_empty());
+
+    let hook = format!("{base}/hook/j");
+    let v = s
+        .put(
+            "/api/notify",
+            &json!({"after": "2s", "webhook": [{"name": "team", "format": "json", "url": hook}]}),
+        )
+        .await
+        .expect(200)
+        .clone();
+    assert_eq!(setting(&v, "after")["value"], "2s");
+    assert_eq!(setting(&v, "after")["layer"], "saved");
+    assert_eq!(setting(&v, "after")["config"], "0s");
+    assert_eq!(
+        setting(&v, "webhook")["value"],
+        json!([{"name": "team", "format": "json"}])
+    );
+    assert_eq!(v["webhooks"][0]["target"], format!("{base}/…"));
+    assert!(!v.to_string().contains("/hook/"), "no URL comes back: {v}");
+    assert_eq!(v["sinks"][0]["name"], "team");
+
+    // A new ask is announced at once; the early one gets its (now past) reminder.
+    let late = ask(&s).await;
+    rx.wait_ok("j", 2, Duration::from_secs(10)).await;
+    let got = events_of(&rx, "j");
+    assert!(got.contains(&("ask.created".into(), late.clone())), "{got:?}");
+    assert!(got.contains(&("ask.reminder".into(), early.clone())), "{got:?}");
+    // The new ask's reminder comes two seconds in.
+    rx.wait_ok("j", 3, Duration::from_secs(10)).await;
+    assert!(events_of(&rx, "j").contains(&("ask.reminder".into(), late.clone())));
+
+    // Saved again without its URL (the page never has it): the URL is kept.
+    s.put(
+        "/api/notify",
+        &json!({"webhook": [{"name": "team", "format": "slack"}]}),
+    )
+    .await
+    .expect(200);
+    let dir = s.stop().await;
+    let db = dir.path().join("askd.db");
+    let saved = {
+        use askd_store::Store;
+        let store = askd_store::SqliteStore::open(&db).await.unwrap();
+        let saved = store.settings().await.unwrap();
+        store.close().await;
+        saved
+    };
+    assert_eq!(
+        saved["notify.webhook"],
+        json!([{"name": "team", "format": "slack", "url": hook}])
+    );
+    assert_eq!(saved["notify.after"], "2s");
+
+    // A restart with the same configuration: the saved values still apply.
+    let s = start(dir, cfg).await;
+    let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(setting(&v, "webhook")["layer"], "saved");
+    assert_eq!(v["sinks"][0]["format"], "slack");
+    // Reset both: the configuration's values (no webhook) apply again.
+    let v = s
+        .put("/api/notify", &json!({"webhook": null, "after": null}))
+        .await
+        .expect(200)
+        .clone();
+    assert_eq!(setting(&v, "webhook")["layer"], "default");
+    assert_eq!(v["sinks"], json!([]));
+    let before = rx.hits("j").len();
+    let _quiet = ask(&s).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(rx.hits("j").len(), before, "no webhook, no message");
+    s.stop().await;
+}
+
+/// Wrong values are 422 naming each key with the config's own message; nothing is saved.
+#[tokio::test]
+async fn bad_notify_settings_are_422_naming_the_key_and_nothing_is_saved() {
+    let s = start(TempDir::new().unwrap(), NotifyConfig::default()).await;
+    let r = s
+        .put(
+            "/api/notify",
+            &json!({
+                "after": "ten minutes",
+                "quietHours": "25:00-07:00",
+                "webhooks": [],
+                "webhook": [{"name": "x", "format": "xml", "url": "https://example.com/h"}],
+                "desktop": "yes"
+            }),
+        )
+        .await;
+    r.expect(422);
+    let errors = r.body["errors"].as_array().unwrap();
+    let msg = |path: &str| {
+        errors
+            .iter()
+            .find(|e| e["path"] == path)
+            .unwrap_or_else(|| panic!("{path} in {}", r.text))["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(msg("after").contains("is not a duration"), "{}", r.text);
+    assert!(msg("quietHours").contains("HH:MM-HH:MM"), "{}", r.text);
+    assert!(msg("webhooks").contains("did you mean \"webhook\""), "{}", r.text);
+    assert!(msg("webhook").contains("\"xml\" is not allowed"), "{}", r.text);
+    assert!(msg("desktop").contains("wrong type"), "{}", r.text);
+    // A webhook without a URL and no webhook of that name: the fix is named.
+    let r = s
+        .put("/api/notify", &json!({"webhook": [{"name": "new", "format": "ntfy"}]}))
+        .await;
+    r.expect(422);
+    assert_eq!(r.body["errors"][0]["path"], "webhook/0/url", "{}", r.text);
+    let v = s.get("/api/notify").await.expect(200).clone();
+    for k in ["after", "quietHours", "webhook", "desktop"] {
+        assert_eq!(setting(&v, k)["layer"], "default", "{k}: {v}");
+    }
+    s.stop().await;
+}
