@@ -3,26 +3,22 @@
 // in askd's store; the config file is never written). Each key shows its effective value, the
 // layer it comes from and its hard range; Save sends only the keys changed here, Reset removes
 // a saved value so the configuration applies again. Values take effect without a restart.
-// Below them: Notifications ([notify], read-only here — set in askd.toml, env or flags — with
-// each sink's deliveries and last error from GET /api/notify) and Devices (paired phones with
+// Below them: Notifications (notify-settings.js: the [notify] keys and webhooks, saved with
+// PUT /api/notify and applied at once, with each sink's deliveries and last error) and Devices (paired phones with
 // their last use and Revoke; "Pair a phone" shows a one-time link and its QR code, an SVG the
 // daemon renders, as an <img>).
 import { api } from './api.js';
 import { h, icon, nextId } from './dom.js';
-import { t, lang, setLang, saveUserLanguage, languageChoice, userLanguage, addStrings } from './i18n.js';
+import { t, setLang, saveUserLanguage, languageChoice, userLanguage, addStrings } from './i18n.js';
 import notifyEn from '../i18n/notify-en.js';
 import notifyZh from '../i18n/notify-zh-CN.js';
 import { THEMES, savedTheme, saveTheme } from './theme.js';
+import { NotifyForm, when } from './notify-settings.js';
 
 addStrings(notifyEn, notifyZh);
 
 // desk-b: the ask's language applies only under "Follow the ask" (the default).
 const LANGS = [['ask', null], ['system', null], ['en', 'English'], ['zh-CN', '简体中文']];
-
-function when(iso) {
-  const d = iso ? new Date(iso) : null;
-  return d && !Number.isNaN(d.getTime()) ? d.toLocaleString(lang()) : (iso || '');
-}
 
 function mib(n) {
   const v = n / (1024 * 1024);
@@ -35,6 +31,11 @@ export class SettingsPage {
     this.ctx = ctx;
     this.keys = [];
     this.fields = new Map();
+    this.notifyForm = new NotifyForm((v) => {
+      this.notify = v;
+      this.render();
+      this.notifyForm.status.textContent = t('notify.saved');
+    });
   }
 
   async mount() {
@@ -73,7 +74,7 @@ export class SettingsPage {
     return this.keys.some((k) => {
       const f = this.fields.get(k.key);
       return f && f.input.value.trim() !== String(k.value);
-    });
+    }) || (this.notify && this.notifyForm.dirty());
   }
 
   render() {
@@ -134,23 +135,7 @@ export class SettingsPage {
   }
 
   notifySection() {
-    const n = this.notify;
-    if (!n) return null;
-    const off = t('notify.off');
-    const line = (label, value) => h('div', { class: 'st-kv' }, h('span', { class: 'st-label' }, label), ' ', h('span', { class: 'st-value' }, value));
-    const sinks = (n.sinks || []).map((x) => h('li', { class: 'st-sink', 'data-sink': x.name },
-      h('strong', null, x.name), ' ', h('span', { class: 'muted' }, `${x.format || x.kind} · ${x.target}`), ' · ',
-      h('span', { class: 'st-sent' }, t('notify.sent', { n: x.sent })),
-      x.errors ? h('span', { class: 'st-error st-sink-error' }, ' · ', t('notify.lastError', { n: x.errors, error: x.lastError || '', at: when(x.lastErrorAt) })) : null));
-    return h('section', { class: 'st-notify', 'aria-labelledby': 'st-notify-title' },
-      h('h2', { class: 'st-section', id: 'st-notify-title' }, t('notify.title')),
-      h('p', { class: 'muted st-intro' }, t('notify.intro')),
-      line(t('notify.after'), n.after === '0s' ? off : n.after),
-      line(t('notify.remindEvery'), n.remindEvery === '0s' ? off : n.remindEvery),
-      line(t('notify.quietHours'), n.quietHours || off),
-      line(t('notify.desktop'), n.desktop ? n.desktop.why : off),
-      line(t('notify.publicUrl'), n.publicUrl || t('notify.publicUrlUnset', { url: n.linkBase })),
-      sinks.length ? h('ul', { class: 'plain-list st-sinks' }, sinks) : h('p', { class: 'muted' }, t('notify.noSinks')));
+    return this.notify ? this.notifyForm.render(this.notify) : null;
   }
 
   devicesSection() {

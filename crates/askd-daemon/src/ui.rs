@@ -79,6 +79,7 @@ const ASSETS: &[Asset] = assets![
     "js/html.js" => JS,
     "js/i18n.js" => JS,
     "js/inbox.js" => JS,
+    "js/notify-settings.js" => JS,
     "js/questions.js" => JS,
     "js/recap.js" => JS,
     "js/records.js" => JS,

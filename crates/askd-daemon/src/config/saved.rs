@@ -40,7 +40,10 @@ pub fn notify_with_saved(
         let Some(def) = notify_def(name) else {
             continue;
         };
-        let Some(v) = values.get(&format!("{prefix}{name}")).filter(|v| !v.is_null()) else {
+        let Some(v) = values
+            .get(&format!("{prefix}{name}"))
+            .filter(|v| !v.is_null())
+        else {
             continue;
         };
         let parsed = toml::Value::try_from(v)

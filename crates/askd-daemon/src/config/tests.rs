@@ -850,3 +850,41 @@ fn serializes_to_a_valid_config_file() {
     let defaults = toml::to_string(&Config::default()).unwrap();
     assert_eq!(from_file(&defaults).unwrap(), Config::default());
 }
+
+#[test]
+fn saved_notify_values_go_through_the_same_validation_and_a_wrong_one_is_skipped() {
+    let base = NotifyConfig::default();
+    let saved: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_value(serde_json::json!({
+            "notify.after": "90s",
+            "notify.remindEvery": 3600,
+            "notify.quietHours": "off",
+            "notify.desktop": "yes",
+            "notify.webhook": [{"url": "https://ntfy.sh/t", "format": "ntfy"}],
+            "maxItems": 3
+        }))
+        .unwrap();
+    let (cfg, problems) = notify_with_saved(&base, &saved, "notify.");
+    assert_eq!(cfg.after, Span(90));
+    assert_eq!(cfg.remind_every, Span(3600));
+    assert_eq!(cfg.quiet_hours, None);
+    assert!(
+        cfg.desktop,
+        "the wrong saved value keeps the configuration's"
+    );
+    assert_eq!(cfg.webhook[0].name, "ntfy-1");
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].key, "desktop");
+    assert!(
+        problems[0]
+            .message
+            .starts_with("[notify] desktop = \"yes\" has the wrong type"),
+        "{}",
+        problems[0].message
+    );
+    assert_eq!(
+        notify_value(&cfg, "webhook"),
+        serde_json::json!([{"name": "ntfy-1", "format": "ntfy"}])
+    );
+    assert_eq!(notify_value(&cfg, "quietHours"), "off");
+}

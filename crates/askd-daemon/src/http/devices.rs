@@ -100,10 +100,7 @@ pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> Api
 }
 
 pub async fn notify_status(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {
-    let v = d
-        .notify
-        .view(d.store.as_ref(), &d.settings.origins)
-        .await?;
+    let v = d.notify.view(d.store.as_ref(), &d.settings.origins).await?;
     Ok(AxumJson(v))
 }
 

@@ -106,7 +106,11 @@ impl Live {
             Ok(saved) => {
                 let (cfg, problems) = notify_with_saved(&self.base, &saved, PREFIX);
                 for p in problems {
-                    tracing::warn!(key = p.key, "ignoring a saved [notify] setting: {}", p.message);
+                    tracing::warn!(
+                        key = p.key,
+                        "ignoring a saved [notify] setting: {}",
+                        p.message
+                    );
                 }
                 self.apply(cfg);
             }

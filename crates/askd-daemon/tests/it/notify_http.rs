@@ -442,8 +442,14 @@ async fn settings_saved_from_the_page_take_effect_at_once_and_survive_a_restart(
     let late = ask(&s).await;
     rx.wait_ok("j", 2, Duration::from_secs(10)).await;
     let got = events_of(&rx, "j");
-    assert!(got.contains(&("ask.created".into(), late.clone())), "{got:?}");
-    assert!(got.contains(&("ask.reminder".into(), early.clone())), "{got:?}");
+    assert!(
+        got.contains(&("ask.created".into(), late.clone())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("ask.reminder".into(), early.clone())),
+        "{got:?}"
+    );
     // The new ask's reminder comes two seconds in.
     rx.wait_ok("j", 3, Duration::from_secs(10)).await;
     assert!(events_of(&rx, "j").contains(&("ask.reminder".into(), late.clone())));
@@ -519,12 +525,23 @@ async fn bad_notify_settings_are_422_naming_the_key_and_nothing_is_saved() {
     };
     assert!(msg("after").contains("is not a duration"), "{}", r.text);
     assert!(msg("quietHours").contains("HH:MM-HH:MM"), "{}", r.text);
-    assert!(msg("webhooks").contains("did you mean \"webhook\""), "{}", r.text);
-    assert!(msg("webhook").contains("\"xml\" is not allowed"), "{}", r.text);
+    assert!(
+        msg("webhooks").contains("did you mean \"webhook\""),
+        "{}",
+        r.text
+    );
+    assert!(
+        msg("webhook").contains("\"xml\" is not allowed"),
+        "{}",
+        r.text
+    );
     assert!(msg("desktop").contains("wrong type"), "{}", r.text);
     // A webhook without a URL and no webhook of that name: the fix is named.
     let r = s
-        .put("/api/notify", &json!({"webhook": [{"name": "new", "format": "ntfy"}]}))
+        .put(
+            "/api/notify",
+            &json!({"webhook": [{"name": "new", "format": "ntfy"}]}),
+        )
         .await;
     r.expect(422);
     assert_eq!(r.body["errors"][0]["path"], "webhook/0/url", "{}", r.text);
