@@ -3,7 +3,8 @@
 // value is refused naming the key; the save applies at once (a new ask reaches the webhook
 // receiver on loopback, no restart); the saved webhook is then listed by host only (its URL
 // never comes back to the page); a removed webhook sends nothing more; Reset returns a key to
-// the configuration.
+// the configuration. A notification's link opened from another site reaches the ask although
+// the install's cookie is SameSite=Strict.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -16,6 +17,13 @@ let hits = [];
 
 before(async () => {
   receiver = createServer((req, res) => {
+    if (req.method === 'GET' && req.url.startsWith('/link?to=')) {
+      // A page on another site (localhost, not 127.0.0.1) with a link to an ask, as a chat
+      // app or a mail would show it.
+      const to = decodeURIComponent(req.url.slice('/link?to='.length));
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!doctype html><a id="go" href="${to}">Open in askd</a>`);
+      return;
+    }
     let body = '';
     req.on('data', (d) => { body += d; });
     req.on('end', () => {
@@ -115,5 +123,28 @@ test('notifications are edited on the Settings page and apply at once', async ()
   v = (await daemon.api('GET', '/api/notify')).body;
   assert.equal(v.settings.find((s) => s.key === 'after').layer, 'default');
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a notification's link, opened from another site, opens the ask in a signed-in browser", async () => {
+  const id = await daemon.createQuestions([{ id: 'link', question: 'Opened from a chat?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
+  const { context, page } = await openContext(browser, daemon);
+  await page.waitForSelector('.inbox, .ask-list, main');
+  // The chat page is on localhost, the daemon on 127.0.0.1: another site.
+  const link = `${daemon.url}/a/${id}`;
+  await page.goto(`http://localhost:${receiver.address().port}/link?to=${encodeURIComponent(link)}`);
+  await page.click('#go');
+  await page.waitForSelector('text=Opened from a chat?', { timeout: 10000 });
+  assert.equal(page.url(), link);
+  // Without the cookie at all the same navigation stays a 401 (no loop, no data).
+  const fresh = await browser.newContext();
+  const other = await fresh.newPage();
+  await other.goto(`http://localhost:${receiver.address().port}/link?to=${encodeURIComponent(link)}`);
+  const [resp] = await Promise.all([other.waitForNavigation(), other.click('#go')]);
+  await sleep(500);
+  const final = await other.evaluate(() => document.body.innerText);
+  assert.ok(!final.includes('Opened from a chat?'), final);
+  assert.ok(resp.status() === 401, String(resp.status()));
+  await fresh.close();
   await context.close();
 });

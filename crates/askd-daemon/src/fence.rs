@@ -95,6 +95,27 @@ fn unauthorized() -> Response {
     .into_response()
 }
 
+/// The page answering a link opened from another site (a notification in Slack or ntfy, a
+/// mail) without the install's cookie: the cookie is `SameSite=Strict` (platform §5), so the
+/// browser withheld it from this one navigation. The page holds no data and reloads itself;
+/// that reload is a navigation from this origin, which carries the cookie. Still a 401. The
+/// reload comes as `Sec-Fetch-Site: same-origin`, so a browser with no cookie at all gets
+/// the plain 401 next, not a loop.
+const BOUNCE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
+
+/// A top-level `GET` navigation to a page (not the API or an asset) from another site.
+fn cross_site_navigation(req: &Request) -> bool {
+    let h = req.headers();
+    let is = |name: &str, want: &str| h.get(name).and_then(|v| v.to_str().ok()) == Some(want);
+    let path = req.uri().path();
+    req.method() == Method::GET
+        && is("sec-fetch-mode", "navigate")
+        && is("sec-fetch-site", "cross-site")
+        && !path.starts_with("/api/")
+        && !path.starts_with("/assets/")
+        && path != "/mcp"
+}
+
 /// Whether a paired device may make this request: the answering routes only.
 pub fn device_may(method: &Method, path: &str) -> bool {
     let read = method == Method::GET || method == Method::HEAD;
@@ -318,6 +339,14 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
                 }
             }
         };
+    }
+    if cross_site_navigation(&req) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            BOUNCE,
+        )
+            .into_response();
     }
     unauthorized()
 }

@@ -551,3 +551,32 @@ async fn bad_notify_settings_are_422_naming_the_key_and_nothing_is_saved() {
     }
     s.stop().await;
 }
+
+/// A notification's link opened from another site arrives without the SameSite=Strict
+/// cookie: a 401 page with no data that reloads itself (the reload, from this origin, carries
+/// the cookie). Anything else without a token stays the plain JSON 401.
+#[tokio::test]
+async fn a_link_from_another_site_gets_a_page_that_reloads_itself() {
+    use reqwest::Method;
+    let s = TestServer::start().await;
+    let id = ask(&s).await;
+    let nav = |site: &'static str, path: String| {
+        s.bare(Method::GET, &path)
+            .header("Sec-Fetch-Mode", "navigate")
+            .header("Sec-Fetch-Site", site)
+    };
+    let r = s.send(nav("cross-site", format!("/a/{id}"))).await;
+    assert_eq!(r.status, 401);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+    assert!(r.text.contains(r#"http-equiv="refresh""#), "{}", r.text);
+    assert!(!r.text.contains(&id) && !r.text.contains(TITLE));
+    for (site, path) in [
+        ("same-origin", format!("/a/{id}")),
+        ("cross-site", format!("/api/asks/{id}")),
+    ] {
+        let r = s.send(nav(site, path.clone())).await;
+        assert_eq!(r.status, 401, "{site} {path}");
+        assert_eq!(r.body["code"], "unauthorized", "{site} {path}: {}", r.text);
+    }
+    s.stop().await;
+}
