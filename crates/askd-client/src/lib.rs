@@ -11,7 +11,8 @@
 //! - [`files`] — the shared file formats: `daemon.json` ([`DaemonInfo`]) and the token, as
 //!   the daemon writes them and clients read them.
 //! - [`start`] — finding a daemon that answers its health check, or starting `askd serve`
-//!   detached under the `start.lock` file lock (so two clients never start two daemons).
+//!   detached under the `start.lock` file lock (so two clients never start two daemons);
+//!   or a remote daemon's URL and agent token ([`remote`], team mode).
 //! - [`http`] — [`Client`], the one HTTP client of the JSON API: base URL and token,
 //!   [`Reply`], the typed calls that several clients share, and [`ApiError`], the daemon's
 //!   error body parsed in one place.
@@ -33,4 +34,4 @@ pub use http::{ApiError, Client, Reply};
 pub use paths::{
     Paths, PathsError, daemon_json_path, data_lock_path, database_path, start_lock_path, token_path,
 };
-pub use start::{answering, ensure_daemon};
+pub use start::{answering, ensure_daemon, remote};

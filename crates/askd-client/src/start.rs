@@ -100,3 +100,87 @@ pub async fn answering(paths: &Paths) -> Option<(String, String)> {
         .await
         .then(|| (client.base().to_string(), client.token().to_string()))
 }
+
+/// A remote daemon (team mode: `askd mcp --url URL --token-file F`): its URL without a
+/// trailing `/` and the agent token read from `token_file`; nothing is started. The daemon
+/// is asked once: a refused token (401) or Host (403) is an error naming the fix; a daemon
+/// that does not answer yet is only logged — every tool call then reports it until it does.
+pub async fn remote(url: &str, token_file: &std::path::Path) -> Result<(String, String), String> {
+    let base = url.trim().trim_end_matches('/').to_string();
+    let rest = base
+        .strip_prefix("https://")
+        .or_else(|| base.strip_prefix("http://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.contains(['/', '?', '#', '@']) => {}
+        _ => {
+            return Err(format!(
+                "--url {url:?} is not a daemon's address — give its base URL, http(s)://host[:port] without a path, e.g. https://askd.example"
+            ));
+        }
+    }
+    let token = std::fs::read_to_string(token_file)
+        .map_err(|e| {
+            format!(
+                "--token-file {}: cannot read it ({e}) — give the file holding the daemon's token",
+                token_file.display()
+            )
+        })?
+        .trim()
+        .to_string();
+    if token.is_empty() || token.contains(char::is_whitespace) {
+        return Err(format!(
+            "--token-file {}: the file must hold one token (one line, no spaces)",
+            token_file.display()
+        ));
+    }
+    if base.starts_with("http://") && !is_loopback_url(&base) {
+        tracing::warn!(
+            "{base} is plain HTTP: the token crosses the network unencrypted — put the daemon behind HTTPS (a TLS-terminating proxy, tailscale serve)"
+        );
+    }
+    let client = Client::new(base.clone(), token.clone());
+    match client
+        .call(
+            reqwest::Method::GET,
+            "/api/health",
+            None,
+            Some(HEALTH_TIMEOUT * 5),
+        )
+        .await
+    {
+        Ok(r) if r.status == 401 => Err(format!(
+            "the daemon at {base} refuses the token in {} (401): {}",
+            token_file.display(),
+            r.error().message
+        )),
+        Ok(r) if r.status == 403 => Err(format!(
+            "the daemon at {base} refuses this request (403): {} — add the host to its allowedHosts",
+            r.error().message
+        )),
+        Ok(r) if !r.ok() => Err(format!(
+            "the daemon at {base} answered its health check with HTTP {}",
+            r.status
+        )),
+        Ok(_) => Ok((base, token)),
+        Err(e) => {
+            tracing::warn!(
+                "the daemon at {base} does not answer yet ({}); tool calls report it until it does",
+                crate::http::describe(&e)
+            );
+            Ok((base, token))
+        }
+    }
+}
+
+fn is_loopback_url(base: &str) -> bool {
+    let host = base.split("://").nth(1).unwrap_or("");
+    let name = if host.starts_with('[') {
+        host.split(']').next().map(|h| &h[1..]).unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    name == "localhost"
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}

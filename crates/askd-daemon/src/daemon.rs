@@ -204,9 +204,10 @@ impl Daemon {
         self.started.elapsed().saturating_sub(last)
     }
 
-    /// The page of an ask.
+    /// The page of an ask, as results and notifications give it: under `publicUrl` when it
+    /// is set (the address people reach the daemon at), else the daemon's own URL.
     pub fn ask_url(&self, ask_id: &str) -> String {
-        format!("{}/a/{ask_id}", self.base_url)
+        format!("{}/a/{ask_id}", self.link_base().trim_end_matches('/'))
     }
 
     /// A session's alignment, read from this daemon's store.

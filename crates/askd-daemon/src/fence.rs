@@ -301,8 +301,18 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
             clean.push('?');
             clean.push_str(&rest);
         }
-        let cookie =
-            format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000");
+        // Secure when the browser came through `publicUrl` over https (a TLS-terminating
+        // proxy, a tunnel); a login on the loopback address stays plain HTTP.
+        let secure = d
+            .settings
+            .public_url
+            .as_deref()
+            .and_then(public_origin)
+            .is_some_and(|o| o.eq_ignore_ascii_case(&format!("https://{host}")));
+        let cookie = format!(
+            "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000{}",
+            if secure { "; Secure" } else { "" }
+        );
         let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, clean)]).into_response();
         if let Ok(v) = HeaderValue::from_str(&cookie) {
             r.headers_mut().insert(header::SET_COOKIE, v);

@@ -580,3 +580,40 @@ async fn a_link_from_another_site_gets_a_page_that_reloads_itself() {
     }
     s.stop().await;
 }
+
+/// `publicUrl` (issue 17): results link to the ask under it, and a login through it over
+/// https gets a `Secure` cookie; a login on the loopback address stays plain.
+#[tokio::test]
+async fn public_url_shapes_the_links_and_a_login_through_it_gets_a_secure_cookie() {
+    use reqwest::Method;
+    use reqwest::header::HOST;
+    let dir = TempDir::new().unwrap();
+    let mut cfg = config(dir.path(), MAX_BODY);
+    cfg.public_url = Some("https://askd.example".to_string());
+    cfg.allowed_hosts = vec!["askd.example".to_string()];
+    let s = TestServer::start_with(dir, cfg).await;
+    let r = s.create("survey", None, &release_scope()).await;
+    let id = r.expect(201)["ask_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        r.body["url"],
+        format!("https://askd.example/a/{id}"),
+        "{}",
+        r.text
+    );
+    assert_eq!(
+        s.ask(&id).await["url"],
+        format!("https://askd.example/a/{id}")
+    );
+    let login = |host: String| {
+        s.bare(Method::GET, &format!("/?token={}", s.token))
+            .header(HOST, host)
+    };
+    let r = s.send(login("askd.example".to_string())).await;
+    assert_eq!(r.status, 303);
+    let cookie = r.header("set-cookie").unwrap().to_string();
+    assert!(cookie.ends_with("; Secure"), "{cookie}");
+    let r = s.send(login(s.host())).await;
+    assert_eq!(r.status, 303);
+    assert!(!r.header("set-cookie").unwrap().contains("Secure"));
+    s.stop().await;
+}

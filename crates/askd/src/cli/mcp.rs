@@ -1,7 +1,8 @@
 //! `askd mcp`: the stdio MCP server that agent clients spawn. A thin adapter: it finds the
 //! daemon — starting it detached when none answers, under a lock so two adapters never
 //! start two (`askd_client::ensure_daemon`) — and serves askd's tools over stdin/stdout, forwarding every call to the
-//! daemon. Killing the adapter loses nothing: the asks live in the daemon.
+//! daemon. Killing the adapter loses nothing: the asks live in the daemon. With `--url` and
+//! `--token-file` (team mode) it uses that remote daemon and starts none.
 //!
 //! stdout belongs to the MCP protocol; everything else goes to stderr.
 
@@ -36,7 +37,15 @@ fn parse_fork(raw: &str) -> Result<(String, Option<i64>), String> {
     Ok((id.trim().to_string(), at))
 }
 
-pub fn run(flags: ConfigFlags, session: Option<String>, fork: Option<String>) -> ExitCode {
+/// A remote daemon's base URL and the file holding its token.
+type Remote = (String, std::path::PathBuf);
+
+pub fn run(
+    flags: ConfigFlags,
+    session: Option<String>,
+    fork: Option<String>,
+    remote: Option<Remote>,
+) -> ExitCode {
     let fork = match fork.as_deref().map(parse_fork).transpose() {
         Ok(f) => f,
         Err(e) => {
@@ -62,7 +71,7 @@ pub fn run(flags: ConfigFlags, session: Option<String>, fork: Option<String>) ->
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(adapter(paths, config, flags, session, fork)) {
+    match runtime.block_on(adapter(paths, config, flags, session, fork, remote)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd mcp: {e}");
@@ -77,8 +86,12 @@ async fn adapter(
     flags: ConfigFlags,
     session: Option<String>,
     fork: Option<(String, Option<i64>)>,
+    remote: Option<Remote>,
 ) -> Result<(), String> {
-    let (url, token) = ensure_daemon(&paths, &flags.0).await?;
+    let (url, token) = match &remote {
+        Some((url, file)) => askd_client::remote(url, file).await?,
+        None => ensure_daemon(&paths, &flags.0).await?,
+    };
     let env = config::process_env();
     let language = config.resolved_language(&env);
     let progress_interval = env
@@ -129,19 +142,30 @@ async fn adapter(
         max_wait: config.max_wait_duration(),
         language,
         progress_interval,
-        on_first_ask: Some(Arc::new(move |ask_url: &str| {
-            show(&base, ask_url, &browser_token);
-        })),
+        // A remote daemon's people answer in their own browsers: nothing is opened here (and
+        // the agent's token never goes into a browser).
+        on_first_ask: if remote.is_some() {
+            None
+        } else {
+            Some(Arc::new(move |ask_url: &str| {
+                show(&base, ask_url, &browser_token);
+            }))
+        },
         alignment_mode,
         alignment_section: config.alignment.section.clone(),
         elicitation: askd_mcp::Elicitation::parse(config.elicitation.as_str()).unwrap_or_default(),
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
-    let reconnect: Reconnect = Arc::new(move || {
-        let (paths, flags) = (paths.clone(), flags.clone());
-        Box::pin(async move { ensure_daemon(&paths, &flags.0).await })
-    });
-    let backend = Arc::new(HttpBackend::new(url, token).with_reconnect(reconnect));
+    // A remote daemon is not ours to start: a call that cannot reach it reports it.
+    let backend = if remote.is_some() {
+        Arc::new(HttpBackend::new(url, token))
+    } else {
+        let reconnect: Reconnect = Arc::new(move || {
+            let (paths, flags) = (paths.clone(), flags.clone());
+            Box::pin(async move { ensure_daemon(&paths, &flags.0).await })
+        });
+        Arc::new(HttpBackend::new(url, token).with_reconnect(reconnect))
+    };
     askd_mcp::serve_stdio(backend, Arc::new(options)).await
 }
 
@@ -170,7 +194,10 @@ fn show(base: &str, ask_url: &str, token: &str) {
     } else {
         "xdg-open"
     };
-    let target = format!("{ask_url}?token={token}");
+    // The ask's link may be under `publicUrl`; this browser is on this machine, so it opens
+    // the daemon's own address (the token never goes to a public address).
+    let page = ask_url.find("/a/").map_or(ask_url, |i| &ask_url[i..]);
+    let target = format!("{}{page}?token={token}", base.trim_end_matches('/'));
     let _ = Command::new(opener)
         .arg(target)
         .stdin(Stdio::null())

@@ -53,6 +53,13 @@ pub enum Command {
         /// omitted).
         #[arg(long, value_name = "ID[@SEQ]")]
         fork: Option<String>,
+        /// A remote daemon (team mode): its base URL, e.g. https://askd.example. The adapter
+        /// then starts no daemon and uses the token in --token-file.
+        #[arg(long, value_name = "URL", requires = "token_file")]
+        url: Option<String>,
+        /// The file holding the token for --url (one line).
+        #[arg(long, value_name = "FILE", requires = "url")]
+        token_file: Option<std::path::PathBuf>,
     },
     /// List, show and answer asks through the running daemon.
     #[command(subcommand)]
@@ -105,7 +112,9 @@ pub fn run(cli: Cli) -> ExitCode {
             config,
             session,
             fork,
-        } => mcp::run(config, session, fork),
+            url,
+            token_file,
+        } => mcp::run(config, session, fork, url.zip(token_file)),
         Command::Try { config } => try_cmd::run(config),
         Command::Review(cmd) => review::run(cmd),
         Command::Tui { config } => tui::run(config),

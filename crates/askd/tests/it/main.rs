@@ -18,6 +18,7 @@ mod hardening;
 mod mcp;
 mod mcp_http_hardening;
 mod mcp_stdio_hardening;
+mod remote_mcp;
 mod review_cli;
 mod review_mcp;
 mod tidy;
