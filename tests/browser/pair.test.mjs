@@ -48,6 +48,18 @@ test('a paired phone answers an ask, cannot open Settings, and is refused once r
   assert.ok(!cookies.some((c) => c.name === 'askd_token'), 'never the install token');
   assert.notEqual(device.value, daemon.token);
 
+  // Its inbox says which device it is and offers no link it may not follow.
+  await page.waitForSelector('.who-chip');
+  assert.equal(await page.textContent('.who-chip'), 'This phone: Test phone');
+  await page.waitForSelector('.ask-list');
+  for (const sel of ['.inbox-settings', '.inbox-records', '.session-page-link']) {
+    assert.equal(await page.locator(sel).first().isVisible().catch(() => false), false, `${sel} hidden`);
+  }
+  const who = await page.evaluate(async () => (await fetch('/api/me')).json());
+  assert.equal(who.kind, 'device');
+  assert.equal(who.name, 'Test phone');
+  assert.deepEqual(who.may, { settings: false, records: false, sessions: false });
+
   // It answers.
   await page.goto(`${daemon.url}/a/${id}`);
   await page.waitForSelector('.card.flat');

@@ -182,6 +182,8 @@ export default {
   'review.keysList': 'j/k or ↓/↑ move between rows · 1/2/3 choose a verdict (choice: n-th option; scale: the value) · ←/→ step a value · x clear · n note · Esc back to the row · Ctrl+Enter submit · Ctrl+Z undo a bulk action · ? this list',
   'review.keysShort': 'j/k move · 1–3 verdict · x clear · n note · Ctrl+Enter submit · ? keys',
   'review.exportTo': 'Export',
+  'who.device': 'This phone: {name}',
+  'who.device.hint': 'A paired device: it answers asks; Settings, records and session pages open on the computer running askd.',
   'settings.title': 'Settings',
   'settings.language': 'Language',
   'settings.languageHint': 'The language of askd\'s pages in this browser. Only under "Follow the ask" does an ask\'s own page take the ask\'s language.',

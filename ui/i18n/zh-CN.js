@@ -181,6 +181,8 @@ export default {
   'review.keysList': 'j/k 或 ↓/↑ 在条目间移动 · 1/2/3 选择结论（选择题：第 n 个选项；评分：对应数值）· ←/→ 切换数值 · x 清除 · n 备注 · Esc 回到条目 · Ctrl+Enter 提交 · Ctrl+Z 撤销批量操作 · ? 本列表',
   'review.keysShort': 'j/k 移动 · 1–3 结论 · x 清除 · n 备注 · Ctrl+Enter 提交 · ? 快捷键',
   'review.exportTo': '导出',
+  'who.device': '本机：{name}',
+  'who.device.hint': '已配对的设备：可以回答提问；设置、记录和会话页面请在运行 askd 的电脑上打开。',
   'settings.title': '设置',
   'settings.language': '语言',
   'settings.languageHint': '本浏览器中 askd 页面的语言。仅在“跟随请求”时，单个请求的页面才使用该请求的语言。',

@@ -131,6 +131,16 @@ export async function api(method, path, body, { keepalive = false } = {}) {
   return json;
 }
 
+let meOnce = null;
+
+/** Who this browser is signed in as (`GET /api/me`, read once): `{kind: "install"|"device",
+ * name?, may: {settings, records, sessions}}`. On a failure, the install (the page then
+ * meets the daemon's own 403 if it is wrong). */
+export function me() {
+  meOnce ||= api('GET', '/api/me').catch(() => ({ kind: 'install', may: { settings: true, records: true, sessions: true } }));
+  return meOnce;
+}
+
 export const ask = {
   view: (id) => api('GET', `/api/asks/${encodeURIComponent(id)}`),
   path: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/path`, { answers }),

@@ -1,7 +1,7 @@
 // askd's web UI: one page for the inbox (`/`) and each ask (`/a/{id}`), plain ES modules, no
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
-import { ask as askApi, onReachability } from './api.js';
+import { ask as askApi, onReachability, me } from './api.js';
 import { h, icon, revealText, plainText } from './dom.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
@@ -33,6 +33,9 @@ onReachability((r) => {
   reach = r;
   showBanner();
 });
+// A paired phone may answer only: the page hides the links it may not follow (CSS keys on
+// html[data-who="device"]).
+me().then((who) => { document.documentElement.dataset.who = who.kind; });
 let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });

@@ -122,6 +122,7 @@ const ICONS = {
   lock: ['M7 11V8a5 5 0 0110 0v3', 'M5 11h14v10H5z'],
   keyboard: ['M3 6h18v12H3z', 'M7 10h.01', 'M11 10h.01', 'M15 10h.01', 'M8 14h8'],
   bell: ['M6 16V11a6 6 0 0112 0v5l2 2H4l2-2z', 'M10 21h4'],
+  phone: ['M7 3h10v18H7z', 'M11 18h2'],
   sent: ['M4 12l16-8-6 16-3-7-7-1z'],
   copy: ['M9 9h11v11H9z', 'M5 15H4V4h11v1'],
 };

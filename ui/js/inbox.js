@@ -1,7 +1,7 @@
 // The inbox (`/`): every pending ask across sessions, grouped by session (client, workspace,
 // waiting time), live through the event stream; recently settled asks below. A new ask raises
 // a browser notification (when permitted) and the pending count shows in the tab title.
-import { ask as askApi } from './api.js';
+import { ask as askApi, me } from './api.js';
 import { h, icon, duration, plainText } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
 import { Builder } from './builder.js';
@@ -157,6 +157,9 @@ export class Inbox {
         });
       },
     }, t('lang.switch')));
+    me().then((who) => {
+      if (who.kind === 'device') tools.prepend(h('span', { class: 'who-chip', 'data-tip': t('who.device.hint') }, icon('phone'), t('who.device', { name: who.name })));
+    });
     tools.appendChild(h('a', { href: '/records', class: 'btn ghost inbox-records', 'data-nav': '' }, t('records.link')));
     tools.appendChild(h('a', { href: '/settings', class: 'btn ghost inbox-settings', 'data-nav': '' }, t('settings.title')));
     this.root.replaceChildren(h('div', { class: 'inbox' },

@@ -85,8 +85,13 @@ pub struct Devices {
 pub enum Check {
     /// No device has this token (never paired, or revoked).
     Unknown,
-    /// A device; `Some` when its last use is due to be written to the store.
-    Known(Option<Device>),
+    /// A device: its id and name, and `save` when its last use is due to be written to the
+    /// store.
+    Known {
+        id: String,
+        name: String,
+        save: Option<Device>,
+    },
 }
 
 fn hash(token: &str) -> String {
@@ -231,11 +236,15 @@ impl Devices {
             return Check::Unknown;
         };
         e.device.last_used_at = askd_store::now();
-        if e.saved.elapsed() >= TOUCH_EVERY {
+        let save = (e.saved.elapsed() >= TOUCH_EVERY).then(|| {
             e.saved = Instant::now();
-            return Check::Known(Some(e.device.clone()));
+            e.device.clone()
+        });
+        Check::Known {
+            id: e.device.id.clone(),
+            name: e.device.name.clone(),
+            save,
         }
-        Check::Known(None)
     }
 
     /// Writes a device's last use (from [`Check::Known`]), unless it was revoked since.

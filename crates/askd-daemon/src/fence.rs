@@ -95,6 +95,31 @@ fn unauthorized() -> Response {
     .into_response()
 }
 
+/// Who a request that passed the fence came with (a request extension, read by
+/// `GET /api/me`): the install's token, or a paired device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Who {
+    Install,
+    Device { id: String, name: String },
+}
+
+impl Who {
+    /// `GET /api/me`: the kind, the device's name, and which parts of the UI this caller
+    /// may open (the page hides the others).
+    pub fn view(&self) -> serde_json::Value {
+        match self {
+            Who::Install => serde_json::json!({
+                "kind": "install",
+                "may": {"settings": true, "records": true, "sessions": true},
+            }),
+            Who::Device { id, name } => serde_json::json!({
+                "kind": "device", "id": id, "name": name,
+                "may": {"settings": false, "records": false, "sessions": false},
+            }),
+        }
+    }
+}
+
 /// The page answering a link opened from another site (a notification in Slack or ntfy, a
 /// mail) without the install's cookie: the cookie is `SameSite=Strict` (platform §5), so the
 /// browser withheld it from this one navigation. The page holds no data and reloads itself;
@@ -120,7 +145,7 @@ fn cross_site_navigation(req: &Request) -> bool {
 pub fn device_may(method: &Method, path: &str) -> bool {
     let read = method == Method::GET || method == Method::HEAD;
     match path {
-        "/" | "/api/health" | "/api/events" | "/api/asks" | "/api/drafts" => read,
+        "/" | "/api/health" | "/api/me" | "/api/events" | "/api/asks" | "/api/drafts" => read,
         _ => {
             if path.starts_with("/assets/") || path.starts_with("/api/diagrams/") {
                 return read;
@@ -241,7 +266,7 @@ pub async fn fence(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Re
     response
 }
 
-async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
+async fn check(d: &Arc<Daemon>, mut req: Request, next: Next) -> Response {
     let headers = req.headers();
     // Host allow-list: defeats DNS rebinding. Exactly one Host header (RFC 9112 §3.2).
     let mut hosts = headers.get_all(header::HOST).iter();
@@ -322,6 +347,7 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
     if bearer(headers).is_some_and(|t| token_matches(token, t))
         || cookie(headers).is_some_and(|t| token_matches(token, t))
     {
+        req.extensions_mut().insert(Who::Install);
         return next.run(req).await;
     }
     if let Some(t) = device_cookie(headers) {
@@ -332,12 +358,13 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
                 "this device is not paired (it was revoked, or never paired): run `askd pair` on the computer running askd and open the new link",
             )
             .into_response(),
-            Check::Known(save) => {
+            Check::Known { id, name, save } => {
                 if let Some(device) = save {
                     let d = d.clone();
                     tokio::spawn(async move { d.devices.save_use(d.store.clone(), device).await });
                 }
                 if device_may(req.method(), req.uri().path()) {
+                    req.extensions_mut().insert(Who::Device { id, name });
                     next.run(req).await
                 } else {
                     ApiError::new(

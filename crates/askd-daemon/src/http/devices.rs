@@ -4,6 +4,7 @@
 //!   (`qr`: the path of its QR code as SVG, `GET /api/pair/{code}/qr.svg`).
 //! - `GET /api/devices` — `{devices: [{id, name, userAgent, createdAt, lastUsedAt}]}`;
 //!   `DELETE /api/devices/{id}` revokes one (204; 404 when unknown).
+//! - `GET /api/me` — who the request came with: the install's token or a paired device.
 //! - `GET /api/notify` — the notifier's settings in effect and each sink's status;
 //!   `PUT /api/notify` saves its keys from the Settings page (`crate::notify::Live`).
 //! - `GET /pair/{code}` — the pairing page (a form, so a link preview cannot spend the
@@ -97,6 +98,12 @@ pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> Api
             e,
         )),
     }
+}
+
+/// `GET /api/me`: who this request came with ([`crate::fence::Who`]).
+pub async fn me(who: Option<axum::Extension<crate::fence::Who>>) -> AxumJson<Value> {
+    let who = who.map_or(crate::fence::Who::Install, |w| w.0);
+    AxumJson(who.view())
 }
 
 pub async fn notify_status(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {

@@ -68,6 +68,7 @@ fn api() -> Router<Arc<Daemon>> {
         .route("/api/drafts/get", post(drafts::get_route))
         .route("/api/drafts/launch", post(drafts::launch_route))
         .route("/api/settings", get(settings::show).put(settings::save))
+        .route("/api/me", get(devices::me))
         .route(
             "/api/notify",
             get(devices::notify_status).put(devices::notify_save),

@@ -83,6 +83,14 @@ async fn a_device_answers_only_survives_a_restart_and_is_revoked_at_once() {
     );
     let r = as_device(&s, &cookie, Method::GET, &format!("/api/asks/{id}")).await;
     assert_eq!(r.status, 200);
+    // Who it is: the device, with what it may open; the install's token is the install.
+    let r = as_device(&s, &cookie, Method::GET, "/api/me").await;
+    assert_eq!(r.body["kind"], "device", "{}", r.text);
+    assert_eq!(r.body["may"]["settings"], false);
+    assert!(r.body["name"].is_string());
+    let me = s.get("/api/me").await;
+    assert_eq!(me.expect(200)["kind"], "install");
+    assert_eq!(me.body["may"]["settings"], true);
     for (m, path) in [
         (Method::GET, "/api/settings"),
         (Method::GET, "/settings"),
