@@ -119,7 +119,7 @@ export class NotifyForm {
     this.fields.set('desktop', { input, error });
     const why = this.view.desktop ? this.view.desktop.why : '';
     return h('div', { class: 'st-row', 'data-key': 'desktop' },
-      h('div', { class: 'st-control' }, input, h('label', { for: id, class: 'st-label' }, t('notify.desktop'), ' ', h('code', null, 'desktop'))),
+      h('label', { for: id, class: 'st-label st-check' }, input, t('notify.desktop'), ' ', h('code', null, 'desktop')),
       h('p', { class: 'muted st-hint st-desktop-why' }, why),
       this.layerLine(s),
       error);
