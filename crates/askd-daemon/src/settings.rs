@@ -304,17 +304,32 @@ impl Live {
         if !set.is_empty() || !remove.is_empty() {
             // One save at a time, so the values applied last are the ones saved last.
             let _one = locks.settings_save().await;
-            let event = store
-                .save_settings(&set, &remove)
-                .await
-                .map_err(|e| ApiError::store(e, "-"))?;
-            let saved = store
-                .settings()
-                .await
-                .map_err(|e| ApiError::store(e, "-"))?;
-            self.apply(&saved);
-            hub.publish([event]);
+            save_and_apply(store, hub, &set, &remove, |saved| self.apply(saved)).await?;
         }
         self.view(store, origins).await
     }
+}
+
+/// Saves `set` and removes `remove` in the store's saved settings, hands every saved value
+/// as it is now to `apply`, then announces the save (`settings.updated`: a page that re-reads
+/// on it sees the applied values) and returns the saved values. The caller holds
+/// [`Locks::settings_save`]. Shared with `crate::notify`.
+pub(crate) async fn save_and_apply(
+    store: &dyn Store,
+    hub: &Hub,
+    set: &Map<String, Value>,
+    remove: &[String],
+    apply: impl FnOnce(&Map<String, Value>),
+) -> ApiResult<Map<String, Value>> {
+    let event = store
+        .save_settings(set, remove)
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    let saved = store
+        .settings()
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    apply(&saved);
+    hub.publish([event]);
+    Ok(saved)
 }

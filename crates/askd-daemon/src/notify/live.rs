@@ -218,17 +218,10 @@ impl Live {
                     set.insert(format!("{PREFIX}{name}"), v);
                 }
             }
-            let event = store
-                .save_settings(&set, &remove)
-                .await
-                .map_err(|e| ApiError::store(e, "-"))?;
-            let saved = store
-                .settings()
-                .await
-                .map_err(|e| ApiError::store(e, "-"))?;
-            let (cfg, _) = notify_with_saved(&self.base, &saved, PREFIX);
-            self.apply(cfg);
-            hub.publish([event]);
+            let saved = crate::settings::save_and_apply(store, hub, &set, &remove, |saved| {
+                self.apply(notify_with_saved(&self.base, saved, PREFIX).0)
+            })
+            .await?;
             return Ok(self.view_with(&saved, origins));
         }
         drop(_one);
