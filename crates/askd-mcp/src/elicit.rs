@@ -1,12 +1,15 @@
-//! Answering in the client (`clients.md` §3): the `elicitation` setting, and the flat form
-//! an `ask_user_question` ask becomes for a client that can show one (`elicitation/create`,
-//! form mode), with the way back from the form's content to the page's own submit body.
+//! Answering in the client (`clients.md` §3): the `elicitation` setting, which request a
+//! stored ask becomes for a client that can show one ([`plan`]: a flat form for questions,
+//! drift cards and reviews of at most [`REVIEW_FORM_MAX`] items; the page's URL for the
+//! rest), and the way back from a form's content to the page's own submit body.
 //!
 //! Pure functions of the stored normal form: the daemon still validates every answer with
 //! the core (a form answer goes through the same submit as the page's), so nothing here
 //! decides what is a valid answer.
 
+use askd_core::Lang;
 use askd_core::questions::QuestionsSpec;
+use askd_core::review::model::{ItemType, ReviewSpec};
 use serde_json::{Map, Value, json};
 
 /// The `elicitation` setting: `auto` (a form when the ask fits one), `form`, `url`, `off`.
@@ -34,6 +37,75 @@ impl Elicitation {
     pub fn allows_form(self) -> bool {
         matches!(self, Self::Auto | Self::Form)
     }
+
+    /// Whether an ask is sent as its page's URL (every ask under `url`; under `auto` the
+    /// ones no form fits, or every one for a client that declared URL mode only).
+    pub fn allows_url(self) -> bool {
+        matches!(self, Self::Auto | Self::Url)
+    }
+}
+
+/// What the calling client declared it can show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Modes {
+    pub form: bool,
+    pub url: bool,
+}
+
+impl Modes {
+    /// From the JSON of `capabilities.elicitation`: `{}` (2025-06-18: form implied),
+    /// `{"form": {}}`, `{"url": {}}` or both.
+    pub fn of(cap: &Value) -> Modes {
+        Modes {
+            form: capability_has_form(cap),
+            url: cap.as_object().is_some_and(|o| o.contains_key("url")),
+        }
+    }
+}
+
+/// The most items a review may have to be asked as one form.
+pub const REVIEW_FORM_MAX: usize = 10;
+
+/// What one pending ask is put in front of the human as.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    Questions(QuestionsSpec),
+    /// A drift card: its stored payload (`reason`, `description`, `required_change`,
+    /// `options`).
+    Drift(Value),
+    Review(ReviewSpec),
+    /// URL elicitation: the client offers to open the ask's page.
+    Url,
+}
+
+impl Plan {
+    pub fn is_form(&self) -> bool {
+        !matches!(self, Plan::Url)
+    }
+}
+
+/// The request for a pending ask (the daemon's view: `kind`, `spec`), given the setting and
+/// what the client declared: a form when one fits and form mode is allowed, else the URL
+/// when URL mode is, else nothing (today's behaviour: the page only).
+pub fn plan(ask: &Value, setting: Elicitation, modes: Modes) -> Option<Plan> {
+    if ask["state"] != "pending" {
+        return None;
+    }
+    let form = if setting.allows_form() && modes.form {
+        let spec = ask["spec"].clone();
+        match ask["kind"].as_str() {
+            Some("questions") => serde_json::from_value(spec).ok().map(Plan::Questions),
+            Some("drift") if spec.is_object() => Some(Plan::Drift(spec)),
+            Some("review") => serde_json::from_value::<ReviewSpec>(spec)
+                .ok()
+                .filter(|r| !r.items.is_empty() && r.items.len() <= REVIEW_FORM_MAX)
+                .map(Plan::Review),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    form.or_else(|| (setting.allows_url() && modes.url).then_some(Plan::Url))
 }
 
 /// A decline that comes back faster than this was not a human's: some clients declare
@@ -237,4 +309,278 @@ pub fn refused(lang: &str, message: &str) -> String {
     } else {
         format!("Your last answer was not accepted: {message}")
     }
+}
+
+/// The language of a plan's text: a review's own `lang`, else the session's (`en`, `zh-CN`).
+pub fn plan_lang(plan: &Plan, session: &'static str) -> &'static str {
+    match plan {
+        Plan::Review(r) => r.lang.as_str(),
+        _ => session,
+    }
+}
+
+/// The form (`(message, requestedSchema)`) of a form plan; `None` for [`Plan::Url`].
+pub fn form(plan: &Plan, lang: &str, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
+    match plan {
+        Plan::Questions(spec) => Some(questions_form(spec, lang, url, problem)),
+        Plan::Drift(payload) => Some(drift_form(payload, lang, url, problem)),
+        Plan::Review(spec) => Some(review_form(spec, lang, url, problem)),
+        Plan::Url => None,
+    }
+}
+
+/// The submit body for a form's accepted content (`surface: "client-form"`); the daemon
+/// validates it exactly as the page's.
+pub fn answers(plan: &Plan, content: &Value) -> Value {
+    match plan {
+        Plan::Questions(spec) => questions_answers(spec, content),
+        Plan::Drift(_) => drift_answers(content),
+        Plan::Review(spec) => review_answers(spec, content),
+        Plan::Url => json!({}),
+    }
+}
+
+/// The message of a URL elicitation: what the page is for.
+pub fn url_message(ask: &Value, lang: &str) -> String {
+    let title = ask["title"]
+        .as_str()
+        .or_else(|| ask["spec"]["title"].as_str())
+        .unwrap_or_default();
+    let zh = lang == "zh-CN";
+    let mut m = String::from(if zh {
+        "智能体向你提问，请在 askd 的页面上作答"
+    } else {
+        "The agent asks you something; answer it on askd's page"
+    });
+    if !title.trim().is_empty() {
+        m.push_str(if zh { "：" } else { ": " });
+        m.push_str(title.trim());
+    } else {
+        m.push_str(if zh { "。" } else { "." });
+    }
+    m
+}
+
+fn open(problem: Option<&str>) -> String {
+    problem.map(|p| format!("{p}\n\n")).unwrap_or_default()
+}
+
+/// The drift card's decisions as one choice (`approve`, `reject`, `option:<i>`, `other`),
+/// the typed direction for `other`, and the optional note — the card's own labels.
+fn drift_form(payload: &Value, lang: &str, url: &str, problem: Option<&str>) -> (String, Value) {
+    let zh = lang == "zh-CN";
+    let l = Lang::parse(lang);
+    let reason = payload["reason"].as_str().unwrap_or_default();
+    let mut message = open(problem);
+    message.push_str(if zh {
+        "智能体报告了偏离（可在此决定，也可在页面上决定）："
+    } else {
+        "The agent reports a drift (decide here, or on the page):"
+    });
+    message.push_str(&format!(
+        "\n\n[{}] {}",
+        askd_core::alignment::drift::reason_label(reason, l),
+        payload["description"].as_str().unwrap_or_default()
+    ));
+    if let Some(r) = payload["required_change"].as_str() {
+        message.push_str(if zh {
+            "\n\n需要的变更："
+        } else {
+            "\n\nRequired change: "
+        });
+        message.push_str(r);
+    }
+    message.push_str(&format!("\n\n{}{url}", words(lang).details));
+    let (approve, reject, other, direction, note) = if zh {
+        (
+            "批准此变更",
+            "保持当前基线",
+            "其他方向…",
+            "你的方向",
+            "给智能体的备注（可选）",
+        )
+    } else {
+        (
+            "Approve this change",
+            "Keep the current baseline",
+            "Another direction…",
+            "Your direction",
+            "Note for the agent (optional)",
+        )
+    };
+    let mut choices = vec![
+        json!({"const": "approve", "title": approve}),
+        json!({"const": "reject", "title": reject}),
+    ];
+    let mut description = String::new();
+    for (i, o) in payload["options"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let label = o["label"].as_str().unwrap_or_default();
+        choices.push(json!({"const": format!("option:{i}"), "title": label}));
+        if let Some(d) = o["description"].as_str() {
+            description.push_str(&format!("- {label}: {d}\n"));
+        }
+    }
+    choices.push(json!({"const": "other", "title": other}));
+    let decision_title = if zh { "决定" } else { "Decision" };
+    let schema = json!({"type": "object", "properties": {
+        "decision": {"type": "string", "title": decision_title,
+                     "description": description.trim_end(), "oneOf": choices},
+        "direction": {"type": "string", "title": direction,
+                      "description": if zh { "选择「其他方向…」时填写。" } else { "With \"Another direction…\"." }},
+        "note": {"type": "string", "title": note}
+    }, "required": ["decision"]});
+    (message, schema)
+}
+
+fn drift_answers(content: &Value) -> Value {
+    let text = |k: &str| {
+        content[k]
+            .as_str()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    };
+    let mut body = serde_json::Map::new();
+    match content["decision"].as_str() {
+        Some(d) if d.starts_with("option:") => {
+            body.insert("action".into(), json!("option"));
+            let i = d["option:".len()..].parse::<u64>().ok();
+            body.insert("option".into(), json!(i));
+        }
+        Some("other") => {
+            body.insert("action".into(), json!("other"));
+            body.insert("text".into(), json!(text("direction").unwrap_or_default()));
+        }
+        // approve, reject — or anything else, which the daemon names.
+        Some(d) => {
+            body.insert("action".into(), json!(d));
+        }
+        None => {}
+    }
+    if let Some(n) = text("note") {
+        body.insert("note".into(), json!(n));
+    }
+    body.insert("surface".into(), json!(SURFACE));
+    Value::Object(body)
+}
+
+/// A review field's name: `i01`, `i02`, … (so the form keeps the items' order however the
+/// client sorts its properties) and `i01_note` for its note.
+fn review_key(i: usize) -> String {
+    format!("i{:02}", i + 1)
+}
+
+fn review_form(spec: &ReviewSpec, lang: &str, url: &str, problem: Option<&str>) -> (String, Value) {
+    let zh = lang == "zh-CN";
+    let l = spec.lang;
+    let mut message = open(problem);
+    message.push_str(if zh {
+        "智能体请你审阅（可在此作答，也可在页面上作答）："
+    } else {
+        "The agent asks for your review (answer here, or on the page):"
+    });
+    message.push_str(&format!("\n\n{}", spec.title));
+    message.push_str(&format!("\n\n{}{url}", words(lang).details));
+    let mut properties = Map::new();
+    for (i, item) in spec.items.iter().enumerate() {
+        let key = review_key(i);
+        let mut description = String::new();
+        for part in [
+            &item.header,
+            &item.detail,
+            &item.op,
+            &item.expect,
+            &item.bool_desc,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !description.is_empty() {
+                description.push('\n');
+            }
+            description.push_str(part);
+        }
+        let title = format!("{}. {}", i + 1, item.title);
+        let titled = |pairs: Vec<(String, String)>| -> Vec<Value> {
+            pairs
+                .into_iter()
+                .map(|(v, t)| json!({"const": v, "title": t}))
+                .collect()
+        };
+        let field = match item.kind {
+            ItemType::Confirm => {
+                json!({"type": "string", "title": title, "description": description,
+                "oneOf": titled(["pass", "fail", "pending"].iter().map(|v| (v.to_string(), l.confirm_label(v).to_string())).collect())})
+            }
+            ItemType::Bool => json!({"type": "string", "title": title, "description": description,
+                "oneOf": titled(["yes", "no"].iter().map(|v| (v.to_string(), l.bool_label(v).to_string())).collect())}),
+            ItemType::Choice => {
+                let options = titled(
+                    item.options
+                        .iter()
+                        .map(|o| (o.v.clone(), o.t.clone()))
+                        .collect(),
+                );
+                if item.is_multi() {
+                    json!({"type": "array", "title": title, "description": description, "items": {"anyOf": options}})
+                } else {
+                    json!({"type": "string", "title": title, "description": description, "oneOf": options})
+                }
+            }
+            ItemType::Scale => {
+                let (min, max) = item.bounds();
+                json!({"type": "integer", "title": title, "description": description,
+                       "minimum": min, "maximum": max})
+            }
+            ItemType::Text => json!({"type": "string", "title": title, "description": description}),
+        };
+        properties.insert(key.clone(), field);
+        if item.kind != ItemType::Text {
+            properties.insert(
+                format!("{key}_note"),
+                json!({"type": "string", "title": if zh { "备注（可选）" } else { "Note (optional)" }}),
+            );
+        }
+    }
+    (message, json!({"type": "object", "properties": properties}))
+}
+
+fn review_answers(spec: &ReviewSpec, content: &Value) -> Value {
+    let mut answers = Vec::new();
+    for (i, item) in spec.items.iter().enumerate() {
+        let key = review_key(i);
+        let mut entry = Map::new();
+        entry.insert("id".into(), json!(item.id));
+        let note = content[format!("{key}_note")]
+            .as_str()
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        match (&content[&key], item.kind) {
+            (Value::Null, _) => {}
+            (Value::String(t), ItemType::Text) => {
+                entry.insert("note".into(), json!(t));
+            }
+            (Value::Array(vs), _) => {
+                entry.insert("selected".into(), json!(vs));
+            }
+            (Value::Number(n), _) => {
+                entry.insert("verdict".into(), json!(n.to_string()));
+            }
+            (v, _) => {
+                entry.insert("verdict".into(), v.clone());
+            }
+        }
+        if let Some(n) = note {
+            entry.insert("note".into(), json!(n));
+        }
+        if entry.len() > 1 {
+            answers.push(Value::Object(entry));
+        }
+    }
+    json!({"answers": answers, "surface": SURFACE})
 }

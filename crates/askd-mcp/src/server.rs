@@ -86,6 +86,46 @@ pub struct Options {
     /// `elicitation` (`clients.md` §3): whether a questions ask is also put in front of the
     /// human inside a client that declared form elicitation.
     pub elicitation: crate::elicit::Elicitation,
+    /// The ask page's URL as a browser on this machine opens it (the adapter adds the
+    /// token), for URL elicitation; `None` sends the plain URL.
+    pub page_link: Option<PageLink>,
+}
+
+/// Makes an ask page's URL openable by a browser on this machine (see [`Options::page_link`]).
+pub type PageLink = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+/// The tool error that stands for a 2026-07-28 `input_required` result (its `errors` member
+/// holds the result); `call_tool` returns it as that result, never as an error.
+pub const INPUT_REQUIRED: &str = "askd.input_required";
+
+/// The key of askd's one input request in `inputRequests` / `inputResponses`.
+pub const ELICIT_KEY: &str = "askd_answer";
+
+/// The `requestState` of askd's `input_required` round trip.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RoundState {
+    pub ask: String,
+    /// When the request went out (Unix ms): a decline faster than
+    /// [`crate::elicit::AUTOMATIC_DECLINE`] is not the human's.
+    pub sent: u64,
+    /// Answers refused so far.
+    pub tries: u32,
+}
+
+impl RoundState {
+    const PREFIX: &'static str = "askd1:";
+
+    pub fn encode(&self) -> String {
+        format!(
+            "{}{}",
+            Self::PREFIX,
+            serde_json::to_string(self).unwrap_or_default()
+        )
+    }
+
+    pub fn decode(s: &str) -> Option<RoundState> {
+        serde_json::from_str(s.strip_prefix(Self::PREFIX)?).ok()
+    }
 }
 
 impl Default for Options {
@@ -103,6 +143,7 @@ impl Default for Options {
             transport: "stdio",
             initial_mode: None,
             elicitation: crate::elicit::Elicitation::Auto,
+            page_link: None,
         }
     }
 }
@@ -348,19 +389,17 @@ impl AskdServer {
             hook(&created.url);
         }
         let budget = self.budget(&args, &client);
-        if kind == "questions" && self.opts.elicitation.allows_form() && Self::has_form(ctx) {
-            return self.wait_with_form(&created, budget, ctx).await;
-        }
-        self.wait(&created.ask_id, budget, ctx).await
+        self.wait_answering(&created.ask_id, budget, ctx).await
     }
 
-    /// Whether the calling client declared form elicitation: per request in
+    /// What the calling client declared it can show: per request in
     /// `_meta["io.modelcontextprotocol/clientCapabilities"]` (which wins), or at `initialize`.
-    fn has_form(ctx: &RequestContext<RoleServer>) -> bool {
+    fn modes(ctx: &RequestContext<RoleServer>) -> crate::elicit::Modes {
         if let Some(caps) = ctx.meta.get(META_CLIENT_CAPABILITIES) {
             return caps
                 .get("elicitation")
-                .is_some_and(crate::elicit::capability_has_form);
+                .map(crate::elicit::Modes::of)
+                .unwrap_or_default();
         }
         ctx.peer
             .peer_info()
@@ -371,69 +410,160 @@ impl AskdServer {
                     .map(serde_json::to_value)
             })
             .and_then(Result::ok)
-            .is_some_and(|cap| crate::elicit::capability_has_form(&cap))
+            .map(|cap| crate::elicit::Modes::of(&cap))
+            .unwrap_or_default()
     }
 
-    /// The wait of a questions ask with the form in the client racing it (`clients.md` §3):
-    /// the first valid answer wins. The form's answer goes through the page's own submit
-    /// (validated by the daemon, recorded with `surface: "client-form"`); a decline settles
-    /// the ask cancelled; a dismissed form leaves it pending and the call waiting. When the
-    /// ask settles elsewhere first, the form request is withdrawn (`notifications/cancelled`).
-    /// Every return goes through the normal wait, so the result is the stored one.
-    async fn wait_with_form(
+    /// Whether this request speaks 2026-07-28 or later, where a server sends no request of
+    /// its own: elicitation is the `input_required` round trip instead.
+    fn round_trips(ctx: &RequestContext<RoleServer>) -> bool {
+        ctx.protocol_version()
+            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
+    }
+
+    /// The ask's page for a browser on this machine (tokenised when the adapter can).
+    fn page_link(&self, url: &str) -> String {
+        match &self.opts.page_link {
+            Some(link) => link(url),
+            None => url.to_string(),
+        }
+    }
+
+    /// The plan for a pending ask and the calling client, if any (`clients.md` §3).
+    async fn plan(
         &self,
-        created: &CreatedAsk,
+        ask_id: &str,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Option<(crate::elicit::Plan, Value)> {
+        let modes = Self::modes(ctx);
+        if self.opts.elicitation == crate::elicit::Elicitation::Off || !(modes.form || modes.url) {
+            return None;
+        }
+        let ask = self.backend.ask(ask_id).await.ok()?;
+        let plan = crate::elicit::plan(&ask, self.opts.elicitation, modes)?;
+        Some((plan, ask))
+    }
+
+    /// The request that puts `plan` in front of the human: a form, or the page's URL.
+    fn elicit_request(
+        &self,
+        plan: &crate::elicit::Plan,
+        ask: &Value,
+        problem: Option<&str>,
+    ) -> Option<rmcp::model::ElicitRequest> {
+        use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema};
+        let lang = crate::elicit::plan_lang(plan, self.opts.language);
+        let url = ask["url"].as_str().unwrap_or_default();
+        let params = match crate::elicit::form(plan, lang, url, problem) {
+            Some((message, schema)) => ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: serde_json::from_value::<ElicitationSchema>(schema)
+                    .map_err(|e| tracing::warn!("an elicitation form did not build: {e}"))
+                    .ok()?,
+            },
+            None => ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: crate::elicit::url_message(ask, lang),
+                url: self.page_link(url),
+                elicitation_id: ask["ask_id"].as_str().unwrap_or_default().to_string(),
+            },
+        };
+        Some(ElicitRequest::new(params))
+    }
+
+    /// What an elicitation's reply does to the ask (`clients.md` §3): an accepted form is
+    /// submitted through the page's own submit (the daemon validates; `Some(message)` when it
+    /// refused the answer, to ask again); a human's decline settles the ask cancelled; a
+    /// dismissed form, a URL reply and a decline faster than [`crate::elicit::AUTOMATIC_DECLINE`]
+    /// leave it pending. A lost race (409) keeps whatever settled first.
+    async fn apply_reply(
+        &self,
+        ask_id: &str,
+        plan: &crate::elicit::Plan,
+        reply: rmcp::model::ElicitResult,
+        elapsed: Duration,
+    ) -> Option<String> {
+        use rmcp::model::ElicitationAction;
+        if !plan.is_form() {
+            return None;
+        }
+        match reply.action {
+            ElicitationAction::Accept => {
+                let content = reply.content.unwrap_or_else(|| json!({}));
+                let body = crate::elicit::answers(plan, &content);
+                match self.backend.submit(ask_id, &body).await {
+                    Err(e) if e.code.starts_with("invalid-answer") => {
+                        let lang = crate::elicit::plan_lang(plan, self.opts.language);
+                        Some(crate::elicit::refused(lang, &e.message))
+                    }
+                    _ => None,
+                }
+            }
+            ElicitationAction::Decline if elapsed < crate::elicit::AUTOMATIC_DECLINE => {
+                // Declined before anyone could read it: the client cannot show forms.
+                tracing::info!(
+                    ask_id,
+                    "the client declined the form at once; waiting for the page"
+                );
+                None
+            }
+            ElicitationAction::Decline => {
+                let _ = self.backend.cancel(ask_id).await;
+                None
+            }
+            // Dismissed: the ask stays pending in the inbox.
+            _ => None,
+        }
+    }
+
+    /// The wait of a new ask, with the ask also in front of the human inside the client when
+    /// it can show it (`clients.md` §3): the first valid answer wins. 2025 revisions get a
+    /// server request (`elicitation/create`) racing the wait, withdrawn with
+    /// `notifications/cancelled` when the ask settles elsewhere; 2026-07-28 gets the
+    /// `input_required` round trip ([`INPUT_REQUIRED`]). Every return goes through the
+    /// normal wait, so the result is the stored one.
+    async fn wait_answering(
+        &self,
+        ask_id: &str,
         budget: Option<Duration>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
-        use rmcp::model::{
-            ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-            ElicitationSchema, ServerRequest,
-        };
+        use rmcp::model::{ClientResult, ElicitResult, ServerRequest};
         use rmcp::service::PeerRequestOptions;
 
-        let ask_id = created.ask_id.as_str();
+        let Some((plan, ask)) = self.plan(ask_id, ctx).await else {
+            return self.wait(ask_id, budget, ctx).await;
+        };
+        if Self::round_trips(ctx) {
+            return match self.input_required(ask_id, &plan, &ask, None, 0) {
+                Some(e) => Err(e),
+                None => self.wait(ask_id, budget, ctx).await,
+            };
+        }
         let waiting = self.wait(ask_id, budget, ctx);
         tokio::pin!(waiting);
-        let spec = match self.backend.ask(ask_id).await {
-            Ok(ask) if ask["state"] == "pending" => {
-                serde_json::from_value::<askd_core::questions::QuestionsSpec>(ask["spec"].clone())
-                    .ok()
-            }
-            _ => None,
-        };
-        let Some(spec) = spec else {
-            return waiting.await;
-        };
-        let lang = self.opts.language;
         let mut problem: Option<String> = None;
         // A refused answer is re-asked with the daemon's message; after three refusals the
         // call only waits (the page and the terminal stay open).
         for _ in 0..3 {
-            let (message, schema) =
-                crate::elicit::questions_form(&spec, lang, &created.url, problem.as_deref());
-            let Ok(requested_schema) = serde_json::from_value::<ElicitationSchema>(schema) else {
+            let Some(request) = self.elicit_request(&plan, &ask, problem.as_deref()) else {
                 break;
             };
-            let request = ServerRequest::ElicitRequest(ElicitRequest::new(
-                ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message,
-                    requested_schema,
-                },
-            ));
             let sent = Instant::now();
-            // A 2026-07-28 client cannot be sent a request: it only waits (this slice).
             let Ok(mut form) = ctx
                 .peer
-                .send_cancellable_request(request, PeerRequestOptions::no_options())
+                .send_cancellable_request(
+                    ServerRequest::ElicitRequest(request),
+                    PeerRequestOptions::no_options(),
+                )
                 .await
             else {
                 break;
             };
             let reply = tokio::select! {
                 r = &mut waiting => {
-                    // Settled elsewhere (page, terminal) or the call ended: withdraw the form.
+                    // Settled elsewhere (page, terminal) or the call ended: withdraw it.
                     let _ = form.cancel(Some("the ask was settled elsewhere".into())).await;
                     return r;
                 }
@@ -449,40 +579,82 @@ impl AskdServer {
             let Some(answer) = answer else {
                 break;
             };
-            match answer.action {
-                ElicitationAction::Accept => {
-                    let content = answer.content.unwrap_or_else(|| json!({}));
-                    let body = crate::elicit::questions_answers(&spec, &content);
-                    match self.backend.submit(ask_id, &body).await {
-                        Err(e) if e.code == "invalid-answers" => {
-                            problem = Some(crate::elicit::refused(lang, &e.message));
-                            continue;
-                        }
-                        // Answered — or settled elsewhere meanwhile (409): the wait
-                        // returns whichever result is stored.
-                        _ => break,
-                    }
-                }
-                ElicitationAction::Decline if sent.elapsed() < crate::elicit::AUTOMATIC_DECLINE => {
-                    // Declined before anyone could read it: the client cannot show forms.
-                    // The ask stays pending in the inbox and the call waits.
-                    tracing::info!(
-                        ask_id,
-                        "the client declined the form at once; waiting for the page"
-                    );
-                    break;
-                }
-                ElicitationAction::Decline => {
-                    // The human said no: the ask settles cancelled (a lost race keeps
-                    // whatever settled first).
-                    let _ = self.backend.cancel(ask_id).await;
-                    break;
-                }
-                // Dismissed: the ask stays pending in the inbox, the call keeps waiting.
-                _ => break,
+            problem = self
+                .apply_reply(ask_id, &plan, answer, sent.elapsed())
+                .await;
+            if problem.is_none() {
+                break;
             }
         }
         waiting.await
+    }
+
+    /// The `input_required` result (2026-07-28) carrying the ask's form or URL request, as
+    /// the [`INPUT_REQUIRED`] tool error `call_tool` turns into the result. Its
+    /// `requestState` names the ask, when the request went out and how many answers were
+    /// refused; the ask itself lives in the daemon, so an altered state can only name
+    /// another ask the client could await anyway.
+    fn input_required(
+        &self,
+        ask_id: &str,
+        plan: &crate::elicit::Plan,
+        ask: &Value,
+        problem: Option<&str>,
+        tries: u32,
+    ) -> Option<ToolError> {
+        use rmcp::model::{InputRequest, InputRequiredResult};
+        let request = self.elicit_request(plan, ask, problem)?;
+        let sent = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let state = RoundState {
+            ask: ask_id.to_string(),
+            sent,
+            tries,
+        };
+        let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
+            .into_iter()
+            .collect();
+        let result = InputRequiredResult::new(Some(requests), Some(state.encode()));
+        let mut e = ToolError::new(INPUT_REQUIRED, "input required");
+        e.errors = serde_json::to_value(result).ok();
+        e.ask_id = Some(ask_id.to_string());
+        Some(e)
+    }
+
+    /// A 2026-07-28 retry (`inputResponses` + our `requestState`): the form's reply acts on
+    /// the ask, then the call waits like `await_answer` — so an ask settled elsewhere
+    /// meanwhile returns its settled result, and a refused answer is asked again.
+    async fn resume(
+        &self,
+        name: &str,
+        args: Value,
+        state: RoundState,
+        responses: Option<&rmcp::model::InputResponses>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        let reply = responses
+            .and_then(|r| r.get(ELICIT_KEY))
+            .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
+        if let (Some(reply), Some((plan, ask))) = (reply, self.plan(&state.ask, ctx).await) {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            let elapsed = Duration::from_millis(now.saturating_sub(state.sent));
+            if let Some(problem) = self.apply_reply(&state.ask, &plan, reply, elapsed).await
+                && state.tries < 2
+                && let Some(again) =
+                    self.input_required(&state.ask, &plan, &ask, Some(&problem), state.tries + 1)
+            {
+                return Err(again);
+            }
+        }
+        let mut wait = json!({"ask_id": state.ask});
+        if let Some(t) = args.get("timeout_s") {
+            wait["timeout_s"] = t.clone();
+        }
+        let _ = name;
+        self.run(tools::AWAIT_ANSWER, wait, ctx).await
     }
 
     /// `survey_draft_launch` (`survey.md` §10.6): the gate and the ask in the daemon, then
@@ -502,7 +674,7 @@ impl AskdServer {
             hook(&launched.url);
         }
         let budget = self.budget(&args, &client);
-        let result = self.wait(&launched.ask_id, budget, ctx).await?;
+        let result = self.wait_answering(&launched.ask_id, budget, ctx).await?;
         Ok(askd_core::survey::draft::launch_result(
             result,
             &launched.draft,
@@ -1048,7 +1220,7 @@ impl AskdServer {
                 }
                 let client = Self::client_name(ctx);
                 let budget = self.budget(&args, &client);
-                self.wait(&ask_id, budget, ctx).await?
+                self.wait_answering(&ask_id, budget, ctx).await?
             }
         };
         Ok(self.with_guidance(result, &session).await)
@@ -1425,7 +1597,32 @@ impl ServerHandler for AskdServer {
             .arguments
             .map(Value::Object)
             .unwrap_or_else(|| json!({}));
-        let result = self.run(&request.name, args, &context).await;
+        let result = match request
+            .request_state
+            .as_deref()
+            .and_then(RoundState::decode)
+        {
+            Some(state) => {
+                self.resume(
+                    &request.name,
+                    args,
+                    state,
+                    request.input_responses.as_ref(),
+                    &context,
+                )
+                .await
+            }
+            None => self.run(&request.name, args, &context).await,
+        };
+        if let Err(e) = &result
+            && e.code == INPUT_REQUIRED
+            && let Some(r) = e
+                .errors
+                .clone()
+                .and_then(|v| serde_json::from_value::<rmcp::model::InputRequiredResult>(v).ok())
+        {
+            return Ok(CallToolResponse::InputRequired(r));
+        }
         let mut result = to_call_result(result);
         // The alignment tools' errors open with "<tool>: " (alignment.md §5.1).
         let alignment_tool = matches!(
