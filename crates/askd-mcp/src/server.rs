@@ -653,7 +653,6 @@ impl AskdServer {
         if let Some(t) = args.get("timeout_s") {
             wait["timeout_s"] = t.clone();
         }
-        let _ = name;
         self.run(tools::AWAIT_ANSWER, wait, ctx).await
     }
 
