@@ -627,7 +627,6 @@ impl AskdServer {
     /// meanwhile returns its settled result, and a refused answer is asked again.
     async fn resume(
         &self,
-        name: &str,
         args: Value,
         state: RoundState,
         responses: Option<&rmcp::model::InputResponses>,
@@ -1602,14 +1601,8 @@ impl ServerHandler for AskdServer {
             .and_then(RoundState::decode)
         {
             Some(state) => {
-                self.resume(
-                    &request.name,
-                    args,
-                    state,
-                    request.input_responses.as_ref(),
-                    &context,
-                )
-                .await
+                self.resume(args, state, request.input_responses.as_ref(), &context)
+                    .await
             }
             None => self.run(&request.name, args, &context).await,
         };
