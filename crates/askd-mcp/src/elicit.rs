@@ -10,6 +10,7 @@
 use askd_core::Lang;
 use askd_core::questions::QuestionsSpec;
 use askd_core::review::model::{ItemType, ReviewSpec};
+use askd_core::survey::model::SurveySpec;
 use serde_json::{Map, Value, json};
 
 /// The `elicitation` setting: `auto` (a form when the ask fits one), `form`, `url`, `off`.
@@ -74,6 +75,8 @@ pub enum Plan {
     /// `options`).
     Drift(Value),
     Review(ReviewSpec),
+    /// A survey, walked one path question per form; each answer is banked as it arrives.
+    Survey(Box<SurveySpec>),
     /// URL elicitation: the client offers to open the ask's page.
     Url,
 }
@@ -100,6 +103,9 @@ pub fn plan(ask: &Value, setting: Elicitation, modes: Modes) -> Option<Plan> {
                 .ok()
                 .filter(|r| !r.items.is_empty() && r.items.len() <= REVIEW_FORM_MAX)
                 .map(Plan::Review),
+            Some("survey") => serde_json::from_value::<SurveySpec>(spec)
+                .ok()
+                .map(|s| Plan::Survey(Box::new(s))),
             _ => None,
         }
     } else {
@@ -325,7 +331,8 @@ pub fn form(plan: &Plan, lang: &str, url: &str, problem: Option<&str>) -> Option
         Plan::Questions(spec) => Some(questions_form(spec, lang, url, problem)),
         Plan::Drift(payload) => Some(drift_form(payload, lang, url, problem)),
         Plan::Review(spec) => Some(review_form(spec, lang, url, problem)),
-        Plan::Url => None,
+        // One form per question: see [`survey_form`].
+        Plan::Survey(_) | Plan::Url => None,
     }
 }
 
@@ -336,7 +343,7 @@ pub fn answers(plan: &Plan, content: &Value) -> Value {
         Plan::Questions(spec) => questions_answers(spec, content),
         Plan::Drift(_) => drift_answers(content),
         Plan::Review(spec) => review_answers(spec, content),
-        Plan::Url => json!({}),
+        Plan::Survey(_) | Plan::Url => json!({}),
     }
 }
 
@@ -583,4 +590,186 @@ fn review_answers(spec: &ReviewSpec, content: &Value) -> Value {
         }
     }
     json!({"answers": answers, "surface": SURFACE})
+}
+
+/// The path map the daemon's path engine reads (`{id: {selected, custom?, skipped?}}`) from
+/// an ask view's banked entries, and their ids.
+pub fn banked_answers(ask: &Value) -> (Value, Vec<String>) {
+    let mut map = Map::new();
+    let mut ids = Vec::new();
+    for e in ask["banked"].as_array().into_iter().flatten() {
+        let Some(id) = e["id"].as_str() else { continue };
+        let mut a = Map::new();
+        a.insert("selected".into(), e["selected"].clone());
+        for k in ["custom", "skipped"] {
+            if !e[k].is_null() {
+                a.insert(k.into(), e[k].clone());
+            }
+        }
+        map.insert(id.to_string(), Value::Object(a));
+        ids.push(id.to_string());
+    }
+    (json!({ "answers": map }), ids)
+}
+
+/// The submit body of a survey whose whole path is banked: each banked entry, in path order.
+pub fn survey_submit(ask: &Value, path: &[String]) -> Value {
+    let entries: Vec<Value> = path
+        .iter()
+        .filter_map(|id| {
+            ask["banked"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|e| e["id"] == id.as_str())
+                .map(|e| {
+                    let mut e = e.clone();
+                    if let Some(o) = e.as_object_mut() {
+                        o.remove("bankedAt");
+                    }
+                    e
+                })
+        })
+        .collect();
+    json!({"answers": entries, "surface": SURFACE})
+}
+
+/// The form of survey question `id`, the `index`-th (from 0) of a path of `total` so far:
+/// `answer` (a choice of the option labels, several for a multi-select; text for a
+/// free-text question), `other` beside options that accept custom text, and a message with
+/// the question and a line with the page's URL for its insights and diagrams.
+pub fn survey_form(
+    spec: &SurveySpec,
+    id: &str,
+    index: usize,
+    total: usize,
+    lang: &str,
+    url: &str,
+    problem: Option<&str>,
+) -> Option<(String, Value)> {
+    let q = spec.questions.get(id)?;
+    let zh = lang == "zh-CN";
+    let w = words(lang);
+    let mut message = open(problem);
+    if index == 0
+        && let Some(t) = &spec.title
+    {
+        message.push_str(t);
+        message.push_str("\n\n");
+    }
+    message.push_str(&if zh {
+        format!(
+            "问题 {}/{}（可在此作答，也可在页面上作答）：",
+            index + 1,
+            total
+        )
+    } else {
+        format!(
+            "Question {} of {} (answer here, or on the page):",
+            index + 1,
+            total
+        )
+    });
+    message.push_str("\n\n");
+    if let Some(h) = &q.header {
+        message.push_str(&format!("[{h}] "));
+    }
+    message.push_str(&q.prompt);
+    if let Some(d) = &q.detail {
+        message.push_str("\n\n");
+        message.push_str(d);
+    }
+    let rich = q
+        .options()
+        .iter()
+        .any(|o| o.insight.is_some() || o.diagram.is_some());
+    message.push_str(&format!(
+        "\n\n{}{url}{}",
+        w.details,
+        if rich {
+            if zh {
+                "（含见解与图示）"
+            } else {
+                " (insights and diagrams)"
+            }
+        } else {
+            ""
+        }
+    ));
+    let title = q.header.clone().unwrap_or_else(|| q.prompt.clone());
+    let mut description = q.prompt.clone();
+    for o in q.options() {
+        if let Some(d) = &o.description {
+            description.push_str(&format!("\n- {}: {d}", o.label));
+        }
+    }
+    let mut properties = Map::new();
+    if q.options().is_empty() {
+        description.push_str(&format!("\n{}", w.free_text));
+        properties.insert(
+            "answer".into(),
+            json!({"type": "string", "title": title, "description": description}),
+        );
+    } else {
+        let titled: Vec<Value> = q
+            .options()
+            .iter()
+            .map(|o| json!({"const": o.key, "title": o.label}))
+            .collect();
+        let field = if q.is_multi() {
+            description.push_str(&format!("\n{}", w.multi));
+            json!({"type": "array", "title": title, "description": description, "items": {"anyOf": titled}})
+        } else {
+            json!({"type": "string", "title": title, "description": description, "oneOf": titled})
+        };
+        properties.insert("answer".into(), field);
+        if q.allows_custom() {
+            properties.insert(
+                "other".into(),
+                json!({"type": "string", "title": w.other_title, "description": w.other_description}),
+            );
+        }
+    }
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !q.is_skippable() && !q.options().is_empty() && !q.allows_custom() {
+        schema["required"] = json!(["answer"]);
+    }
+    Some((message, schema))
+}
+
+/// The bank entry of a survey form's accepted content: option keys as chosen, the custom
+/// text, or an explicit skip when the form came back empty (the daemon refuses a skip of a
+/// question that cannot be skipped, and the form is asked again).
+pub fn survey_entry(spec: &SurveySpec, id: &str, content: &Value) -> Value {
+    let free = spec
+        .questions
+        .get(id)
+        .is_some_and(|q| q.options().is_empty());
+    let text = |k: &str| {
+        content[k]
+            .as_str()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    };
+    let (selected, custom) = if free {
+        (json!([]), text("answer"))
+    } else {
+        let selected = match &content["answer"] {
+            Value::String(s) if !s.is_empty() => json!([s]),
+            Value::Array(a) => json!(a),
+            Value::Null | Value::String(_) => json!([]),
+            other => other.clone(),
+        };
+        (selected, text("other"))
+    };
+    let empty = selected.as_array().is_some_and(Vec::is_empty) && custom.is_none();
+    let mut e = json!({"id": id, "selected": selected});
+    if let Some(c) = custom {
+        e["custom"] = json!(c);
+    }
+    if empty {
+        e["skipped"] = json!(true);
+    }
+    json!({ "answers": [e] })
 }

@@ -101,10 +101,79 @@ pub const INPUT_REQUIRED: &str = "askd.input_required";
 /// The key of askd's one input request in `inputRequests` / `inputResponses`.
 pub const ELICIT_KEY: &str = "askd_answer";
 
+/// The next thing a client is asked (see `AskdServer::next_step`).
+enum Step {
+    /// This request; for a survey, the question it asks.
+    Send(rmcp::model::ElicitRequest, Option<String>),
+    /// The ask is settled (a walked survey was submitted, or it settled elsewhere).
+    Settled,
+    /// Nothing more to ask: the call only waits.
+    Stop,
+}
+
+/// What a reply did (see `AskdServer::apply_reply`).
+enum Reply {
+    /// The daemon refused the answer: ask again, opening with this.
+    Again(String),
+    /// A survey answer was banked: ask the next question.
+    Next,
+    /// Nothing more to ask.
+    Done,
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A form request's params, when the schema is one the SDK's elicitation schema admits.
+fn form_params(message: String, schema: Value) -> Option<rmcp::model::ElicitRequestParams> {
+    let requested_schema = serde_json::from_value::<rmcp::model::ElicitationSchema>(schema)
+        .map_err(|e| tracing::warn!("an elicitation form did not build: {e}"))
+        .ok()?;
+    Some(rmcp::model::ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    })
+}
+
+/// The `input_required` result (2026-07-28) carrying `request`, as the [`INPUT_REQUIRED`]
+/// tool error `call_tool` turns into the result. Its `requestState` names the ask, the
+/// survey question asked, when it went out and how many answers were refused; the ask
+/// itself lives in the daemon, so an altered state can only name another ask the client
+/// could await anyway.
+fn input_required(
+    ask_id: &str,
+    request: rmcp::model::ElicitRequest,
+    question: Option<String>,
+    tries: u32,
+) -> ToolError {
+    use rmcp::model::{InputRequest, InputRequiredResult};
+    let state = RoundState {
+        ask: ask_id.to_string(),
+        q: question,
+        sent: unix_ms(),
+        tries,
+    };
+    let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
+        .into_iter()
+        .collect();
+    let result = InputRequiredResult::new(Some(requests), Some(state.encode()));
+    let mut e = ToolError::new(INPUT_REQUIRED, "input required");
+    e.errors = serde_json::to_value(result).ok();
+    e.ask_id = Some(ask_id.to_string());
+    e
+}
+
 /// The `requestState` of askd's `input_required` round trip.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RoundState {
     pub ask: String,
+    /// The survey question asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
     /// When the request went out (Unix ms): a decline faster than
     /// [`crate::elicit::AUTOMATIC_DECLINE`] is not the human's.
     pub sent: u64,
@@ -451,17 +520,11 @@ impl AskdServer {
         ask: &Value,
         problem: Option<&str>,
     ) -> Option<rmcp::model::ElicitRequest> {
-        use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema};
+        use rmcp::model::ElicitRequestParams;
         let lang = crate::elicit::plan_lang(plan, self.opts.language);
         let url = ask["url"].as_str().unwrap_or_default();
         let params = match crate::elicit::form(plan, lang, url, problem) {
-            Some((message, schema)) => ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message,
-                requested_schema: serde_json::from_value::<ElicitationSchema>(schema)
-                    .map_err(|e| tracing::warn!("an elicitation form did not build: {e}"))
-                    .ok()?,
-            },
+            Some((message, schema)) => form_params(message, schema)?,
             None => ElicitRequestParams::UrlElicitationParams {
                 meta: None,
                 message: crate::elicit::url_message(ask, lang),
@@ -469,35 +532,102 @@ impl AskdServer {
                 elicitation_id: ask["ask_id"].as_str().unwrap_or_default().to_string(),
             },
         };
-        Some(ElicitRequest::new(params))
+        Some(rmcp::model::ElicitRequest::new(params))
+    }
+
+    /// The next request of `plan` for the ask: the plan's one request, or — for a survey —
+    /// the form of the first question on the path (the daemon's path engine, over what is
+    /// banked) not banked yet. A survey whose whole path is banked is submitted here
+    /// (`Step::Settled`).
+    async fn next_step(
+        &self,
+        ask_id: &str,
+        plan: &crate::elicit::Plan,
+        ask: &Value,
+        problem: Option<&str>,
+    ) -> Step {
+        let crate::elicit::Plan::Survey(spec) = plan else {
+            return match self.elicit_request(plan, ask, problem) {
+                Some(r) => Step::Send(r, None),
+                None => Step::Stop,
+            };
+        };
+        let Ok(view) = self.backend.ask(ask_id).await else {
+            return Step::Stop;
+        };
+        if view["state"] != "pending" {
+            return Step::Settled;
+        }
+        let (answers, banked) = crate::elicit::banked_answers(&view);
+        let Ok(path) = self.backend.path(ask_id, &answers).await else {
+            return Step::Stop;
+        };
+        let Some((index, next)) = path.iter().enumerate().find(|(_, q)| !banked.contains(q)) else {
+            // Every question on the path is banked: the survey is complete.
+            return match self
+                .backend
+                .submit(ask_id, &crate::elicit::survey_submit(&view, &path))
+                .await
+            {
+                Ok(_) => Step::Settled,
+                Err(e) => {
+                    tracing::info!(ask_id, code = %e.code, "the walked survey's submit was refused; waiting for the page");
+                    Step::Stop
+                }
+            };
+        };
+        let lang = self.opts.language;
+        let url = view["url"].as_str().unwrap_or_default();
+        match crate::elicit::survey_form(spec, next, index, path.len(), lang, url, problem)
+            .and_then(|(m, schema)| form_params(m, schema))
+        {
+            Some(p) => Step::Send(rmcp::model::ElicitRequest::new(p), Some(next.clone())),
+            None => Step::Stop,
+        }
     }
 
     /// What an elicitation's reply does to the ask (`clients.md` §3): an accepted form is
-    /// submitted through the page's own submit (the daemon validates; `Some(message)` when it
-    /// refused the answer, to ask again); a human's decline settles the ask cancelled; a
-    /// dismissed form, a URL reply and a decline faster than [`crate::elicit::AUTOMATIC_DECLINE`]
-    /// leave it pending. A lost race (409) keeps whatever settled first.
+    /// submitted through the page's own submit — a survey question's answer is banked, as the
+    /// wizard banks it — and the daemon validates ([`Reply::Again`] with its message when it
+    /// refused the answer); a human's decline settles the ask cancelled; a dismissed form, a
+    /// URL reply and a decline faster than [`crate::elicit::AUTOMATIC_DECLINE`] leave it
+    /// pending. A lost race (409) keeps whatever settled first.
     async fn apply_reply(
         &self,
         ask_id: &str,
         plan: &crate::elicit::Plan,
+        question: Option<&str>,
         reply: rmcp::model::ElicitResult,
         elapsed: Duration,
-    ) -> Option<String> {
+    ) -> Reply {
         use rmcp::model::ElicitationAction;
         if !plan.is_form() {
-            return None;
+            return Reply::Done;
         }
+        let lang = crate::elicit::plan_lang(plan, self.opts.language);
         match reply.action {
             ElicitationAction::Accept => {
                 let content = reply.content.unwrap_or_else(|| json!({}));
-                let body = crate::elicit::answers(plan, &content);
-                match self.backend.submit(ask_id, &body).await {
+                let sent = match (plan, question) {
+                    (crate::elicit::Plan::Survey(spec), Some(q)) => self
+                        .backend
+                        .bank(ask_id, &crate::elicit::survey_entry(spec, q, &content))
+                        .await
+                        .map(|()| Reply::Next),
+                    _ => self
+                        .backend
+                        .submit(ask_id, &crate::elicit::answers(plan, &content))
+                        .await
+                        .map(|_| Reply::Done),
+                };
+                match sent {
+                    Ok(r) => r,
                     Err(e) if e.code.starts_with("invalid-answer") => {
-                        let lang = crate::elicit::plan_lang(plan, self.opts.language);
-                        Some(crate::elicit::refused(lang, &e.message))
+                        Reply::Again(crate::elicit::refused(lang, &e.message))
                     }
-                    _ => None,
+                    // Settled elsewhere meanwhile (409), or the daemon is gone: the wait
+                    // returns whatever is stored.
+                    Err(_) => Reply::Done,
                 }
             }
             ElicitationAction::Decline if elapsed < crate::elicit::AUTOMATIC_DECLINE => {
@@ -506,14 +636,14 @@ impl AskdServer {
                     ask_id,
                     "the client declined the form at once; waiting for the page"
                 );
-                None
+                Reply::Done
             }
             ElicitationAction::Decline => {
                 let _ = self.backend.cancel(ask_id).await;
-                None
+                Reply::Done
             }
             // Dismissed: the ask stays pending in the inbox.
-            _ => None,
+            _ => Reply::Done,
         }
     }
 
@@ -536,18 +666,22 @@ impl AskdServer {
             return self.wait(ask_id, budget, ctx).await;
         };
         if Self::round_trips(ctx) {
-            return match self.input_required(ask_id, &plan, &ask, None, 0) {
-                Some(e) => Err(e),
-                None => self.wait(ask_id, budget, ctx).await,
-            };
+            if let Step::Send(request, question) = self.next_step(ask_id, &plan, &ask, None).await {
+                return Err(input_required(ask_id, request, question, 0));
+            }
+            return self.wait(ask_id, budget, ctx).await;
         }
         let waiting = self.wait(ask_id, budget, ctx);
         tokio::pin!(waiting);
         let mut problem: Option<String> = None;
-        // A refused answer is re-asked with the daemon's message; after three refusals the
-        // call only waits (the page and the terminal stay open).
-        for _ in 0..3 {
-            let Some(request) = self.elicit_request(&plan, &ask, problem.as_deref()) else {
+        // A refused answer is re-asked with the daemon's message; after three refusals of
+        // one answer the call only waits (the page and the terminal stay open).
+        let mut refusals = 0;
+        loop {
+            let Step::Send(request, question) = self
+                .next_step(ask_id, &plan, &ask, problem.as_deref())
+                .await
+            else {
                 break;
             };
             let sent = Instant::now();
@@ -579,52 +713,30 @@ impl AskdServer {
             let Some(answer) = answer else {
                 break;
             };
-            problem = self
-                .apply_reply(ask_id, &plan, answer, sent.elapsed())
-                .await;
-            if problem.is_none() {
-                break;
+            match self
+                .apply_reply(ask_id, &plan, question.as_deref(), answer, sent.elapsed())
+                .await
+            {
+                Reply::Again(p) => {
+                    refusals += 1;
+                    if refusals >= 3 {
+                        break;
+                    }
+                    problem = Some(p);
+                }
+                Reply::Next => {
+                    problem = None;
+                    refusals = 0;
+                }
+                Reply::Done => break,
             }
         }
         waiting.await
     }
 
-    /// The `input_required` result (2026-07-28) carrying the ask's form or URL request, as
-    /// the [`INPUT_REQUIRED`] tool error `call_tool` turns into the result. Its
-    /// `requestState` names the ask, when the request went out and how many answers were
-    /// refused; the ask itself lives in the daemon, so an altered state can only name
-    /// another ask the client could await anyway.
-    fn input_required(
-        &self,
-        ask_id: &str,
-        plan: &crate::elicit::Plan,
-        ask: &Value,
-        problem: Option<&str>,
-        tries: u32,
-    ) -> Option<ToolError> {
-        use rmcp::model::{InputRequest, InputRequiredResult};
-        let request = self.elicit_request(plan, ask, problem)?;
-        let sent = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let state = RoundState {
-            ask: ask_id.to_string(),
-            sent,
-            tries,
-        };
-        let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
-            .into_iter()
-            .collect();
-        let result = InputRequiredResult::new(Some(requests), Some(state.encode()));
-        let mut e = ToolError::new(INPUT_REQUIRED, "input required");
-        e.errors = serde_json::to_value(result).ok();
-        e.ask_id = Some(ask_id.to_string());
-        Some(e)
-    }
-
     /// A 2026-07-28 retry (`inputResponses` + our `requestState`): the form's reply acts on
-    /// the ask, then the call waits like `await_answer` — so an ask settled elsewhere
-    /// meanwhile returns its settled result, and a refused answer is asked again.
+    /// the ask (a survey's next question is the next round), then the call waits like
+    /// `await_answer` — so an ask settled elsewhere meanwhile returns its settled result.
     async fn resume(
         &self,
         args: Value,
@@ -636,16 +748,22 @@ impl AskdServer {
             .and_then(|r| r.get(ELICIT_KEY))
             .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
         if let (Some(reply), Some((plan, ask))) = (reply, self.plan(&state.ask, ctx).await) {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
+            let now = unix_ms();
             let elapsed = Duration::from_millis(now.saturating_sub(state.sent));
-            if let Some(problem) = self.apply_reply(&state.ask, &plan, reply, elapsed).await
-                && state.tries < 2
-                && let Some(again) =
-                    self.input_required(&state.ask, &plan, &ask, Some(&problem), state.tries + 1)
+            let (problem, tries) = match self
+                .apply_reply(&state.ask, &plan, state.q.as_deref(), reply, elapsed)
+                .await
             {
-                return Err(again);
+                Reply::Again(p) if state.tries < 2 => (Some(p), state.tries + 1),
+                Reply::Next => (None, 0),
+                _ => (None, u32::MAX),
+            };
+            if tries != u32::MAX
+                && let Step::Send(request, question) = self
+                    .next_step(&state.ask, &plan, &ask, problem.as_deref())
+                    .await
+            {
+                return Err(input_required(&state.ask, request, question, tries));
             }
         }
         let mut wait = json!({"ask_id": state.ask});

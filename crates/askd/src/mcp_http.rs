@@ -171,6 +171,25 @@ impl Backend for InProcess {
             .map_err(|e| tool_error(e, Some(ask_id)))
     }
 
+    async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError> {
+        self.0
+            .bank(ask_id, &Json::from_value(body))
+            .await
+            .map(|_| ())
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn path(&self, ask_id: &str, body: &Value) -> Result<Vec<String>, ToolError> {
+        let ask = self
+            .0
+            .load(ask_id)
+            .await
+            .map_err(|e| tool_error(e, Some(ask_id)))?;
+        self.0
+            .path(&ask, &Json::from_value(body))
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
     async fn cancel(&self, ask_id: &str) -> Result<(), ToolError> {
         self.0
             .cancel(ask_id)

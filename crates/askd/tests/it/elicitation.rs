@@ -682,3 +682,191 @@ async fn elicitation_2026_page_wins_decline_cancels_cancel_waits() {
     let sc = structured(&r);
     assert_eq!(sc["surface"], "page", "{sc}");
 }
+
+fn release_scope() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../askd-daemon/tests/fixtures/release-scope.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The banked entries of an ask, without their times.
+async fn banked(api: &Api, id: &str) -> Value {
+    let mut b = api.ask(id).await["banked"].clone();
+    for e in b.as_array_mut().into_iter().flatten() {
+        e.as_object_mut().unwrap().remove("bankedAt");
+    }
+    b
+}
+
+/// A survey walked entirely by forms: one path question per form, the path from the
+/// daemon's path engine (the follow-up `api` appears after `scope = a`), each answer banked
+/// (write-ahead) before the next form; the last bank submits, and the agent gets the normal
+/// survey result with `surface: "client-form"`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_survey_is_walked_one_question_per_form_banking_each() {
+    let home = Home::new();
+    let (a, mut forms) = home.eliciting_adapter("form-client", &[]).await;
+    let call = a.start_call("ask_survey", release_scope()).await;
+    let api = home.api();
+
+    let f1 = next_form(&mut forms).await;
+    let id = only_ask(&api).await["ask_id"].as_str().unwrap().to_string();
+    let m1 = f1.params["message"].as_str().unwrap();
+    assert!(m1.starts_with("Release scope"), "{m1}");
+    assert!(m1.contains("Question 1 of 2"), "{m1}");
+    assert!(
+        m1.contains("[Scope] Which direction fits the 2.0 release?"),
+        "{m1}"
+    );
+    assert!(
+        m1.contains(&format!("/a/{id} (insights and diagrams)")),
+        "{m1}"
+    );
+    let answer = &f1.params["requestedSchema"]["properties"]["answer"];
+    assert_eq!(
+        answer["oneOf"][0],
+        json!({"const": "a", "title": "Ship the public API"})
+    );
+    assert!(
+        answer["description"]
+            .as_str()
+            .unwrap()
+            .contains("Freeze the API and publish docs.")
+    );
+    assert_eq!(banked(&api, &id).await, json!([]));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    f1.reply
+        .send(reply(
+            ElicitationAction::Accept,
+            Some(json!({"answer": "a"})),
+        ))
+        .unwrap();
+
+    let f2 = next_form(&mut forms).await;
+    assert_eq!(
+        banked(&api, &id).await,
+        json!([{"id": "scope", "selected": ["a"]}])
+    );
+    let m2 = f2.params["message"].as_str().unwrap();
+    assert!(m2.contains("Question 2 of 3"), "{m2}");
+    assert!(m2.contains("Which API surface is frozen first?"), "{m2}");
+    assert_eq!(
+        f2.params["requestedSchema"]["properties"]["answer"]["type"],
+        "string"
+    );
+    f2.reply
+        .send(reply(
+            ElicitationAction::Accept,
+            Some(json!({"answer": " REST endpoints "})),
+        ))
+        .unwrap();
+
+    let f3 = next_form(&mut forms).await;
+    assert_eq!(
+        banked(&api, &id).await,
+        json!([{"id": "scope", "selected": ["a"]},
+               {"id": "api", "selected": [], "custom": "REST endpoints"}])
+    );
+    assert!(
+        f3.params["message"]
+            .as_str()
+            .unwrap()
+            .contains("Question 3 of 3")
+    );
+    assert_eq!(
+        f3.params["requestedSchema"]["properties"]["answer"]["type"],
+        "array"
+    );
+    assert_eq!(api.ask(&id).await["state"], "pending");
+    f3.reply
+        .send(reply(
+            ElicitationAction::Accept,
+            Some(json!({"answer": ["a", "c"]})),
+        ))
+        .unwrap();
+
+    let sc = structured(&finish(call).await);
+    assert_eq!(sc["outcome"], "answered", "{sc}");
+    assert_eq!(sc["surface"], "client-form", "{sc}");
+    assert_eq!(banked(&api, &id).await.as_array().unwrap().len(), 3);
+    let path: Vec<&str> = sc["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(path, ["scope", "api", "ship"], "{sc}");
+    assert_eq!(inbox_state(&api, &id).await, "settled");
+}
+
+/// A survey's walk stops where the page takes over: after one banked form answer the page
+/// banks nothing more and submits; the open form is withdrawn and the agent gets the
+/// page's result (no `surface: client-form`). A 2026-07-28 client walks the same survey in
+/// `input_required` rounds, one question per round, banking each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_survey_page_takes_over_and_2026_rounds_walk_it() {
+    let home = Home::new();
+    let (a, mut forms) = home.eliciting_adapter("form-client", &[]).await;
+    let call = a.start_call("ask_survey", release_scope()).await;
+    let api = home.api();
+    let f1 = next_form(&mut forms).await;
+    let id = only_ask(&api).await["ask_id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    f1.reply
+        .send(reply(
+            ElicitationAction::Accept,
+            Some(json!({"answer": "c"})),
+        ))
+        .unwrap();
+    let f2 = next_form(&mut forms).await;
+    assert_eq!(
+        banked(&api, &id).await,
+        json!([{"id": "scope", "selected": ["c"]}])
+    );
+    api.submit(
+        &id,
+        json!({"answers": [{"id": "scope", "selected": ["c"]}, {"id": "ship", "selected": ["b"]}]}),
+    )
+    .await;
+    let sc = structured(&finish(call).await);
+    assert_eq!(sc["outcome"], "answered", "{sc}");
+    assert!(sc.get("surface").is_none(), "{sc}");
+    f2.withdrawn_within(10).await;
+
+    let (b, mut rounds) = home
+        .eliciting_adapter_as("claude-code", &[], json!({"form": {}}), true)
+        .await;
+    let body = async {
+        let mut seen = Vec::new();
+        for content in [
+            json!({"answer": "b"}),
+            json!({"answer": "store"}),
+            json!({"answer": ["d"]}),
+        ] {
+            let f = next_form(&mut rounds).await;
+            seen.push(f.params["message"].as_str().unwrap().to_string());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            f.reply
+                .send(reply(ElicitationAction::Accept, Some(content)))
+                .unwrap();
+        }
+        seen
+    };
+    let (r, seen) = tokio::join!(call_2026(&b, "ask_survey", release_scope()), body);
+    assert!(
+        seen[1].contains("Which core module is reworked first?"),
+        "{seen:?}"
+    );
+    let sc = structured(&r);
+    assert_eq!(sc["surface"], "client-form", "{sc}");
+    let id2 = sc["ask_id"].as_str().unwrap();
+    assert_eq!(
+        banked(&api, id2).await,
+        json!([{"id": "scope", "selected": ["b"]},
+               {"id": "core", "selected": [], "custom": "store"},
+               {"id": "ship", "selected": ["d"]}])
+    );
+}
