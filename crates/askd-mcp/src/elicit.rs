@@ -119,6 +119,10 @@ pub fn plan(ask: &Value, setting: Elicitation, modes: Modes) -> Option<Plan> {
 /// print mode). Such a decline leaves the ask pending instead of settling it cancelled.
 pub const AUTOMATIC_DECLINE: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// Joins the parts of a field's description: one line, since clients show a field's
+/// description on one line (Claude Code prints a newline there as an unknown character).
+const SEP: &str = " · ";
+
 /// The `surface` a form answer is recorded with.
 pub const SURFACE: &str = "client-form";
 
@@ -226,11 +230,11 @@ pub fn questions_form(
         let mut description = q.question.clone();
         for o in &q.options {
             if let Some(d) = &o.description {
-                description.push_str(&format!("\n- {}: {d}", o.label));
+                description.push_str(&format!("{SEP}{}: {d}", o.label));
             }
         }
         if q.is_free_text() {
-            description.push_str(&format!("\n{}", w.free_text));
+            description.push_str(&format!("{SEP}{}", w.free_text));
             properties.insert(
                 k.answer,
                 json!({"type": "string", "title": title, "description": description}),
@@ -243,7 +247,7 @@ pub fn questions_form(
             .map(|o| json!({"const": o.label, "title": o.label}))
             .collect();
         let field = if q.multi_select {
-            description.push_str(&format!("\n{}", w.multi));
+            description.push_str(&format!("{SEP}{}", w.multi));
             json!({"type": "array", "title": title, "description": description,
                    "items": {"anyOf": titled}})
         } else {
@@ -429,14 +433,17 @@ fn drift_form(payload: &Value, lang: &str, url: &str, problem: Option<&str>) -> 
         let label = o["label"].as_str().unwrap_or_default();
         choices.push(json!({"const": format!("option:{i}"), "title": label}));
         if let Some(d) = o["description"].as_str() {
-            description.push_str(&format!("- {label}: {d}\n"));
+            if !description.is_empty() {
+                description.push_str(SEP);
+            }
+            description.push_str(&format!("{label}: {d}"));
         }
     }
     choices.push(json!({"const": "other", "title": other}));
     let decision_title = if zh { "决定" } else { "Decision" };
     let schema = json!({"type": "object", "properties": {
         "decision": {"type": "string", "title": decision_title,
-                     "description": description.trim_end(), "oneOf": choices},
+                     "description": description, "oneOf": choices},
         "direction": {"type": "string", "title": direction,
                       "description": if zh { "选择「其他方向…」时填写。" } else { "With \"Another direction…\"." }},
         "note": {"type": "string", "title": note}
@@ -508,7 +515,7 @@ fn review_form(spec: &ReviewSpec, lang: &str, url: &str, problem: Option<&str>) 
         .flatten()
         {
             if !description.is_empty() {
-                description.push('\n');
+                description.push_str(SEP);
             }
             description.push_str(part);
         }
@@ -700,12 +707,12 @@ pub fn survey_form(
     let mut description = q.prompt.clone();
     for o in q.options() {
         if let Some(d) = &o.description {
-            description.push_str(&format!("\n- {}: {d}", o.label));
+            description.push_str(&format!("{SEP}{}: {d}", o.label));
         }
     }
     let mut properties = Map::new();
     if q.options().is_empty() {
-        description.push_str(&format!("\n{}", w.free_text));
+        description.push_str(&format!("{SEP}{}", w.free_text));
         properties.insert(
             "answer".into(),
             json!({"type": "string", "title": title, "description": description}),
@@ -717,7 +724,7 @@ pub fn survey_form(
             .map(|o| json!({"const": o.key, "title": o.label}))
             .collect();
         let field = if q.is_multi() {
-            description.push_str(&format!("\n{}", w.multi));
+            description.push_str(&format!("{SEP}{}", w.multi));
             json!({"type": "array", "title": title, "description": description, "items": {"anyOf": titled}})
         } else {
             json!({"type": "string", "title": title, "description": description, "oneOf": titled})
