@@ -870,3 +870,75 @@ async fn elicitation_survey_page_takes_over_and_2026_rounds_walk_it() {
                {"id": "ship", "selected": ["d"]}])
     );
 }
+
+/// The form's text is in the ask's language: the session's `language` for questions, a
+/// review's own `lang` for its labels (an English session asking a Chinese review).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_forms_speak_the_asks_language() {
+    let home = Home::new();
+    let (a, mut forms) = home
+        .eliciting_adapter("form-client", &[("ASKD_LANGUAGE", "zh-CN")])
+        .await;
+    let call = a.start_call("ask_user_question", three_questions()).await;
+    let form = next_form(&mut forms).await;
+    let message = form.params["message"].as_str().unwrap();
+    assert!(message.starts_with("智能体向你提问"), "{message}");
+    assert!(message.contains("详情与完整页面："), "{message}");
+    let props = &form.params["requestedSchema"]["properties"];
+    assert_eq!(props["db_other"]["title"], "其他（自由填写）");
+    assert!(
+        props["langs"]["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("可多选。")
+    );
+    form.reply
+        .send(reply(ElicitationAction::Cancel, None))
+        .unwrap();
+    let api = home.api();
+    let id = only_ask(&api).await["ask_id"].as_str().unwrap().to_string();
+    api.submit(
+        &id,
+        json!({"answers": [{"id": "db", "selected": ["SQLite"]}]}),
+    )
+    .await;
+    finish(call).await;
+
+    let (b, mut en) = home.eliciting_adapter("form-client", &[]).await;
+    let mut zh_review = review(2);
+    zh_review["lang"] = json!("zh-CN");
+    let call = b.start_call("batch_review", zh_review).await;
+    let form = next_form(&mut en).await;
+    let p = &form.params;
+    assert!(
+        p["message"].as_str().unwrap().starts_with("智能体请你审阅"),
+        "{p}"
+    );
+    assert_eq!(
+        p["requestedSchema"]["properties"]["i01"]["oneOf"][0],
+        json!({"const": "pass", "title": "通过"})
+    );
+    assert_eq!(
+        p["requestedSchema"]["properties"]["i02"]["oneOf"][1],
+        json!({"const": "no", "title": "否"})
+    );
+    assert_eq!(
+        p["requestedSchema"]["properties"]["i01_note"]["title"],
+        "备注（可选）"
+    );
+    form.reply
+        .send(reply(ElicitationAction::Cancel, None))
+        .unwrap();
+    let pending = api
+        .asks()
+        .await
+        .into_iter()
+        .find(|a| a["state"] == "pending")
+        .unwrap();
+    api.submit(
+        pending["id"].as_str().unwrap(),
+        json!({"answers": [{"id": "build", "verdict": "pass"}], "surface": "card"}),
+    )
+    .await;
+    assert_eq!(finish(call).await["structuredContent"]["surface"], "card");
+}
