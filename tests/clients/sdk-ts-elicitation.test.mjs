@@ -7,17 +7,22 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
-  requireBinary, freshHome, workspaceOf, serverEnv, connectDaemon, stopDaemonOf, sleep,
+  requireBinary, freshHome, workspaceOf, serverEnv, connectDaemon, startDaemon, stopDaemonOf, sleep,
   questionArgs, reviewArgs,
 } from './lib.mjs';
 
 /** A session whose forms arrive on `next()`: `{params, reply(result), aborted}`. */
-async function elicitingSession(home, capabilities = { elicitation: { form: {}, url: {} } }) {
-  const transport = new StdioClientTransport({
-    command: 'askd', args: ['mcp'], env: serverEnv(home), cwd: workspaceOf(home), stderr: 'pipe',
-  });
+async function elicitingSession(home, capabilities = { elicitation: { form: {}, url: {} } }, daemon = null) {
+  const transport = daemon
+    ? new StreamableHTTPClientTransport(new URL(`${daemon.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${daemon.token}` } },
+    })
+    : new StdioClientTransport({
+      command: 'askd', args: ['mcp'], env: serverEnv(home), cwd: workspaceOf(home), stderr: 'pipe',
+    });
   const client = new Client({ name: 'askd-sdk-elicit', version: '1.0.0' }, { capabilities });
   const queue = [];
   const waiters = [];
@@ -129,5 +134,58 @@ describe('TypeScript SDK: form elicitation', { timeout: 120000 }, () => {
     assert.notEqual(r.isError, true, JSON.stringify(r));
     assert.equal(r.structuredContent.surface, 'client-form');
     assert.equal(r.structuredContent.summary.unfilled, 0, JSON.stringify(r.structuredContent.summary));
+  });
+});
+
+describe('TypeScript SDK over /mcp (streamable HTTP): form elicitation', { timeout: 120000 }, () => {
+  let daemon;
+  let session;
+  before(async () => {
+    requireBinary();
+    daemon = await startDaemon();
+    session = await elicitingSession(null, undefined, daemon);
+  });
+  after(async () => {
+    await session?.close();
+    await daemon?.stop();
+  });
+
+  test('answered in the form over /mcp: surface client-form', async () => {
+    const call = session.client.callTool({ name: 'ask_user_question', arguments: questionArgs('Over HTTP?') });
+    const form = await session.next();
+    assert.equal(form.params.mode, 'form');
+    const pending = await daemon.waitForPending({ kind: 'questions' });
+    assert.ok(form.params.message.includes(`/a/${pending.id}`), form.params.message);
+    form.reply({ action: 'accept', content: { db: 'SQLite' } });
+    const r = await call;
+    assert.equal(r.structuredContent.surface, 'client-form', JSON.stringify(r));
+    assert.equal((await daemon.view(pending.id)).state, 'settled');
+  });
+
+  test('answered in the page while the form is open over /mcp: withdrawn, surface page', async () => {
+    const call = session.client.callTool({ name: 'ask_user_question', arguments: questionArgs('Over HTTP, page wins?') });
+    const form = await session.next();
+    const pending = await daemon.waitForPending({ kind: 'questions' });
+    await daemon.submit(pending.id, { answers: [{ id: 'db', selected: ['SQLite'] }] });
+    const r = await call;
+    assert.equal(r.structuredContent.surface, 'page');
+    await Promise.race([form.withdrawn, sleep(10000)]);
+    assert.equal(form.aborted, true, 'askd sent notifications/cancelled for the form');
+  });
+
+  test('a large review over /mcp goes as the plain page URL (no token in a link)', async () => {
+    const items = [];
+    for (let i = 1; i <= 11; i++) items.push({ id: `c${i}`, title: `Check ${i}` });
+    const call = session.client.callTool({ name: 'batch_review', arguments: { title: 'Big review', items } });
+    const form = await session.next();
+    assert.equal(form.params.mode, 'url');
+    const pending = await daemon.waitForPending({ kind: 'review' });
+    assert.equal(form.params.url, `${daemon.url}/a/${pending.id}`);
+    form.reply({ action: 'accept' });
+    await sleep(300);
+    assert.equal((await daemon.view(pending.id)).state, 'pending');
+    await daemon.submit(pending.id, { answers: [{ id: 'c1', verdict: 'pass' }], surface: 'panel' });
+    const r = await call;
+    assert.equal(r.structuredContent.surface, 'panel');
   });
 });

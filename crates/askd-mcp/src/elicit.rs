@@ -1,11 +1,14 @@
 //! Answering in the client (`clients.md` §3): the `elicitation` setting, which request a
 //! stored ask becomes for a client that can show one ([`plan`]: a flat form for questions,
-//! drift cards and reviews of at most [`REVIEW_FORM_MAX`] items; the page's URL for the
-//! rest), and the way back from a form's content to the page's own submit body.
+//! drift cards and reviews of at most [`REVIEW_FORM_MAX`] items; one form per path question
+//! for surveys; the page's URL for the rest), and the way back from a form's content to the
+//! page's own submit body (or, for a survey question, the wizard's bank body).
 //!
 //! Pure functions of the stored normal form: the daemon still validates every answer with
-//! the core (a form answer goes through the same submit as the page's), so nothing here
-//! decides what is a valid answer.
+//! the core (a form answer goes through the same submit or bank as the page's) and computes
+//! a survey's path with the core's one path engine, so nothing here decides what is a valid
+//! answer or which question comes next. The server (`server::wait_answering`) sends these
+//! and races them against the page.
 
 use askd_core::Lang;
 use askd_core::questions::QuestionsSpec;

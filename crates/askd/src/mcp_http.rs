@@ -62,9 +62,11 @@ pub fn mount(daemon: &Arc<Daemon>) -> Router<Arc<Daemon>> {
                     alignment_mode: daemon.settings.alignment_mode,
                     alignment_section: daemon.settings.alignment_section.clone(),
                     transport: "http",
-                    // Answering in the client is the stdio adapter's for now
-                    // (clients.md §3; /mcp is a later slice).
-                    elicitation: askd_mcp::Elicitation::Off,
+                    // Answering in the client (clients.md §3), as over stdio; URL
+                    // elicitation sends the plain page URL (a client here may be on another
+                    // machine, through publicUrl: no token goes into a link).
+                    elicitation: askd_mcp::Elicitation::parse(daemon.settings.elicitation.as_str())
+                        .unwrap_or_default(),
                     ..Default::default()
                 },
             ),
