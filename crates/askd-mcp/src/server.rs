@@ -104,7 +104,7 @@ pub const ELICIT_KEY: &str = "askd_answer";
 /// The next thing a client is asked (see `AskdServer::next_step`).
 enum Step {
     /// This request; for a survey, the question it asks.
-    Send(rmcp::model::ElicitRequest, Option<String>),
+    Send(Box<rmcp::model::ElicitRequest>, Option<String>),
     /// The ask is settled (a walked survey was submitted, or it settled elsewhere).
     Settled,
     /// Nothing more to ask: the call only waits.
@@ -548,7 +548,7 @@ impl AskdServer {
     ) -> Step {
         let crate::elicit::Plan::Survey(spec) = plan else {
             return match self.elicit_request(plan, ask, problem) {
-                Some(r) => Step::Send(r, None),
+                Some(r) => Step::Send(Box::new(r), None),
                 None => Step::Stop,
             };
         };
@@ -581,7 +581,10 @@ impl AskdServer {
         match crate::elicit::survey_form(spec, next, index, path.len(), lang, url, problem)
             .and_then(|(m, schema)| form_params(m, schema))
         {
-            Some(p) => Step::Send(rmcp::model::ElicitRequest::new(p), Some(next.clone())),
+            Some(p) => Step::Send(
+                Box::new(rmcp::model::ElicitRequest::new(p)),
+                Some(next.clone()),
+            ),
             None => Step::Stop,
         }
     }
@@ -667,7 +670,7 @@ impl AskdServer {
         };
         if Self::round_trips(ctx) {
             if let Step::Send(request, question) = self.next_step(ask_id, &plan, &ask, None).await {
-                return Err(input_required(ask_id, request, question, 0));
+                return Err(input_required(ask_id, *request, question, 0));
             }
             return self.wait(ask_id, budget, ctx).await;
         }
@@ -688,7 +691,7 @@ impl AskdServer {
             let Ok(mut form) = ctx
                 .peer
                 .send_cancellable_request(
-                    ServerRequest::ElicitRequest(request),
+                    ServerRequest::ElicitRequest(*request),
                     PeerRequestOptions::no_options(),
                 )
                 .await
@@ -763,7 +766,7 @@ impl AskdServer {
                     .next_step(&state.ask, &plan, &ask, problem.as_deref())
                     .await
             {
-                return Err(input_required(&state.ask, request, question, tries));
+                return Err(input_required(&state.ask, *request, question, tries));
             }
         }
         let mut wait = json!({"ask_id": state.ask});
