@@ -737,6 +737,23 @@ impl AskdServer {
         waiting.await
     }
 
+    /// Whether `ask` (a view) was asked by this connection — its session, or, while this
+    /// connection has none recorded yet (a stateless request), its client: a reply in a
+    /// retry only acts on such an ask, so a forged `requestState` cannot answer another
+    /// agent's ask (it can only wait on it, as `await_answer` can).
+    fn owns(&self, ask: &Value, ctx: &RequestContext<RoleServer>) -> bool {
+        let session = ctx
+            .meta
+            .get("askd/session")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| self.known_session());
+        match session {
+            Some(s) => ask["session"] == s.as_str(),
+            None => ask["client"] == Self::client_name(ctx).as_str(),
+        }
+    }
+
     /// A 2026-07-28 retry (`inputResponses` + our `requestState`): the form's reply acts on
     /// the ask (a survey's next question is the next round), then the call waits like
     /// `await_answer` — so an ask settled elsewhere meanwhile returns its settled result.
@@ -750,7 +767,11 @@ impl AskdServer {
         let reply = responses
             .and_then(|r| r.get(ELICIT_KEY))
             .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
-        if let (Some(reply), Some((plan, ask))) = (reply, self.plan(&state.ask, ctx).await) {
+        let planned = self
+            .plan(&state.ask, ctx)
+            .await
+            .filter(|(_, ask)| self.owns(ask, ctx));
+        if let (Some(reply), Some((plan, ask))) = (reply, planned) {
             let now = unix_ms();
             let elapsed = Duration::from_millis(now.saturating_sub(state.sent));
             let (problem, tries) = match self

@@ -942,3 +942,46 @@ async fn elicitation_forms_speak_the_asks_language() {
     .await;
     assert_eq!(finish(call).await["structuredContent"]["surface"], "card");
 }
+
+/// A 2026-07-28 retry acts only on an ask of its own connection: a forged `requestState`
+/// naming another agent's ask, with an "accepted" reply, answers nothing — the call only
+/// waits on that ask (as `await_answer` may), which stays pending for its human.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_2026_forged_request_state_answers_nothing() {
+    let home = Home::new();
+    let owner = home.adapter("owner-client", &[]).await;
+    let call = owner.start_call("ask_user_question", questions(14)).await;
+    let api = home.api();
+    let id = api.new_ask(&[]).await["id"].as_str().unwrap().to_string();
+    let (other, _forms) = home
+        .eliciting_adapter_as("claude-code", &[], json!({"form": {}}), true)
+        .await;
+    let mut args = questions(14);
+    args["timeout_s"] = json!(0);
+    let state = format!("askd1:{}", json!({"ask": id, "sent": 0, "tries": 0}));
+    let params: CallToolRequestParams = serde_json::from_value(json!({
+        "name": "ask_user_question",
+        "arguments": args,
+        "requestState": state,
+        "inputResponses": {"askd_answer": {"action": "accept", "content": {"q": "No"}}}
+    }))
+    .unwrap();
+    let r = other
+        .service
+        .call_tool_once(params)
+        .await
+        .expect("tools/call");
+    let rmcp::model::CallToolResponse::Complete(r) = r else {
+        panic!("a complete result: {r:?}");
+    };
+    let r = serde_json::to_value(r).unwrap();
+    assert_eq!(r["structuredContent"]["outcome"], "pending", "{r}");
+    let view = api.ask(&id).await;
+    assert_eq!(view["state"], "pending", "{view}");
+    api.submit(
+        &id,
+        json!({"answers": [{"id": "q", "selected": ["Yes (Recommended)"]}]}),
+    )
+    .await;
+    assert_eq!(structured(&finish(call).await)["surface"], "page");
+}
