@@ -13,10 +13,12 @@ let browser;
 before(async () => {
   // virtualThreshold comes from the configuration (an env variable), the rest are defaults.
   process.env.ASKD_BATCH_REVIEW_VIRTUAL_THRESHOLD = '300';
+  process.env.ASKD_ELICITATION = 'url';
   try {
     daemon = await startDaemon();
   } finally {
     delete process.env.ASKD_BATCH_REVIEW_VIRTUAL_THRESHOLD;
+    delete process.env.ASKD_ELICITATION;
   }
   browser = await launchBrowser();
 });
@@ -198,6 +200,21 @@ test('the theme follows the system until Settings pins Light or Dark, in every t
   assert.equal(await background(page), DARK);
   await page.emulateMedia({ colorScheme: 'light' });
   assert.equal(await background(page), LIGHT);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the elicitation setting is shown read-only with where it comes from', async () => {
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/settings`);
+  await page.waitForSelector('.st-elicitation');
+  assert.equal(await page.textContent('.st-elicitation-value'), 'url');
+  const hint = await page.textContent('.st-elicitation .st-hint');
+  assert.match(hint, /From the configuration: ASKD_ELICITATION/);
+  assert.match(hint, /Read-only here/);
+  assert.equal(await page.locator('.st-elicitation input, .st-elicitation select').count(), 0);
+  const api = (await daemon.api('GET', '/api/settings')).body.elicitation;
+  assert.equal(api.value, 'url');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -199,6 +199,8 @@ export default {
   'settings.unchanged': 'Nothing changed.',
   'settings.reset': 'Reset',
   'settings.range': 'Default {default} · allowed {min}–{max}',
+  'settings.elicitation': 'Answer in the agent\'s client (elicitation)',
+  'settings.elicitationHint': 'auto, form, url or off. Read-only here: each askd mcp reads it when it starts — set elicitation in askd.toml, ASKD_ELICITATION or --elicitation, then restart the agent.',
   'settings.layer.default': 'Built-in default',
   'settings.layer.config': 'From the configuration: {source}',
   'settings.layer.saved': 'Saved here (the configuration says {config})',

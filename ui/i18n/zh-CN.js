@@ -198,6 +198,8 @@ export default {
   'settings.unchanged': '没有修改。',
   'settings.reset': '恢复',
   'settings.range': '默认 {default} · 允许 {min}–{max}',
+  'settings.elicitation': '在智能体客户端中作答（elicitation）',
+  'settings.elicitationHint': 'auto、form、url 或 off。此处只读：每个 askd mcp 在启动时读取它——请在 askd.toml、ASKD_ELICITATION 或 --elicitation 中设置，然后重启智能体。',
   'settings.layer.default': '内置默认值',
   'settings.layer.config': '来自配置：{source}',
   'settings.layer.saved': '已在此保存（配置中为 {config}）',

@@ -60,6 +60,7 @@ export class SettingsPage {
         api('GET', '/api/devices').catch(() => null),
       ]);
       this.keys = v.settings || [];
+      this.elicitation = v.elicitation || null;
       this.notify = notify;
       this.devices = (devices && devices.devices) || [];
       this.render();
@@ -129,9 +130,23 @@ export class SettingsPage {
           themeSelect,
           h('p', { class: 'muted st-hint' }, t('settings.themeHint'))),
         form,
+        this.elicitationRow(),
         this.notifySection(),
         this.devicesSection()),
       this.alert));
+  }
+
+  // `elicitation` (clients.md §3), read-only: each `askd mcp` reads it when it starts.
+  elicitationRow() {
+    const e = this.elicitation;
+    if (!e) return null;
+    const from = e.layer === 'config'
+      ? t('settings.layer.config', { source: (e.source && e.source.source) || 'askd.toml' })
+      : t('settings.layer.default');
+    return h('div', { class: 'st-row st-elicitation' },
+      h('span', { class: 'st-label' }, t('settings.elicitation')),
+      h('code', { class: 'st-elicitation-value' }, e.value),
+      h('p', { class: 'muted st-hint' }, from, ' · ', t('settings.elicitationHint')));
   }
 
   notifySection() {

@@ -62,6 +62,9 @@ pub struct Settings {
     /// `[alignment] mode` and `section`: the MCP sessions at `/mcp` follow them.
     pub alignment_mode: Mode,
     pub alignment_section: Option<String>,
+    /// `elicitation` (`clients.md` §3): read by each `askd mcp` adapter when it starts, so
+    /// the Settings page shows it read-only.
+    pub elicitation: crate::config::Elicitation,
     /// Where the configuration's keys came from (file, env, flag), for the Settings page.
     pub origins: Origins,
     /// `publicUrl`: the base of the links in notifications and of the pairing link.
@@ -91,6 +94,7 @@ impl Settings {
             structure_question_cap: config.survey.structure_question_cap as usize,
             idle_exit: config.idle_exit_duration(),
             alignment_mode: config.alignment.mode,
+            elicitation: config.elicitation,
             alignment_section: config.alignment.section.clone(),
             origins: origins.clone(),
             public_url: config.public_url.clone(),
@@ -239,9 +243,18 @@ impl Daemon {
 
     /// The body of `GET /api/settings`.
     pub async fn settings_view(&self) -> ApiResult<Value> {
-        self.live
+        let mut v = self
+            .live
             .view(self.store.as_ref(), &self.settings.origins)
-            .await
+            .await?;
+        // Read-only: each adapter reads it from the configuration when it starts.
+        let origin = self.settings.origins.get("elicitation");
+        v["elicitation"] = serde_json::json!({
+            "value": self.settings.elicitation.as_str(),
+            "layer": if origin.is_some() { "config" } else { "default" },
+            "source": origin.map(|o| serde_json::json!({"layer": o.layer, "source": o.source})),
+        });
+        Ok(v)
     }
 
     /// `PUT /api/settings`: validates every member, then saves and applies them all.

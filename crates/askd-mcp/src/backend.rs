@@ -135,6 +135,11 @@ pub trait Backend: Send + Sync + 'static {
     async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError>;
     /// The human dismissed the ask (settles it `cancelled`).
     async fn cancel(&self, ask_id: &str) -> Result<(), ToolError>;
+    /// Banks survey answers as the wizard does (`{"answers": [entry…]}`, write-ahead).
+    async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError>;
+    /// A survey's path for `{"answers": {id: {selected, custom?, skipped?}}}`, computed by
+    /// the core's one path engine in the daemon.
+    async fn path(&self, ask_id: &str, body: &Value) -> Result<Vec<String>, ToolError>;
     /// Every stored record of `kind` (§11.1 form), any order.
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError>;
     /// `survey_draft_set` for the session: the op's result (`survey.md` §10.4).
@@ -382,6 +387,44 @@ impl Backend for HttpBackend {
             .await?;
         if status == 200 {
             Ok(b["result"].clone())
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError> {
+        let (status, b) = self
+            .call(
+                Method::POST,
+                &format!("/api/asks/{}/bank", seg(ask_id)),
+                Some(body),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(())
+        } else {
+            Err(Self::error(&b, Some(ask_id)))
+        }
+    }
+
+    async fn path(&self, ask_id: &str, body: &Value) -> Result<Vec<String>, ToolError> {
+        let (status, b) = self
+            .call(
+                Method::POST,
+                &format!("/api/asks/{}/path", seg(ask_id)),
+                Some(body),
+                None,
+            )
+            .await?;
+        if status == 200 {
+            Ok(b["path"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect())
         } else {
             Err(Self::error(&b, Some(ask_id)))
         }

@@ -86,6 +86,115 @@ pub struct Options {
     /// `elicitation` (`clients.md` §3): whether a questions ask is also put in front of the
     /// human inside a client that declared form elicitation.
     pub elicitation: crate::elicit::Elicitation,
+    /// The ask page's URL as a browser on this machine opens it (the adapter adds the
+    /// token), for URL elicitation; `None` sends the plain URL.
+    pub page_link: Option<PageLink>,
+}
+
+/// Makes an ask page's URL openable by a browser on this machine (see [`Options::page_link`]).
+pub type PageLink = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+/// The tool error that stands for a 2026-07-28 `input_required` result (its `errors` member
+/// holds the result); `call_tool` returns it as that result, never as an error.
+pub const INPUT_REQUIRED: &str = "askd.input_required";
+
+/// The key of askd's one input request in `inputRequests` / `inputResponses`.
+pub const ELICIT_KEY: &str = "askd_answer";
+
+/// The next thing a client is asked (see `AskdServer::next_step`).
+enum Step {
+    /// This request; for a survey, the question it asks.
+    Send(Box<rmcp::model::ElicitRequest>, Option<String>),
+    /// The ask is settled (a walked survey was submitted, or it settled elsewhere).
+    Settled,
+    /// Nothing more to ask: the call only waits.
+    Stop,
+}
+
+/// What a reply did (see `AskdServer::apply_reply`).
+enum Reply {
+    /// The daemon refused the answer: ask again, opening with this.
+    Again(String),
+    /// A survey answer was banked: ask the next question.
+    Next,
+    /// Nothing more to ask.
+    Done,
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A form request's params, when the schema is one the SDK's elicitation schema admits.
+fn form_params(message: String, schema: Value) -> Option<rmcp::model::ElicitRequestParams> {
+    let requested_schema = serde_json::from_value::<rmcp::model::ElicitationSchema>(schema)
+        .map_err(|e| tracing::warn!("an elicitation form did not build: {e}"))
+        .ok()?;
+    Some(rmcp::model::ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    })
+}
+
+/// The `input_required` result (2026-07-28) carrying `request`, as the [`INPUT_REQUIRED`]
+/// tool error `call_tool` turns into the result. Its `requestState` names the ask, the
+/// survey question asked, when it went out and how many answers were refused; the ask
+/// itself lives in the daemon, so an altered state can only name another ask the client
+/// could await anyway.
+fn input_required(
+    ask_id: &str,
+    request: rmcp::model::ElicitRequest,
+    question: Option<String>,
+    tries: u32,
+) -> ToolError {
+    use rmcp::model::{InputRequest, InputRequiredResult};
+    let state = RoundState {
+        ask: ask_id.to_string(),
+        q: question,
+        sent: unix_ms(),
+        tries,
+    };
+    let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
+        .into_iter()
+        .collect();
+    let result = InputRequiredResult::new(Some(requests), Some(state.encode()));
+    let mut e = ToolError::new(INPUT_REQUIRED, "input required");
+    e.errors = serde_json::to_value(result).ok();
+    e.ask_id = Some(ask_id.to_string());
+    e
+}
+
+/// The `requestState` of askd's `input_required` round trip.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RoundState {
+    pub ask: String,
+    /// The survey question asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
+    /// When the request went out (Unix ms): a decline faster than
+    /// [`crate::elicit::AUTOMATIC_DECLINE`] is not the human's.
+    pub sent: u64,
+    /// Answers refused so far.
+    pub tries: u32,
+}
+
+impl RoundState {
+    const PREFIX: &'static str = "askd1:";
+
+    pub fn encode(&self) -> String {
+        format!(
+            "{}{}",
+            Self::PREFIX,
+            serde_json::to_string(self).unwrap_or_default()
+        )
+    }
+
+    pub fn decode(s: &str) -> Option<RoundState> {
+        serde_json::from_str(s.strip_prefix(Self::PREFIX)?).ok()
+    }
 }
 
 impl Default for Options {
@@ -103,6 +212,7 @@ impl Default for Options {
             transport: "stdio",
             initial_mode: None,
             elicitation: crate::elicit::Elicitation::Auto,
+            page_link: None,
         }
     }
 }
@@ -348,19 +458,17 @@ impl AskdServer {
             hook(&created.url);
         }
         let budget = self.budget(&args, &client);
-        if kind == "questions" && self.opts.elicitation.allows_form() && Self::has_form(ctx) {
-            return self.wait_with_form(&created, budget, ctx).await;
-        }
-        self.wait(&created.ask_id, budget, ctx).await
+        self.wait_answering(&created.ask_id, budget, ctx).await
     }
 
-    /// Whether the calling client declared form elicitation: per request in
+    /// What the calling client declared it can show: per request in
     /// `_meta["io.modelcontextprotocol/clientCapabilities"]` (which wins), or at `initialize`.
-    fn has_form(ctx: &RequestContext<RoleServer>) -> bool {
+    fn modes(ctx: &RequestContext<RoleServer>) -> crate::elicit::Modes {
         if let Some(caps) = ctx.meta.get(META_CLIENT_CAPABILITIES) {
             return caps
                 .get("elicitation")
-                .is_some_and(crate::elicit::capability_has_form);
+                .map(crate::elicit::Modes::of)
+                .unwrap_or_default();
         }
         ctx.peer
             .peer_info()
@@ -371,69 +479,228 @@ impl AskdServer {
                     .map(serde_json::to_value)
             })
             .and_then(Result::ok)
-            .is_some_and(|cap| crate::elicit::capability_has_form(&cap))
+            .map(|cap| crate::elicit::Modes::of(&cap))
+            .unwrap_or_default()
     }
 
-    /// The wait of a questions ask with the form in the client racing it (`clients.md` §3):
-    /// the first valid answer wins. The form's answer goes through the page's own submit
-    /// (validated by the daemon, recorded with `surface: "client-form"`); a decline settles
-    /// the ask cancelled; a dismissed form leaves it pending and the call waiting. When the
-    /// ask settles elsewhere first, the form request is withdrawn (`notifications/cancelled`).
-    /// Every return goes through the normal wait, so the result is the stored one.
-    async fn wait_with_form(
+    /// Whether this request speaks 2026-07-28 or later, where a server sends no request of
+    /// its own: elicitation is the `input_required` round trip instead.
+    fn round_trips(ctx: &RequestContext<RoleServer>) -> bool {
+        ctx.protocol_version()
+            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
+    }
+
+    /// The ask's page for a browser on this machine (tokenised when the adapter can).
+    fn page_link(&self, url: &str) -> String {
+        match &self.opts.page_link {
+            Some(link) => link(url),
+            None => url.to_string(),
+        }
+    }
+
+    /// The plan for a pending ask and the calling client, if any (`clients.md` §3).
+    async fn plan(
         &self,
-        created: &CreatedAsk,
+        ask_id: &str,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Option<(crate::elicit::Plan, Value)> {
+        let modes = Self::modes(ctx);
+        if self.opts.elicitation == crate::elicit::Elicitation::Off || !(modes.form || modes.url) {
+            return None;
+        }
+        let ask = self.backend.ask(ask_id).await.ok()?;
+        let plan = crate::elicit::plan(&ask, self.opts.elicitation, modes)?;
+        Some((plan, ask))
+    }
+
+    /// The request that puts `plan` in front of the human: a form, or the page's URL.
+    fn elicit_request(
+        &self,
+        plan: &crate::elicit::Plan,
+        ask: &Value,
+        problem: Option<&str>,
+    ) -> Option<rmcp::model::ElicitRequest> {
+        use rmcp::model::ElicitRequestParams;
+        let lang = crate::elicit::plan_lang(plan, self.opts.language);
+        let url = ask["url"].as_str().unwrap_or_default();
+        let params = match crate::elicit::form(plan, lang, url, problem) {
+            Some((message, schema)) => form_params(message, schema)?,
+            None => ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: crate::elicit::url_message(ask, lang),
+                url: self.page_link(url),
+                elicitation_id: ask["ask_id"].as_str().unwrap_or_default().to_string(),
+            },
+        };
+        Some(rmcp::model::ElicitRequest::new(params))
+    }
+
+    /// The next request of `plan` for the ask: the plan's one request, or — for a survey —
+    /// the form of the first question on the path (the daemon's path engine, over what is
+    /// banked) not banked yet. A survey whose whole path is banked is submitted here
+    /// (`Step::Settled`).
+    async fn next_step(
+        &self,
+        ask_id: &str,
+        plan: &crate::elicit::Plan,
+        ask: &Value,
+        problem: Option<&str>,
+    ) -> Step {
+        let crate::elicit::Plan::Survey(spec) = plan else {
+            return match self.elicit_request(plan, ask, problem) {
+                Some(r) => Step::Send(Box::new(r), None),
+                None => Step::Stop,
+            };
+        };
+        let Ok(view) = self.backend.ask(ask_id).await else {
+            return Step::Stop;
+        };
+        if view["state"] != "pending" {
+            return Step::Settled;
+        }
+        let (answers, banked) = crate::elicit::banked_answers(&view);
+        let Ok(path) = self.backend.path(ask_id, &answers).await else {
+            return Step::Stop;
+        };
+        let Some((index, next)) = path.iter().enumerate().find(|(_, q)| !banked.contains(q)) else {
+            // Every question on the path is banked: the survey is complete.
+            return match self
+                .backend
+                .submit(ask_id, &crate::elicit::survey_submit(&view, &path))
+                .await
+            {
+                Ok(_) => Step::Settled,
+                Err(e) => {
+                    tracing::info!(ask_id, code = %e.code, "the walked survey's submit was refused; waiting for the page");
+                    Step::Stop
+                }
+            };
+        };
+        let lang = self.opts.language;
+        let url = view["url"].as_str().unwrap_or_default();
+        match crate::elicit::survey_form(spec, next, index, path.len(), lang, url, problem)
+            .and_then(|(m, schema)| form_params(m, schema))
+        {
+            Some(p) => Step::Send(
+                Box::new(rmcp::model::ElicitRequest::new(p)),
+                Some(next.clone()),
+            ),
+            None => Step::Stop,
+        }
+    }
+
+    /// What an elicitation's reply does to the ask (`clients.md` §3): an accepted form is
+    /// submitted through the page's own submit — a survey question's answer is banked, as the
+    /// wizard banks it — and the daemon validates ([`Reply::Again`] with its message when it
+    /// refused the answer); a human's decline settles the ask cancelled; a dismissed form, a
+    /// URL reply and a decline faster than [`crate::elicit::AUTOMATIC_DECLINE`] leave it
+    /// pending. A lost race (409) keeps whatever settled first.
+    async fn apply_reply(
+        &self,
+        ask_id: &str,
+        plan: &crate::elicit::Plan,
+        question: Option<&str>,
+        reply: rmcp::model::ElicitResult,
+        elapsed: Duration,
+    ) -> Reply {
+        use rmcp::model::ElicitationAction;
+        if !plan.is_form() {
+            return Reply::Done;
+        }
+        let lang = crate::elicit::plan_lang(plan, self.opts.language);
+        match reply.action {
+            ElicitationAction::Accept => {
+                let content = reply.content.unwrap_or_else(|| json!({}));
+                let sent = match (plan, question) {
+                    (crate::elicit::Plan::Survey(spec), Some(q)) => self
+                        .backend
+                        .bank(ask_id, &crate::elicit::survey_entry(spec, q, &content))
+                        .await
+                        .map(|()| Reply::Next),
+                    _ => self
+                        .backend
+                        .submit(ask_id, &crate::elicit::answers(plan, &content))
+                        .await
+                        .map(|_| Reply::Done),
+                };
+                match sent {
+                    Ok(r) => r,
+                    Err(e) if e.code.starts_with("invalid-answer") => {
+                        Reply::Again(crate::elicit::refused(lang, &e.message))
+                    }
+                    // Settled elsewhere meanwhile (409), or the daemon is gone: the wait
+                    // returns whatever is stored.
+                    Err(_) => Reply::Done,
+                }
+            }
+            ElicitationAction::Decline if elapsed < crate::elicit::AUTOMATIC_DECLINE => {
+                // Declined before anyone could read it: the client cannot show forms.
+                tracing::info!(
+                    ask_id,
+                    "the client declined the form at once; waiting for the page"
+                );
+                Reply::Done
+            }
+            ElicitationAction::Decline => {
+                let _ = self.backend.cancel(ask_id).await;
+                Reply::Done
+            }
+            // Dismissed: the ask stays pending in the inbox.
+            _ => Reply::Done,
+        }
+    }
+
+    /// The wait of a new ask, with the ask also in front of the human inside the client when
+    /// it can show it (`clients.md` §3): the first valid answer wins. 2025 revisions get a
+    /// server request (`elicitation/create`) racing the wait, withdrawn with
+    /// `notifications/cancelled` when the ask settles elsewhere; 2026-07-28 gets the
+    /// `input_required` round trip ([`INPUT_REQUIRED`]). Every return goes through the
+    /// normal wait, so the result is the stored one.
+    async fn wait_answering(
+        &self,
+        ask_id: &str,
         budget: Option<Duration>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
-        use rmcp::model::{
-            ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-            ElicitationSchema, ServerRequest,
-        };
+        use rmcp::model::{ClientResult, ElicitResult, ServerRequest};
         use rmcp::service::PeerRequestOptions;
 
-        let ask_id = created.ask_id.as_str();
+        let Some((plan, ask)) = self.plan(ask_id, ctx).await else {
+            return self.wait(ask_id, budget, ctx).await;
+        };
+        if Self::round_trips(ctx) {
+            if let Step::Send(request, question) = self.next_step(ask_id, &plan, &ask, None).await {
+                return Err(input_required(ask_id, *request, question, 0));
+            }
+            return self.wait(ask_id, budget, ctx).await;
+        }
         let waiting = self.wait(ask_id, budget, ctx);
         tokio::pin!(waiting);
-        let spec = match self.backend.ask(ask_id).await {
-            Ok(ask) if ask["state"] == "pending" => {
-                serde_json::from_value::<askd_core::questions::QuestionsSpec>(ask["spec"].clone())
-                    .ok()
-            }
-            _ => None,
-        };
-        let Some(spec) = spec else {
-            return waiting.await;
-        };
-        let lang = self.opts.language;
         let mut problem: Option<String> = None;
-        // A refused answer is re-asked with the daemon's message; after three refusals the
-        // call only waits (the page and the terminal stay open).
-        for _ in 0..3 {
-            let (message, schema) =
-                crate::elicit::questions_form(&spec, lang, &created.url, problem.as_deref());
-            let Ok(requested_schema) = serde_json::from_value::<ElicitationSchema>(schema) else {
+        // A refused answer is re-asked with the daemon's message; after three refusals of
+        // one answer the call only waits (the page and the terminal stay open).
+        let mut refusals = 0;
+        loop {
+            let Step::Send(request, question) = self
+                .next_step(ask_id, &plan, &ask, problem.as_deref())
+                .await
+            else {
                 break;
             };
-            let request = ServerRequest::ElicitRequest(ElicitRequest::new(
-                ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message,
-                    requested_schema,
-                },
-            ));
             let sent = Instant::now();
-            // A 2026-07-28 client cannot be sent a request: it only waits (this slice).
             let Ok(mut form) = ctx
                 .peer
-                .send_cancellable_request(request, PeerRequestOptions::no_options())
+                .send_cancellable_request(
+                    ServerRequest::ElicitRequest(*request),
+                    PeerRequestOptions::no_options(),
+                )
                 .await
             else {
                 break;
             };
             let reply = tokio::select! {
                 r = &mut waiting => {
-                    // Settled elsewhere (page, terminal) or the call ended: withdraw the form.
+                    // Settled elsewhere (page, terminal) or the call ended: withdraw it.
                     let _ = form.cancel(Some("the ask was settled elsewhere".into())).await;
                     return r;
                 }
@@ -449,40 +716,85 @@ impl AskdServer {
             let Some(answer) = answer else {
                 break;
             };
-            match answer.action {
-                ElicitationAction::Accept => {
-                    let content = answer.content.unwrap_or_else(|| json!({}));
-                    let body = crate::elicit::questions_answers(&spec, &content);
-                    match self.backend.submit(ask_id, &body).await {
-                        Err(e) if e.code == "invalid-answers" => {
-                            problem = Some(crate::elicit::refused(lang, &e.message));
-                            continue;
-                        }
-                        // Answered — or settled elsewhere meanwhile (409): the wait
-                        // returns whichever result is stored.
-                        _ => break,
+            match self
+                .apply_reply(ask_id, &plan, question.as_deref(), answer, sent.elapsed())
+                .await
+            {
+                Reply::Again(p) => {
+                    refusals += 1;
+                    if refusals >= 3 {
+                        break;
                     }
+                    problem = Some(p);
                 }
-                ElicitationAction::Decline if sent.elapsed() < crate::elicit::AUTOMATIC_DECLINE => {
-                    // Declined before anyone could read it: the client cannot show forms.
-                    // The ask stays pending in the inbox and the call waits.
-                    tracing::info!(
-                        ask_id,
-                        "the client declined the form at once; waiting for the page"
-                    );
-                    break;
+                Reply::Next => {
+                    problem = None;
+                    refusals = 0;
                 }
-                ElicitationAction::Decline => {
-                    // The human said no: the ask settles cancelled (a lost race keeps
-                    // whatever settled first).
-                    let _ = self.backend.cancel(ask_id).await;
-                    break;
-                }
-                // Dismissed: the ask stays pending in the inbox, the call keeps waiting.
-                _ => break,
+                Reply::Done => break,
             }
         }
         waiting.await
+    }
+
+    /// Whether `ask` (a view) was asked by this connection — its session, or, while this
+    /// connection has none recorded yet (a stateless request), its client: a reply in a
+    /// retry only acts on such an ask, so a forged `requestState` cannot answer another
+    /// agent's ask (it can only wait on it, as `await_answer` can).
+    fn owns(&self, ask: &Value, ctx: &RequestContext<RoleServer>) -> bool {
+        let session = ctx
+            .meta
+            .get("askd/session")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| self.known_session());
+        match session {
+            Some(s) => ask["session"] == s.as_str(),
+            None => ask["client"] == Self::client_name(ctx).as_str(),
+        }
+    }
+
+    /// A 2026-07-28 retry (`inputResponses` + our `requestState`): the form's reply acts on
+    /// the ask (a survey's next question is the next round), then the call waits like
+    /// `await_answer` — so an ask settled elsewhere meanwhile returns its settled result.
+    async fn resume(
+        &self,
+        args: Value,
+        state: RoundState,
+        responses: Option<&rmcp::model::InputResponses>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        let reply = responses
+            .and_then(|r| r.get(ELICIT_KEY))
+            .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
+        let planned = self
+            .plan(&state.ask, ctx)
+            .await
+            .filter(|(_, ask)| self.owns(ask, ctx));
+        if let (Some(reply), Some((plan, ask))) = (reply, planned) {
+            let now = unix_ms();
+            let elapsed = Duration::from_millis(now.saturating_sub(state.sent));
+            let (problem, tries) = match self
+                .apply_reply(&state.ask, &plan, state.q.as_deref(), reply, elapsed)
+                .await
+            {
+                Reply::Again(p) if state.tries < 2 => (Some(p), state.tries + 1),
+                Reply::Next => (None, 0),
+                _ => (None, u32::MAX),
+            };
+            if tries != u32::MAX
+                && let Step::Send(request, question) = self
+                    .next_step(&state.ask, &plan, &ask, problem.as_deref())
+                    .await
+            {
+                return Err(input_required(&state.ask, *request, question, tries));
+            }
+        }
+        let mut wait = json!({"ask_id": state.ask});
+        if let Some(t) = args.get("timeout_s") {
+            wait["timeout_s"] = t.clone();
+        }
+        self.run(tools::AWAIT_ANSWER, wait, ctx).await
     }
 
     /// `survey_draft_launch` (`survey.md` §10.6): the gate and the ask in the daemon, then
@@ -502,7 +814,7 @@ impl AskdServer {
             hook(&launched.url);
         }
         let budget = self.budget(&args, &client);
-        let result = self.wait(&launched.ask_id, budget, ctx).await?;
+        let result = self.wait_answering(&launched.ask_id, budget, ctx).await?;
         Ok(askd_core::survey::draft::launch_result(
             result,
             &launched.draft,
@@ -1048,7 +1360,7 @@ impl AskdServer {
                 }
                 let client = Self::client_name(ctx);
                 let budget = self.budget(&args, &client);
-                self.wait(&ask_id, budget, ctx).await?
+                self.wait_answering(&ask_id, budget, ctx).await?
             }
         };
         Ok(self.with_guidance(result, &session).await)
@@ -1425,7 +1737,26 @@ impl ServerHandler for AskdServer {
             .arguments
             .map(Value::Object)
             .unwrap_or_else(|| json!({}));
-        let result = self.run(&request.name, args, &context).await;
+        let result = match request
+            .request_state
+            .as_deref()
+            .and_then(RoundState::decode)
+        {
+            Some(state) => {
+                self.resume(args, state, request.input_responses.as_ref(), &context)
+                    .await
+            }
+            None => self.run(&request.name, args, &context).await,
+        };
+        if let Err(e) = &result
+            && e.code == INPUT_REQUIRED
+            && let Some(r) = e
+                .errors
+                .clone()
+                .and_then(|v| serde_json::from_value::<rmcp::model::InputRequiredResult>(v).ok())
+        {
+            return Ok(CallToolResponse::InputRequired(r));
+        }
         let mut result = to_call_result(result);
         // The alignment tools' errors open with "<tool>: " (alignment.md §5.1).
         let alignment_tool = matches!(

@@ -163,7 +163,7 @@ fn question_answers() -> Value {
 fn review_result() -> Value {
     json!({
         "cancelled": {"type": "boolean", "description": "true exactly when the review settled without verdicts (cancelled or aborted): items is then empty — ask again."},
-        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "import"]},
+        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "import", "client-form"]},
         "items": {"type": "array", "description": "One entry per item, in input order; empty when cancelled.", "items": {
             "type": "object",
             "properties": {

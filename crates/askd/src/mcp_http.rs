@@ -62,9 +62,11 @@ pub fn mount(daemon: &Arc<Daemon>) -> Router<Arc<Daemon>> {
                     alignment_mode: daemon.settings.alignment_mode,
                     alignment_section: daemon.settings.alignment_section.clone(),
                     transport: "http",
-                    // Answering in the client is the stdio adapter's for now
-                    // (clients.md §3; /mcp is a later slice).
-                    elicitation: askd_mcp::Elicitation::Off,
+                    // Answering in the client (clients.md §3), as over stdio; URL
+                    // elicitation sends the plain page URL (a client here may be on another
+                    // machine, through publicUrl: no token goes into a link).
+                    elicitation: askd_mcp::Elicitation::parse(daemon.settings.elicitation.as_str())
+                        .unwrap_or_default(),
                     ..Default::default()
                 },
             ),
@@ -168,6 +170,25 @@ impl Backend for InProcess {
         self.0
             .submit(ask_id, &Json::from_value(body))
             .await
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError> {
+        self.0
+            .bank(ask_id, &Json::from_value(body))
+            .await
+            .map(|_| ())
+            .map_err(|e| tool_error(e, Some(ask_id)))
+    }
+
+    async fn path(&self, ask_id: &str, body: &Value) -> Result<Vec<String>, ToolError> {
+        let ask = self
+            .0
+            .load(ask_id)
+            .await
+            .map_err(|e| tool_error(e, Some(ask_id)))?;
+        self.0
+            .path(&ask, &Json::from_value(body))
             .map_err(|e| tool_error(e, Some(ask_id)))
     }
 

@@ -20,7 +20,9 @@ import mcp_types as types
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
-from test_sdk import BINARY, CLIENT, Daemon, Scenarios, first_leaf, question_args, stop_daemon
+import json
+
+from test_sdk import BINARY, CLIENT, FIXTURE, Daemon, Scenarios, first_leaf, question_args, stop_daemon
 
 
 class Elicitation(unittest.TestCase):
@@ -143,6 +145,68 @@ class Elicitation(unittest.TestCase):
             self.assertEqual(sc["surface"], "page")
             with anyio.fail_after(10):
                 await withdrawn.wait()
+
+        self.with_form(callback, body)
+
+    def test_elicitation_cancel_keeps_the_ask_pending_then_the_page_answers(self):
+        async def callback(context, params):
+            return types.ElicitResult(action="cancel")
+
+        async def body(session):
+            before = self.pending_ids()
+            out = {}
+
+            async def the_call():
+                out["result"] = await session.call_tool(
+                    "ask_user_question", question_args("Which database, dismissed?"), read_timeout_seconds=30
+                )
+
+            async def the_page():
+                pending = await anyio.to_thread.run_sync(lambda: self.daemon.wait_for_pending("questions", before))
+                await anyio.sleep(0.6)
+                view = await anyio.to_thread.run_sync(lambda: self.daemon.view(pending["id"]))
+                self.assertEqual(view["state"], "pending")  # dismissed, not answered
+                await anyio.to_thread.run_sync(
+                    lambda: self.daemon.submit(pending["id"], {"answers": [{"id": "db", "selected": ["SQLite"]}]})
+                )
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(the_call)
+                tg.start_soon(the_page)
+            sc = out["result"].structured_content
+            self.assertEqual(sc["surface"], "page")
+            self.assertEqual(sc["answers"], [{"id": "db", "selected": ["SQLite"]}])
+
+        self.with_form(callback, body)
+
+    def test_elicitation_survey_walked_by_forms_banks_each_answer(self):
+        answers = iter([{"answer": "a"}, {"answer": "GraphQL"}, {"answer": ["a", "b"]}])
+        banked_before_each = []
+        before = []
+
+        async def callback(context, params):
+            # The banked entries in the daemon when each form arrives: one more every time.
+            def banked():
+                ask = next(a for a in self.daemon.asks("all") if a["id"] not in before)
+                return [e["id"] for e in self.daemon.view(ask["id"])["banked"]]
+
+            banked_before_each.append(await anyio.to_thread.run_sync(banked))
+            await anyio.sleep(0.05)
+            return types.ElicitResult(action="accept", content=next(answers))
+
+        async def body(session):
+            before.extend(self.pending_ids())
+            args = json.loads(FIXTURE.read_text())
+            result = await session.call_tool("ask_survey", args, read_timeout_seconds=60)
+            self.assertFalse(result.is_error, result)
+            sc = result.structured_content
+            self.assertEqual(sc["outcome"], "answered")
+            self.assertEqual(sc["surface"], "client-form")
+            self.assertEqual([a["id"] for a in sc["answers"]], ["scope", "api", "ship"])
+            self.assertEqual(banked_before_each, [[], ["scope"], ["scope", "api"]])
+            view = await anyio.to_thread.run_sync(lambda: self.daemon.view(sc["ask_id"]))
+            self.assertEqual([e["id"] for e in view["banked"]], ["scope", "api", "ship"])
+            self.assertEqual(view["state"], "settled")
 
         self.with_form(callback, body)
 

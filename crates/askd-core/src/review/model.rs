@@ -125,6 +125,9 @@ pub enum Surface {
     Panel,
     Terminal,
     Import,
+    /// A form inside the agent's client (MCP form elicitation, `clients.md` §3).
+    #[serde(rename = "client-form")]
+    ClientForm,
 }
 
 impl Surface {
@@ -134,6 +137,7 @@ impl Surface {
             Surface::Panel => "panel",
             Surface::Terminal => "terminal",
             Surface::Import => "import",
+            Surface::ClientForm => "client-form",
         }
     }
 
@@ -143,6 +147,7 @@ impl Surface {
             "card" => Some(Surface::Card),
             "panel" => Some(Surface::Panel),
             "terminal" => Some(Surface::Terminal),
+            "client-form" => Some(Surface::ClientForm),
             _ => None,
         }
     }

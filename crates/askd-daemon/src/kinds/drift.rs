@@ -265,6 +265,7 @@ impl Daemon {
         ask: &Ask,
         outcome: &str,
         event: (&str, Value),
+        surface: Option<&str>,
     ) -> ApiResult<Value> {
         let id = drift_id(ask)?;
         let before = self
@@ -279,7 +280,10 @@ impl Daemon {
             )));
         };
         let url = self.ask_url(&ask.id);
-        let result = drift::result(&ask.session_id, d, &ask.id, &url, &after, lang(self));
+        let mut result = drift::result(&ask.session_id, d, &ask.id, &url, &after, lang(self));
+        if let Some(s) = surface {
+            result["surface"] = json!(s);
+        }
         let settled_at = askd_store::now();
         let settlement = Settlement {
             outcome: outcome.into(),
@@ -304,12 +308,18 @@ impl Daemon {
         Ok(settlement.result)
     }
 
-    /// `POST /api/asks/{id}/submit` on a drift card: `{action, option?, text?, note?}`.
+    /// `POST /api/asks/{id}/submit` on a drift card: `{action, option?, text?, note?}`, and
+    /// `surface` (`page`, `terminal`, `client-form`; `page` when absent), which the result
+    /// carries (`clients.md` §3).
     pub(crate) async fn drift_submit(&self, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
         if ask.state != AskState::Pending {
             return Err(decided_already(&ask));
         }
-        let body = body.to_value();
+        let surface = super::questions::surface(body)?;
+        let mut body = body.to_value();
+        if let Some(o) = body.as_object_mut() {
+            o.remove("surface");
+        }
         let options = ask.payload["options"]
             .as_array()
             .cloned()
@@ -323,7 +333,8 @@ impl Daemon {
         };
         let (kind, data) = answer.event(&id);
         // No lock needed: the settle itself is the compare-and-set.
-        self.settle_drift(&ask, outcome, (kind, data)).await
+        self.settle_drift(&ask, outcome, (kind, data), Some(surface))
+            .await
     }
 
     /// Cancel ("Not now", drift `dismissed`) or withdraw (drift `withdrawn`).
@@ -338,7 +349,7 @@ impl Daemon {
             ("withdrawn", "agent")
         };
         let data = json!({"drift_id": id, "outcome": closed, "actor": actor});
-        self.settle_drift(&ask, outcome, ("alignment.drift_closed", data))
+        self.settle_drift(&ask, outcome, ("alignment.drift_closed", data), None)
             .await
     }
 

@@ -29,7 +29,9 @@ pub fn spec(ask: &Ask) -> ApiResult<QuestionsSpec> {
     })
 }
 
-fn surface(body: &Json<'_>) -> ApiResult<&'static str> {
+/// The body's `surface` (`page` when absent), or 422 naming the field; drift cards read it
+/// the same way.
+pub(crate) fn surface(body: &Json<'_>) -> ApiResult<&'static str> {
     let got = body.as_object().and_then(|o| o.get_present("surface"));
     let Some(got) = got else {
         return Ok("page");

@@ -131,6 +131,7 @@ async fn adapter(
         }
         None => None,
     };
+    let link_token = token.clone();
     let options = Options {
         session_id,
         fork,
@@ -154,6 +155,11 @@ async fn adapter(
         alignment_mode,
         alignment_section: config.alignment.section.clone(),
         elicitation: askd_mcp::Elicitation::parse(config.elicitation.as_str()).unwrap_or_default(),
+        // URL elicitation: the client opens the page in a browser on this machine, which
+        // needs the token once (as the browser this adapter opens gets it).
+        page_link: Some(Arc::new(move |ask_url: &str| {
+            format!("{ask_url}?token={link_token}")
+        })),
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
     // A remote daemon is not ours to start: a call that cannot reach it reports it.

@@ -119,9 +119,27 @@ impl Home {
         client: &str,
         extra: &[(&str, &str)],
     ) -> (Adapter, tokio::sync::mpsc::UnboundedReceiver<Form>) {
+        self.eliciting_adapter_as(client, extra, json!({"form": {}}), false)
+            .await
+    }
+
+    /// Like [`Home::eliciting_adapter`], declaring `elicitation` as `caps` (`{"url": {}}`,
+    /// both modes, …); with `discover`, the client speaks 2026-07-28 (`server/discover`, no
+    /// `initialize`, capabilities in every request's `_meta`), and rmcp's `call_tool`
+    /// fulfils each `input_required` round through the same form handler.
+    pub async fn eliciting_adapter_as(
+        &self,
+        client: &str,
+        extra: &[(&str, &str)],
+        caps: Value,
+        discover: bool,
+    ) -> (Adapter, tokio::sync::mpsc::UnboundedReceiver<Form>) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let cmd = self.command(env!("CARGO_BIN_EXE_askd"), &["mcp"], extra);
-        (Adapter::spawn_with(cmd, client, Some(tx)).await, rx)
+        (
+            Adapter::spawn_full(cmd, client, Some((tx, caps)), discover).await,
+            rx,
+        )
     }
 
     pub fn daemon(&self) -> Option<DaemonInfo> {
@@ -343,6 +361,8 @@ pub struct TestClient {
     /// `notifications/tools/list_changed` received.
     pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
     pub forms: Option<tokio::sync::mpsc::UnboundedSender<Form>>,
+    /// The `elicitation` capability declared with `forms`.
+    pub caps: Value,
 }
 
 impl ClientHandler for TestClient {
@@ -390,7 +410,7 @@ impl ClientHandler for TestClient {
 
     fn get_info(&self) -> ClientConfig {
         let capabilities = if self.forms.is_some() {
-            serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap()
+            serde_json::from_value(json!({"elicitation": self.caps})).unwrap()
         } else {
             ClientCapabilities::default()
         };
@@ -424,6 +444,21 @@ impl Adapter {
         client: &str,
         forms: Option<tokio::sync::mpsc::UnboundedSender<Form>>,
     ) -> Adapter {
+        Self::spawn_full(cmd, client, forms.map(|f| (f, json!({"form": {}}))), false).await
+    }
+
+    /// [`Adapter::spawn_with`] with the declared `elicitation` capability, and the 2026-07-28
+    /// lifecycle when `discover`.
+    pub async fn spawn_full(
+        cmd: tokio::process::Command,
+        client: &str,
+        forms: Option<(tokio::sync::mpsc::UnboundedSender<Form>, Value)>,
+        discover: bool,
+    ) -> Adapter {
+        let (forms, caps) = match forms {
+            Some((f, c)) => (Some(f), c),
+            None => (None, Value::Null),
+        };
         let (transport, stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
             .spawn()
@@ -451,19 +486,33 @@ impl Adapter {
             progress: progress.clone(),
             tools_changed: tools_changed.clone(),
             forms,
+            caps,
         };
-        let service =
-            match tokio::time::timeout(Duration::from_secs(30), handler.serve(transport)).await {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => panic!(
-                    "MCP handshake with askd mcp failed: {e}\nstderr: {}",
-                    log.lock().unwrap()
-                ),
-                Err(_) => panic!(
-                    "askd mcp did not initialize within 30 s\nstderr: {}",
-                    log.lock().unwrap()
-                ),
-            };
+        let serving = async {
+            if discover {
+                rmcp::service::serve_client_with_lifecycle(
+                    handler,
+                    transport,
+                    rmcp::service::ClientLifecycleMode::Discover {
+                        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+                    },
+                )
+                .await
+            } else {
+                handler.serve(transport).await
+            }
+        };
+        let service = match tokio::time::timeout(Duration::from_secs(30), serving).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => panic!(
+                "MCP handshake with askd mcp failed: {e}\nstderr: {}",
+                log.lock().unwrap()
+            ),
+            Err(_) => panic!(
+                "askd mcp did not initialize within 30 s\nstderr: {}",
+                log.lock().unwrap()
+            ),
+        };
         Adapter {
             service,
             pid,

@@ -1,0 +1,113 @@
+// Real Claude Code 2.1.332, interactive, in a pseudo-terminal (tmux), answering an askd form
+// by keystrokes (clients.md §3, issue 15). The model is the stand-in Messages API server
+// (standin/anthropic.mjs), scripted to load ask_user_question with ToolSearch and call it;
+// the human is this script, reading the terminal (`tmux capture-pane`) and typing
+// (`tmux send-keys`). It logs each screen it acted on (ASKD_PTY_VERBOSE=1) and asserts what
+// the model was shown and what askd recorded. Claude Code speaks 2026-07-28 here, so the
+// form arrives through askd's `input_required` round trip ("Fulfilling input required by
+// 'tools/call' (round 1)"); MCP_PROTOCOL_NEGOTIATION=legacy runs the same keys over
+// elicitation/create.
+//
+// Run: ASKD_BIN=$PWD/target/debug/askd node --test tests/clients/claude-code-pty.test.mjs
+// Needs tmux (skipped without it); no network (the model is on loopback).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
+import { ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, cleanup, QUESTIONS } from './standin/harness.mjs';
+
+/** docs/integrations.md's Claude Code server entry and --allowedTools (as claude-code.test.mjs reads them). */
+function documented() {
+  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Claude Code\n'));
+  return {
+    config: JSON.parse(section.match(/```json\n([\s\S]*?)```/)[1]),
+    allowedTools: section.match(/--allowedTools ([\w,]+)/)[1],
+  };
+}
+
+const CLAUDE = join(CLIENTS, 'node_modules', '.bin', 'claude');
+const T = (name) => `mcp__askd__${name}`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmux = (...args) => spawnSync('tmux', args, { encoding: 'utf8' });
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const log = (s) => { if (process.env.ASKD_PTY_VERBOSE) log(s); };
+
+for (const era of ['modern', 'legacy']) {
+  test(`Claude Code interactive (${era}): the askd form appears in the terminal and keystrokes answer it`, { skip: !HAS_TMUX && 'tmux is not installed', timeout: 180000 }, async () => {
+    const SESSION = `askd-pty-${process.pid}-${era}`;
+    const screen = () => tmux('capture-pane', '-p', '-t', SESSION).stdout || '';
+    async function until(what, ok, timeoutMs = 60000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const s = screen();
+        if (ok(s)) return s;
+        await sleep(250);
+      }
+      throw new Error(`timed out waiting for ${what}; the screen:\n${screen()}`);
+    }
+  const home = tempDir('askd-pty-home-');
+  const askdHome = tempDir('askd-pty-data-');
+  const model = await startAnthropic(scripted([
+    { tool: { name: 'ToolSearch', input: { query: `select:${T('ask_user_question')}` } } },
+    { tool: { name: T('ask_user_question'), input: QUESTIONS } },
+    (results) => ({ text: `The tool returned: ${results.at(-1).text}` }),
+  ]));
+  const doc = documented();
+  const config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify(doc.config));
+  // A first run's dialogs, answered in advance: onboarding, this folder's trust, the API key.
+  const key = 'sk-ant-standin-0123456789abcdefghij';
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  writeFileSync(join(home, '.claude', '.claude.json'), JSON.stringify({
+    hasCompletedOnboarding: true,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+    projects: { [home]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+  }));
+  const env = {
+    PATH: `${BIN_DIR}:${process.env.PATH}`, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: key, TERM: 'xterm-256color',
+    DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1',
+    ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1',
+    ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
+  };
+  const cmd = [CLAUDE, '--mcp-config', config, '--strict-mcp-config', '--allowedTools', doc.allowedTools, '--',
+    JSON.stringify('Use askd to ask the user which database to use, then report the answer.')].join(' ');
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+  try {
+    tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', '-c', home, `env ${envArgs} ${cmd}`);
+    const form = await until('the askd form', (s) => /Which database/.test(s) && /Postgres/.test(s), 90000);
+    log('--- the form, as Claude Code shows it:\n' + form);
+    // The keys a human presses: → opens the Storage choice, Enter picks its highlighted first
+    // option and moves to "Other"; ↓ to Accept, Enter submits.
+    const keys = (process.env.ASKD_PTY_KEYS || 'Right Enter Down Enter').split(' ');
+    for (const k of keys) {
+      tmux('send-keys', '-t', SESSION, k);
+      await sleep(700);
+      log(`--- after ${k}:\n` + screen().split('\n').filter((l) => l.trim()).slice(-12).join('\n'));
+    }
+    const done = await until('the tool result', (s) => /tool returned/i.test(s), 60000);
+    log('--- the end:\n' + done.split('\n').filter((l) => l.trim()).slice(-15).join('\n'));
+    assert.ok(done, 'the model quoted the tool result');
+    const shown = toolResults(model.requests.at(-1)?.body).at(-1);
+    assert.equal(JSON.parse(shown.text).surface, 'client-form', `the model was shown the form answer: ${shown.text}`);
+    const d = await daemonOf(askdHome);
+    const asks = (await d.api('GET', '/api/asks?state=all')).body.asks;
+    const view = (await d.api('GET', `/api/asks/${asks[0].id}`)).body;
+    log('--- askd: ' + JSON.stringify({ state: view.state, outcome: view.outcome, result: view.result }));
+    assert.equal(view.state, 'settled');
+    assert.equal(view.result.surface, 'client-form');
+    assert.deepEqual(view.result.answers, [{ id: 'db', selected: ['Postgres (Recommended)'] }]);
+    assert.match(form, /The agent asks you \(answer here, or on the page\)/);
+  } finally {
+    tmux('kill-session', '-t', SESSION);
+    await model.close();
+    await killDaemon(askdHome);
+    cleanup(home, askdHome);
+  }
+  });
+}
