@@ -132,6 +132,7 @@ async fn adapter(
         None => None,
     };
     let link_token = token.clone();
+    let link_base = url.clone();
     let options = Options {
         session_id,
         fork,
@@ -156,10 +157,16 @@ async fn adapter(
         alignment_section: config.alignment.section.clone(),
         elicitation: askd_mcp::Elicitation::parse(config.elicitation.as_str()).unwrap_or_default(),
         // URL elicitation: the client opens the page in a browser on this machine, which
-        // needs the token once (as the browser this adapter opens gets it).
-        page_link: Some(Arc::new(move |ask_url: &str| {
-            format!("{ask_url}?token={link_token}")
-        })),
+        // needs the token once (as the browser this adapter opens gets it) — on the daemon's
+        // own address, also when the ask's link is under `publicUrl`. A remote daemon's
+        // token is the agent's: the link stays plain and the person signs in there.
+        page_link: if remote.is_some() {
+            None
+        } else {
+            Some(Arc::new(move |ask_url: &str| {
+                format!("{}?token={link_token}", local_page(&link_base, ask_url))
+            }))
+        },
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
     // A remote daemon is not ours to start: a call that cannot reach it reports it.
@@ -173,6 +180,14 @@ async fn adapter(
         Arc::new(HttpBackend::new(url, token).with_reconnect(reconnect))
     };
     askd_mcp::serve_stdio(backend, Arc::new(options)).await
+}
+
+/// An ask's page on the daemon's own address `base`: the ask's link may be under `publicUrl`,
+/// and a browser on this machine that gets the token must open the local address (the token
+/// never goes to a public one).
+fn local_page(base: &str, ask_url: &str) -> String {
+    let page = ask_url.find("/a/").map_or(ask_url, |i| &ask_url[i..]);
+    format!("{}{page}", base.trim_end_matches('/'))
 }
 
 /// On a session's first ask: open the browser on a desktop; over SSH or without a display,
@@ -200,10 +215,7 @@ fn show(base: &str, ask_url: &str, token: &str) {
     } else {
         "xdg-open"
     };
-    // The ask's link may be under `publicUrl`; this browser is on this machine, so it opens
-    // the daemon's own address (the token never goes to a public address).
-    let page = ask_url.find("/a/").map_or(ask_url, |i| &ask_url[i..]);
-    let target = format!("{}{page}?token={token}", base.trim_end_matches('/'));
+    let target = format!("{}?token={token}", local_page(base, ask_url));
     let _ = Command::new(opener)
         .arg(target)
         .stdin(Stdio::null())
