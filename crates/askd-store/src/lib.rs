@@ -5,8 +5,12 @@
 //! - [`model`] — the plain data the store takes and returns.
 //! - [`sqlite`] — the embedded SQLite backend (WAL, `synchronous=FULL`, foreign keys,
 //!   embedded migrations run at open).
+//! - [`pg`] — the PostgreSQL backend (team mode: several daemons on one database; writes
+//!   serialised by an advisory lock so events commit in seq order, each event notified on
+//!   `askd_events`).
 //! - [`conformance`] (feature `conformance`) — the behaviour every backend must show, as one
-//!   suite of async checks a backend's tests call unchanged.
+//!   suite of async checks a backend's tests call unchanged; [`pg_test`] (same feature) gives
+//!   tests a PostgreSQL server and a fresh database each.
 //!
 //! # Invariants
 //! - Only this crate knows SQL. Callers see [`Store`] and the [`model`] types.
@@ -20,12 +24,16 @@
 //!   pass JSON the store keeps verbatim.
 
 pub mod model;
+pub mod pg;
 pub mod sqlite;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "conformance")]
+pub mod pg_test;
 
 pub use model::*;
+pub use pg::PgStore;
 pub use sqlite::SqliteStore;
 
 /// The current instant as RFC 3339 UTC with milliseconds: askd's timestamp format.
