@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use askd_store::{AskState, SqliteStore, StoreError};
+use askd_store::{AskState, PgEvents, PgStore, SqliteStore, Store, StoreError};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -138,15 +138,34 @@ pub async fn start_with(
     let dir_lock = lock_data_dir(&cfg.data_dir)?;
     let token = load_or_create_token(&cfg.data_dir)
         .map_err(|e| format!("cannot read or create the token file: {e}"))?;
-    let db = database_path(&cfg.data_dir);
-    // On a full disk, the start-up reserve gives back the space opening needs (crate::reserve).
-    let store = match SqliteStore::open(&db).await {
-        Err(StoreError::StorageFull(_)) if reserve::release(&cfg.data_dir) => {
-            SqliteStore::open(&db).await
+    let (store, team_events): (Arc<dyn Store>, Option<PgEvents>) = match &cfg.database_url {
+        // Team mode: the PostgreSQL database several daemons share; its notifications are
+        // listened to before the daemon serves (crate::follow).
+        Some(url) => {
+            let shown = crate::config::redact_url(url);
+            let pg = PgStore::open(url)
+                .await
+                .map_err(|e| format!("cannot open the database {shown} (databaseUrl): {e}"))?;
+            let events = pg
+                .listen()
+                .await
+                .map_err(|e| format!("cannot listen for the database's events on {shown}: {e}"))?;
+            (Arc::new(pg), Some(events))
         }
-        opened => opened,
-    }
-    .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+        None => {
+            let db = database_path(&cfg.data_dir);
+            // On a full disk, the start-up reserve gives back the space opening needs
+            // (crate::reserve).
+            let store = match SqliteStore::open(&db).await {
+                Err(StoreError::StorageFull(_)) if reserve::release(&cfg.data_dir) => {
+                    SqliteStore::open(&db).await
+                }
+                opened => opened,
+            }
+            .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+            (Arc::new(store), None)
+        }
+    };
     let listener = TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -158,12 +177,11 @@ pub async fn start_with(
     tokio::task::spawn_blocking(crate::ui::precompress);
     let idle_exit = cfg.idle_exit;
     let data_dir = cfg.data_dir.clone();
-    let daemon = Arc::new(Daemon::new(
-        Arc::new(store),
-        cfg,
-        base_url.clone(),
-        token.clone(),
-    ));
+    let daemon = Arc::new(Daemon::new(store, cfg, base_url.clone(), token.clone()));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    if let Some(events) = team_events {
+        crate::follow::start(daemon.clone(), events, stop_rx.clone()).await?;
+    }
     daemon.load_saved_settings().await;
     daemon.devices.load(daemon.store.as_ref()).await;
     // Subscribed before the first request, so no new ask is missed.
@@ -185,7 +203,6 @@ pub async fn start_with(
     .map_err(|e| format!("cannot write {}: {e}", info_path.display()))?;
     reserve::ensure(&data_dir);
 
-    let (stop_tx, stop_rx) = watch::channel(false);
     if daemon.notify_plan.has_sinks() {
         tokio::spawn(crate::notify::run(
             daemon.store.clone(),

@@ -33,7 +33,7 @@ pub mod conformance;
 pub mod pg_test;
 
 pub use model::*;
-pub use pg::PgStore;
+pub use pg::{PgEvents, PgStore};
 pub use sqlite::SqliteStore;
 
 /// The current instant as RFC 3339 UTC with milliseconds: askd's timestamp format.
@@ -58,6 +58,10 @@ pub enum StoreError {
     /// The disk (or the volume's quota) is full: nothing was written. Reads still work.
     /// SQLite's `SQLITE_FULL` and the OS's `ENOSPC` land here; the message is the backend's.
     StorageFull(String),
+    /// The database cannot be reached right now (PostgreSQL: the connection was refused or
+    /// cut, the server is shutting down or restarting, the pool timed out): nothing was
+    /// written by this call; trying again later may succeed. SQLite never returns it.
+    Unavailable(String),
     /// The backend failed (I/O, corruption, …). The message never holds a secret.
     Backend(String),
 }
@@ -70,6 +74,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Conflict(m) => write!(f, "conflict: {m}"),
             StoreError::UnknownSession(s) => write!(f, "unknown session {s:?}"),
             StoreError::StorageFull(m) => write!(f, "the disk is full: {m}"),
+            StoreError::Unavailable(m) => write!(f, "the database is unavailable: {m}"),
             StoreError::Backend(m) => write!(f, "store backend error: {m}"),
         }
     }

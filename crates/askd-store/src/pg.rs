@@ -53,8 +53,26 @@ pub struct PgStore {
 fn backend(e: sqlx::Error) -> StoreError {
     if is_full(&e) {
         StoreError::StorageFull(e.to_string())
+    } else if is_unavailable(&e) {
+        StoreError::Unavailable(e.to_string())
     } else {
         StoreError::Backend(e.to_string())
+    }
+}
+
+/// The connection, not the statement, failed: I/O, the pool, TLS, or the server's SQLSTATE
+/// classes 08 (connection exception) and 57P01–57P03 (shutting down, crashed, starting up).
+fn is_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(d) => d
+            .code()
+            .is_some_and(|c| c.starts_with("08") || matches!(&*c, "57P01" | "57P02" | "57P03")),
+        _ => false,
     }
 }
 
@@ -80,23 +98,6 @@ fn parse_json(text: &str) -> StoreResult<Value> {
     serde_json::from_str(text).map_err(|e| StoreError::Backend(format!("stored JSON: {e}")))
 }
 
-/// A database URL with its password (and any other secret query value) replaced, for
-/// messages and logs.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return "<unparsable URL>".into();
-    };
-    let (auth, host) = match rest.rsplit_once('@') {
-        Some((auth, host)) => (Some(auth), host),
-        None => (None, rest),
-    };
-    let host = host.split_once('?').map_or(host, |(h, _)| h);
-    match auth.map(|a| a.split_once(':').map_or(a, |(u, _)| u)) {
-        Some(user) => format!("{scheme}://{user}:***@{host}"),
-        None => format!("{scheme}://{host}"),
-    }
-}
-
 impl PgStore {
     /// The number of embedded migrations: the `askd_schema` version a store opened by this
     /// code has.
@@ -104,9 +105,10 @@ impl PgStore {
 
     /// Connects to `url` (`postgres://user:pass@host:port/db`) and runs pending migrations.
     pub async fn open(url: &str) -> StoreResult<Self> {
-        let options: PgConnectOptions = url.parse().map_err(|e: sqlx::Error| {
-            StoreError::Backend(format!("invalid database URL {}: {e}", redact_url(url)))
-        })?;
+        // The URL may hold a password: no message repeats it.
+        let options: PgConnectOptions = url
+            .parse()
+            .map_err(|e: sqlx::Error| StoreError::Backend(format!("invalid database URL: {e}")))?;
         let options = options.application_name("askd");
         let mut conn = PgConnection::connect_with(&options)
             .await
@@ -701,9 +703,7 @@ fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
         }
         pattern.push('%');
         let n = bind(&mut binds, &pattern);
-        terms.push(format!(
-            "(r.record COLLATE \"C\") ILIKE ${n} ESCAPE '\\'"
-        ));
+        terms.push(format!("(r.record COLLATE \"C\") ILIKE ${n} ESCAPE '\\'"));
     }
     finish_list(&mut sql, &terms, "r.settled_at DESC, r.n DESC", binds.len());
     (sql, binds)

@@ -56,6 +56,13 @@ fn start() -> Result<Cluster, String> {
             drop_after: true,
         });
     }
+    private()
+}
+
+/// A throwaway cluster of the caller's own, whatever `ASKD_TEST_DATABASE_URL` says: for a
+/// test that restarts its server (the shared [`cluster`] serves other tests meanwhile).
+/// Dropping it stops the server and removes its directory. Needs the PostgreSQL binaries.
+pub fn private() -> Result<Cluster, String> {
     let bin = pg_bin().ok_or(
         "set ASKD_TEST_DATABASE_URL, or install PostgreSQL (Debian: apt-get install postgresql; \
          or point ASKD_PG_BIN at its bin directory)",
@@ -76,11 +83,15 @@ fn start() -> Result<Cluster, String> {
         as_postgres,
     };
     let data = local.dir.join("data");
-    run(local
-        .command("initdb")
-        .arg("-D")
-        .arg(&data)
-        .args(["-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]))?;
+    run(local.command("initdb").arg("-D").arg(&data).args([
+        "-U",
+        "postgres",
+        "-A",
+        "trust",
+        "-E",
+        "UTF8",
+        "--no-sync",
+    ]))?;
     let port = free_port()?;
     // The watcher first: whatever happens next, the directory goes with the process.
     local.watch(&data)?;
@@ -126,14 +137,27 @@ impl Local {
                 data.display()
             )
         } else {
-            format!("{} -D {} stop -m immediate", pg_ctl.display(), data.display())
+            format!(
+                "{} -D {} stop -m immediate",
+                pg_ctl.display(),
+                data.display()
+            )
         };
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {stop} >/dev/null 2>&1; rm -rf {dir}",
             pid = std::process::id(),
             dir = self.dir.display()
         );
-        Command::new("sh")
+        // In a session of its own (`setsid`), so a kill of the test's process group (a
+        // runner's timeout) does not take the watcher with it.
+        let mut watcher = if Path::new("/usr/bin/setsid").exists() {
+            let mut c = Command::new("/usr/bin/setsid");
+            c.arg("sh");
+            c
+        } else {
+            Command::new("sh")
+        };
+        watcher
             .args(["-c", &script])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -178,6 +202,10 @@ impl Cluster {
             .command("pg_ctl")
             .arg("-D")
             .arg(local.dir.join("data"))
+            // The server's output to its log: a restarted server holding this command's
+            // pipes would keep `run` waiting for their end.
+            .arg("-l")
+            .arg(local.dir.join("log"))
             .args(["-w", "-t", "60", "-m", "fast", "restart"]))
         .unwrap_or_else(|e| panic!("{e}"));
     }
@@ -185,6 +213,22 @@ impl Cluster {
     /// Whether [`Cluster::restart`] is possible.
     pub fn can_restart(&self) -> bool {
         self.local.is_some()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if let Some(local) = &self.local {
+            let _ = local
+                .command("pg_ctl")
+                .arg("-D")
+                .arg(local.dir.join("data"))
+                .args(["-m", "immediate", "stop"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            let _ = std::fs::remove_dir_all(&local.dir);
+        }
     }
 }
 

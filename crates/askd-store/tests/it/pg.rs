@@ -56,7 +56,10 @@ async fn migrations_run_once_however_many_open_together() {
         .collect();
     for o in opens {
         let store = o.await.unwrap().unwrap();
-        assert_eq!(store.schema_version().await.unwrap(), PgStore::SCHEMA_VERSION);
+        assert_eq!(
+            store.schema_version().await.unwrap(),
+            PgStore::SCHEMA_VERSION
+        );
         store.close().await;
     }
 }

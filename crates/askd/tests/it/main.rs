@@ -20,6 +20,7 @@ mod mcp_http_hardening;
 mod mcp_stdio_hardening;
 mod review_cli;
 mod review_mcp;
+mod team;
 mod tidy;
 
 /// `/mcp`, mounted beside the daemon's routes by the daemon tests' helpers (`common_daemon`).
