@@ -84,6 +84,9 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// A lock held across daemons ([`Store::hold`]): released when dropped.
+pub trait Held: Send + Sync {}
+
 /// The one store interface. Both backends (SQLite now, PostgreSQL for team mode) implement
 /// it and pass [`conformance`].
 #[async_trait]
@@ -236,6 +239,17 @@ pub trait Store: Send + Sync + 'static {
     /// status `launched` and the ask's id, and `draft.updated` (`event`, with `askId` set to
     /// that id) is appended after the ask's events.
     async fn launch_draft(&self, ask: NewAsk, draft: Draft, event: Value) -> StoreResult<Created>;
+
+    /// Holds the lock named `key` for every process on this database until the returned
+    /// guard drops, waiting for it when another holds it. A backend one daemon owns
+    /// (SQLite: the data directory's lock admits one daemon, whose own in-process locks
+    /// serialise it) holds nothing and returns `None`; PostgreSQL takes an advisory lock, so
+    /// daemons sharing the database serialise what one daemon serialises in process (a
+    /// session's alignment writes, a review's settle with its persist file).
+    async fn hold(&self, key: &str) -> StoreResult<Option<Box<dyn Held>>> {
+        let _ = key;
+        Ok(None)
+    }
 
     /// Flushes the write-ahead log into the main database file (graceful shutdown).
     async fn checkpoint(&self) -> StoreResult<()>;

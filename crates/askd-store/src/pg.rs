@@ -116,7 +116,8 @@ impl PgStore {
         migrate(&mut conn).await?;
         conn.close().await.map_err(backend)?;
         let pool = PgPoolOptions::new()
-            .max_connections(8)
+            // Room for the held locks (`hold`) beside the reads and writes.
+            .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.clone())
             .await
@@ -156,6 +157,35 @@ impl PgStore {
             .await
             .map_err(backend)?;
         Ok(tx)
+    }
+}
+
+/// A held advisory lock ([`Store::hold`]): its connection, unlocked and given back to the
+/// pool on drop (closed instead when that cannot run, which releases the lock too).
+struct PgHeld {
+    conn: Option<sqlx::pool::PoolConnection<Postgres>>,
+}
+
+impl crate::Held for PgHeld {}
+
+impl Drop for PgHeld {
+    fn drop(&mut self) {
+        let Some(mut conn) = self.conn.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(async move {
+                    let unlocked = sqlx::query("SELECT pg_advisory_unlock_all()")
+                        .execute(&mut *conn)
+                        .await;
+                    if unlocked.is_err() {
+                        conn.close_on_drop();
+                    }
+                });
+            }
+            Err(_) => conn.close_on_drop(),
+        }
     }
 }
 
@@ -1493,6 +1523,19 @@ impl Store for PgStore {
         }
         commit(tx).await?;
         Ok(created)
+    }
+
+    /// A session-level advisory lock in the two-key space (`hashtext('askd')`,
+    /// `hashtext(key)`: apart from [`WRITE_LOCK`]'s one-key space) on a pooled connection
+    /// kept for the guard's life. A dying daemon's locks go with its connections.
+    async fn hold(&self, key: &str) -> StoreResult<Option<Box<dyn crate::Held>>> {
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        sqlx::query("SELECT pg_advisory_lock(hashtext('askd'), hashtext($1))")
+            .bind(key)
+            .execute(&mut *conn)
+            .await
+            .map_err(backend)?;
+        Ok(Some(Box::new(PgHeld { conn: Some(conn) })))
     }
 
     /// Nothing to flush: PostgreSQL's commit is durable and its checkpoints are its own.

@@ -206,3 +206,29 @@ async fn a_rolled_back_write_notifies_nothing() {
     assert_eq!(events[0].kind, "ask.settled");
     assert_eq!(next, events[0].seq);
 }
+
+/// `hold` is one lock for every store on the database (two daemons), released on drop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_lock_is_held_for_every_store_on_the_database() {
+    let db = cluster().database().await;
+    let a = PgStore::open(&db.url).await.unwrap();
+    let b = PgStore::open(&db.url).await.unwrap();
+    let held = a.hold("session:s1").await.unwrap();
+    assert!(held.is_some());
+    let wait = Duration::from_millis(300);
+    assert!(
+        tokio::time::timeout(wait, b.hold("session:s1"))
+            .await
+            .is_err(),
+        "b waits while a holds it"
+    );
+    let other = tokio::time::timeout(wait, b.hold("session:s2")).await;
+    assert!(other.is_ok(), "another key is free");
+    drop(other);
+    drop(held);
+    let got = tokio::time::timeout(Duration::from_secs(5), b.hold("session:s1"))
+        .await
+        .expect("released when a's guard drops")
+        .unwrap();
+    assert!(got.is_some());
+}
