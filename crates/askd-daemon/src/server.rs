@@ -1,7 +1,9 @@
 //! Start-up, serving and shutdown of `askd serve`.
 //!
-//! Start: open the store (migrations), load or create the token (mode 0600), bind, write
-//! `daemon.json`, print the tokenised URL. On a full disk the start gives back the data
+//! Start: open the store (migrations) — the data directory's SQLite file, or with
+//! `databaseUrl` the team's PostgreSQL database, whose events this daemon then follows
+//! (`crate::follow`) — load or create the token (mode 0600), bind, write `daemon.json`,
+//! print the tokenised URL. On a full disk the start gives back the data
 //! directory's reserve ([`crate::reserve`]) to open the store and write `daemon.json`, then
 //! serves reads and answers writes with `507 storage-full`. Stop (SIGTERM, SIGINT or idle exit): stop
 //! accepting, give in-flight requests a short grace, checkpoint the database, remove

@@ -284,8 +284,10 @@ fn database_url_is_checked_and_its_password_never_shown() {
         "ASKD_DATABASE_URL",
         "postgres://u:s3cret@/askd",
     )]));
-    contains_all(&m, &["ASKD_DATABASE_URL", "has no host"]);
+    contains_all(&m, &["ASKD_DATABASE_URL", "empty host", "postgres://"]);
     assert!(!m.contains("s3cret"), "{m}");
+    let m = err(from_env(&[("ASKD_DATABASE_URL", "postgres:/askd")]));
+    contains_all(&m, &["ASKD_DATABASE_URL", "has no host"]);
     let m = err(from_flags(&[("database-url", "not a url s3cret")]));
     contains_all(&m, &["--database-url", "is not a URL"]);
     assert!(!m.contains("s3cret"), "{m}");
