@@ -1528,14 +1528,33 @@ impl Store for PgStore {
     /// A session-level advisory lock in the two-key space (`hashtext('askd')`,
     /// `hashtext(key)`: apart from [`WRITE_LOCK`]'s one-key space) on a pooled connection
     /// kept for the guard's life. A dying daemon's locks go with its connections.
+    ///
+    /// The wait runs in a task of its own: a caller that gives up (a request whose client
+    /// left) drops only the receiving end, and the task releases the lock it then gets —
+    /// a cancelled `pg_advisory_lock` would otherwise still be granted on the server and
+    /// stay held by a pooled connection.
     async fn hold(&self, key: &str) -> StoreResult<Option<Box<dyn crate::Held>>> {
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
-        sqlx::query("SELECT pg_advisory_lock(hashtext('askd'), hashtext($1))")
-            .bind(key)
-            .execute(&mut *conn)
+        let pool = self.pool.clone();
+        let key = key.to_string();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            let held = async {
+                let mut conn = pool.acquire().await.map_err(backend)?;
+                sqlx::query("SELECT pg_advisory_lock(hashtext('askd'), hashtext($1))")
+                    .bind(&key)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(backend)?;
+                Ok(PgHeld { conn: Some(conn) })
+            }
+            .await;
+            // Nobody waits any more: the guard drops here, which unlocks.
+            let _ = tx.send(held);
+        });
+        let held = rx
             .await
-            .map_err(backend)?;
-        Ok(Some(Box::new(PgHeld { conn: Some(conn) })))
+            .map_err(|_| StoreError::Backend("the lock task stopped".into()))??;
+        Ok(Some(Box::new(held)))
     }
 
     /// Nothing to flush: PostgreSQL's commit is durable and its checkpoints are its own.

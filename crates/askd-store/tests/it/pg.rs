@@ -207,7 +207,9 @@ async fn a_rolled_back_write_notifies_nothing() {
     assert_eq!(next, events[0].seq);
 }
 
-/// `hold` is one lock for every store on the database (two daemons), released on drop.
+/// `hold` is one lock for every store on the database (two daemons), released on drop; a
+/// wait given up (the timeout below drops it, as a request whose client left) does not
+/// leave the lock held.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_lock_is_held_for_every_store_on_the_database() {
     let db = cluster().database().await;
