@@ -95,17 +95,17 @@ pub fn private() -> Result<Cluster, String> {
     let port = free_port()?;
     // The watcher first: whatever happens next, the directory goes with the process.
     local.watch(&data)?;
-    let options = format!(
-        "-c listen_addresses=127.0.0.1 -p {port} -c unix_socket_directories={} -c max_connections=300 -c fsync=on",
+    // In the cluster's own configuration, so every start (and restart) uses them.
+    let settings = format!(
+        "\n# askd tests\nlisten_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{}'\nmax_connections = 300\n",
         local.dir.display()
     );
-    run(local
-        .command("pg_ctl")
-        .arg("-D")
-        .arg(&data)
-        .arg("-l")
-        .arg(local.dir.join("log"))
-        .args(["-w", "-t", "60", "-o", &options, "start"]))?;
+    let conf = data.join("postgresql.conf");
+    let mut text = std::fs::read_to_string(&conf)
+        .map_err(|e| format!("cannot read {}: {e}", conf.display()))?;
+    text.push_str(&settings);
+    std::fs::write(&conf, text).map_err(|e| format!("cannot write {}: {e}", conf.display()))?;
+    local.start()?;
     Ok(Cluster {
         admin_url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
         local: Some(local),
@@ -114,6 +114,18 @@ pub fn private() -> Result<Cluster, String> {
 }
 
 impl Local {
+    /// `pg_ctl start`, the server's output to its log (a server holding this command's
+    /// pipes would keep `run` waiting for their end).
+    fn start(&self) -> Result<(), String> {
+        run(self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.dir.join("data"))
+            .arg("-l")
+            .arg(self.dir.join("log"))
+            .args(["-w", "-t", "60", "start"]))
+    }
+
     fn command(&self, tool: &str) -> Command {
         let path = self.bin.join(tool);
         let mut c = if self.as_postgres {
@@ -208,6 +220,30 @@ impl Cluster {
             .arg(local.dir.join("log"))
             .args(["-w", "-t", "60", "-m", "fast", "restart"]))
         .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Stops the throwaway cluster (`pg_ctl stop -m fast`): every connection is cut and new
+    /// ones are refused until [`Cluster::start_again`]. Panics as [`Cluster::restart`] does.
+    pub fn stop(&self) {
+        let local = self
+            .local
+            .as_ref()
+            .expect("stop needs the tests' own cluster (ASKD_TEST_DATABASE_URL is set)");
+        run(local
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(local.dir.join("data"))
+            .args(["-w", "-t", "60", "-m", "fast", "stop"]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Starts the cluster [`Cluster::stop`] stopped, on the same port.
+    pub fn start_again(&self) {
+        self.local
+            .as_ref()
+            .expect("start needs the tests' own cluster (ASKD_TEST_DATABASE_URL is set)")
+            .start()
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// Whether [`Cluster::restart`] is possible.

@@ -293,10 +293,10 @@ async fn an_event_stream_carries_another_daemons_events_in_order() {
     }
 }
 
-/// A restart of PostgreSQL mid-run: the daemons answer 503 while it is away (never a 500,
-/// never stale state), reconnect, and nothing acknowledged before it is lost; a waiter
-/// registered before the restart is woken by a settle made after it, through the other
-/// daemon.
+/// PostgreSQL stopped and started again mid-run: the daemons answer 503 while it is away
+/// (never a 500, never stale state), reconnect, and nothing acknowledged before it is lost;
+/// a waiter registered before the outage is woken by a settle made after it, through the
+/// other daemon.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_restart_loses_nothing_acknowledged() {
     let cluster = match pg_test::private() {
@@ -310,44 +310,58 @@ async fn a_database_restart_loses_nothing_acknowledged() {
     let waiting = a.wait(&before, 60);
     settle_in().await;
 
-    // Poll A through the restart.
-    let poll = {
-        let (url, token) = (format!("{}/api/asks/{before}", a.url), a.token.clone());
-        tokio::spawn(async move {
-            let client = reqwest::Client::new();
-            let mut statuses = Vec::new();
-            let until = Instant::now() + Duration::from_secs(4);
-            while Instant::now() < until {
-                if let Ok(r) = client.get(&url).bearer_auth(&token).send().await {
-                    let status = r.status().as_u16();
-                    let body: Value = r.json().await.unwrap_or(Value::Null);
-                    statuses.push((status, body["code"].clone()));
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            statuses
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    // The cluster comes back from the blocking restart and lives to the end of the test.
-    let _cluster = tokio::task::spawn_blocking(move || {
-        cluster.restart();
+    // Stop PostgreSQL: A must answer 503 database-unavailable (never a 500, never the
+    // state it read before) until it is back.
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop();
         cluster
     })
     .await
     .unwrap();
-    let statuses = poll.await.unwrap();
-    assert!(
-        statuses
-            .iter()
-            .all(|(s, code)| *s == 200 || (*s == 503 && code == "database-unavailable")),
-        "only answers or 503 database-unavailable: {statuses:?}"
+    let path = format!("/api/asks/{before}");
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !seen.iter().any(|(s, _): &(u16, Value)| *s == 503) && Instant::now() < deadline {
+        let (status, body) = a.call(Method::GET, &path, None).await;
+        seen.push((status, body["code"].clone()));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let down = a.call(Method::GET, &path, None).await;
+    assert_eq!(
+        (down.0, &down.1["code"]),
+        (503, &json!("database-unavailable")),
+        "while the database is down: {seen:?} then {down:?}"
     );
-    assert!(
-        statuses.iter().any(|(s, _)| *s == 503),
-        "the outage was seen: {statuses:?}"
-    );
-    assert_eq!(statuses.last().map(|s| s.0), Some(200), "{statuses:?}");
+    let created = a
+        .call(
+            Method::POST,
+            "/api/asks",
+            Some(json!({"kind": "questions", "args": {"questions": [{"id": "x", "question": "Lost?"}]}})),
+        )
+        .await;
+    assert_eq!(created.0, 503, "nothing is accepted unwritten: {created:?}");
+    let _cluster = tokio::task::spawn_blocking(move || {
+        cluster.start_again();
+        cluster
+    })
+    .await
+    .unwrap();
+    // Back: A answers again once it has re-read what it missed.
+    let mut back = None;
+    for _ in 0..200 {
+        let r = a.call(Method::GET, &path, None).await;
+        assert!(
+            r.0 == 200 || (r.0 == 503 && r.1["code"] == "database-unavailable"),
+            "{r:?}"
+        );
+        if r.0 == 200 {
+            back = Some(r.1);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ask = back.expect("A is back after the restart");
+    assert_eq!(ask["state"], "pending", "{ask}");
 
     // The ask made before the restart is there, on both daemons; B settles it; A's waiter wakes.
     let mut submitted = None;
