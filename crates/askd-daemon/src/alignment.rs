@@ -723,7 +723,7 @@ impl Alignment<'_> {
         let store_err = |e| ApiError::store(e, "-");
         if let Some((parent, at)) = &req.fork {
             // Read the parent under its lock, so no event straddles the fork point.
-            let _parent_lock = self.locks.session(parent).await;
+            let _parent_lock = self.locks.session(store, parent).await.map_err(store_err)?;
             if store.session(parent).await.map_err(store_err)?.is_none() {
                 return Err(unknown_session(parent));
             }
@@ -760,7 +760,7 @@ impl Alignment<'_> {
             return Ok(json!({"session": child, "created": true, "origin": "fork"}));
         }
         if let Some(id) = &req.id {
-            let _lock = self.locks.session(id).await;
+            let _lock = self.locks.session(store, id).await.map_err(store_err)?;
             if let Some(existing) = store.session(id).await.map_err(store_err)? {
                 if req.attach {
                     let mut data = meta;
@@ -1004,7 +1004,11 @@ impl Alignment<'_> {
         use askd_core::alignment::baseline::{Plan, plan, validate};
         let store = self.store;
         let args = req.args.clone().unwrap_or_else(|| json!({}));
-        let _serialised = self.locks.session(session).await;
+        let _serialised = self
+            .locks
+            .session(store, session)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
         let valid = match validate(&args) {
             Ok(v) => v,
             Err(problems) => {

@@ -69,6 +69,8 @@ pub struct Settings {
     pub origins: Origins,
     /// `publicUrl`: the base of the links in notifications and of the pairing link.
     pub public_url: Option<String>,
+    /// `databaseUrl`: the team's PostgreSQL database; `None` = the data directory's SQLite.
+    pub database_url: Option<String>,
     /// `[notify]`: reminders, quiet hours, desktop notifications, webhooks.
     pub notify: NotifyConfig,
     /// `DBUS_SESSION_BUS_ADDRESS` at start: where desktop notifications go (none: no
@@ -98,6 +100,7 @@ impl Settings {
             alignment_section: config.alignment.section.clone(),
             origins: origins.clone(),
             public_url: config.public_url.clone(),
+            database_url: config.database_url.clone(),
             notify: config.notify.clone(),
             dbus_address: env
                 .get("DBUS_SESSION_BUS_ADDRESS")

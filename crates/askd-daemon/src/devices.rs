@@ -118,7 +118,9 @@ impl Devices {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Reads the paired devices from the store (at start).
+    /// Reads the paired devices from the store (at start, and in team mode after another
+    /// daemon saved settings): the stored devices replace the ones in memory, so a device
+    /// revoked through another daemon is revoked here too.
     pub async fn load(&self, store: &dyn Store) {
         let saved = match store.settings().await {
             Ok(s) => s,
@@ -128,20 +130,20 @@ impl Devices {
             }
         };
         let mut inner = self.lock();
+        let mut devices = HashMap::new();
         for (key, value) in saved.iter().filter(|(k, _)| k.starts_with(KEY_PREFIX)) {
             match serde_json::from_value::<Device>(value.clone()) {
                 Ok(device) => {
-                    inner.devices.insert(
-                        device.hash.clone(),
-                        Entry {
-                            device,
-                            saved: Instant::now(),
-                        },
-                    );
+                    let saved = inner
+                        .devices
+                        .get(&device.hash)
+                        .map_or_else(Instant::now, |e| e.saved);
+                    devices.insert(device.hash.clone(), Entry { device, saved });
                 }
                 Err(e) => tracing::warn!(key, error = %e, "ignoring an unreadable device"),
             }
         }
+        inner.devices = devices;
     }
 
     /// A new pairing code (32 hex digits) and how long it lives.

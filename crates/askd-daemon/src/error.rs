@@ -82,6 +82,16 @@ impl ApiError {
         )
     }
 
+    /// 503: the daemon cannot reach its database (team mode), so it serves nothing it could
+    /// not check against it.
+    pub fn database_unavailable() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database-unavailable",
+            "askd cannot reach its database right now and is reconnecting; nothing was changed and nothing stale is served. Try again in a few seconds",
+        )
+    }
+
     /// Maps a store failure for an operation on `ask_id`.
     pub fn store(e: StoreError, ask_id: &str) -> Self {
         match e {
@@ -96,6 +106,10 @@ impl ApiError {
             StoreError::StorageFull(m) => {
                 tracing::error!(error = %m, "the disk is full");
                 ApiError::storage_full()
+            }
+            StoreError::Unavailable(m) => {
+                tracing::error!(error = %m, "the database is unavailable");
+                ApiError::database_unavailable()
             }
             StoreError::Backend(m) => {
                 tracing::error!(error = %m, "store failure");

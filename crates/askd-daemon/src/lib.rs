@@ -31,6 +31,8 @@
 //! - [`settings`] — saved settings (the Settings page): `maxItems`, `virtualThreshold` and
 //!   `maxBodyBytes` in effect, changed without a restart.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
+//! - [`follow`] — team mode: other daemons' events (PostgreSQL `LISTEN`) into the hub, in
+//!   commit order; the hub is stale (503) while the database is out of reach.
 //! - [`notify`] — the notifier: new-ask messages and reminders to webhooks and the
 //!   desktop, with quiet hours, retries and per-sink status (started by [`server`]).
 //! - [`devices`] — paired devices (answering-only tokens, stored hashed) and pairing codes.
@@ -59,6 +61,7 @@ pub mod devices;
 pub mod diagram;
 pub mod error;
 pub mod fence;
+pub mod follow;
 pub mod http;
 pub mod hub;
 pub mod kinds;

@@ -3,7 +3,8 @@
 //!
 //! - **Session** ([`Locks::session`]): serialises one session's alignment writes
 //!   (`alignment.md` §4.7) — `report_drift`, `establish_baseline`, continuing and forking a
-//!   session — so the fold a write is planned against cannot change before it commits.
+//!   session — so the fold a write is planned against cannot change before it commits. On a
+//!   database shared by several daemons (team mode) it is the database's lock too.
 //!   Entries nobody holds are dropped on the next lock.
 //! - **Draft** ([`Locks::draft`]): every operation on one builder draft (`survey.md` §10);
 //!   entries are tiny and drafts never expire, so they stay.
@@ -20,6 +21,15 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+use askd_store::{Store, StoreResult};
+
+/// A held lock: this daemon's and, on a shared database, the database's (released in that
+/// order reversed: the database's first).
+pub struct Held {
+    _shared: Option<Box<dyn askd_store::Held>>,
+    _local: tokio::sync::OwnedMutexGuard<()>,
+}
 
 /// An async lock handed out per key.
 pub type KeyLock = Arc<tokio::sync::Mutex<()>>;
@@ -45,14 +55,20 @@ fn entry(map: &KeyLocks, key: &str) -> KeyLock {
 }
 
 impl Locks {
-    /// Waits for and holds the lock of `session`'s alignment writes.
-    pub async fn session(&self, session: &str) -> tokio::sync::OwnedMutexGuard<()> {
+    /// Waits for and holds the lock of `session`'s alignment writes: this daemon's, then the
+    /// database's ([`Store::hold`]: other daemons on a shared database wait too).
+    pub async fn session(&self, store: &dyn Store, session: &str) -> StoreResult<Held> {
         let lock = {
             let mut map = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
             map.retain(|_, l| Arc::strong_count(l) > 1);
             map.entry(session.to_string()).or_default().clone()
         };
-        lock.lock_owned().await
+        let local = lock.lock_owned().await;
+        let shared = store.hold(&format!("session:{session}")).await?;
+        Ok(Held {
+            _shared: shared,
+            _local: local,
+        })
     }
 
     /// The lock of the draft `slug`.
@@ -88,15 +104,25 @@ impl Locks {
 mod tests {
     use super::*;
 
+    /// On a database of its own (SQLite) a daemon's locks are its own: another daemon's
+    /// (another data directory's) on the same session id is free. On a shared PostgreSQL
+    /// database the store's `hold` joins them (askd-store's `tests/it/pg.rs`).
     #[tokio::test]
     async fn each_daemon_has_its_own_locks() {
+        let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let sa = askd_store::SqliteStore::open(&da.path().join("askd.db"))
+            .await
+            .unwrap();
+        let sb = askd_store::SqliteStore::open(&db.path().join("askd.db"))
+            .await
+            .unwrap();
         let (a, b) = (Locks::default(), Locks::default());
-        let _held = a.session("s").await;
-        // Another daemon's lock on the same session id is free.
-        let free = tokio::time::timeout(std::time::Duration::from_millis(50), b.session("s")).await;
+        let _held = a.session(&sa, "s").await.unwrap();
+        let wait = std::time::Duration::from_millis(50);
+        let free = tokio::time::timeout(wait, b.session(&sb, "s")).await;
         assert!(free.is_ok());
         // The same daemon's is not.
-        let busy = tokio::time::timeout(std::time::Duration::from_millis(50), a.session("s")).await;
+        let busy = tokio::time::timeout(wait, a.session(&sa, "s")).await;
         assert!(busy.is_err());
     }
 }

@@ -1,7 +1,9 @@
 //! Start-up, serving and shutdown of `askd serve`.
 //!
-//! Start: open the store (migrations), load or create the token (mode 0600), bind, write
-//! `daemon.json`, print the tokenised URL. On a full disk the start gives back the data
+//! Start: open the store (migrations) — the data directory's SQLite file, or with
+//! `databaseUrl` the team's PostgreSQL database, whose events this daemon then follows
+//! (`crate::follow`) — load or create the token (mode 0600), bind, write `daemon.json`,
+//! print the tokenised URL. On a full disk the start gives back the data
 //! directory's reserve ([`crate::reserve`]) to open the store and write `daemon.json`, then
 //! serves reads and answers writes with `507 storage-full`. Stop (SIGTERM, SIGINT or idle exit): stop
 //! accepting, give in-flight requests a short grace, checkpoint the database, remove
@@ -12,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use askd_store::{AskState, SqliteStore, StoreError};
+use askd_store::{AskState, PgEvents, PgStore, SqliteStore, Store, StoreError};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -138,15 +140,34 @@ pub async fn start_with(
     let dir_lock = lock_data_dir(&cfg.data_dir)?;
     let token = load_or_create_token(&cfg.data_dir)
         .map_err(|e| format!("cannot read or create the token file: {e}"))?;
-    let db = database_path(&cfg.data_dir);
-    // On a full disk, the start-up reserve gives back the space opening needs (crate::reserve).
-    let store = match SqliteStore::open(&db).await {
-        Err(StoreError::StorageFull(_)) if reserve::release(&cfg.data_dir) => {
-            SqliteStore::open(&db).await
+    let (store, team_events): (Arc<dyn Store>, Option<PgEvents>) = match &cfg.database_url {
+        // Team mode: the PostgreSQL database several daemons share; its notifications are
+        // listened to before the daemon serves (crate::follow).
+        Some(url) => {
+            let shown = crate::config::redact_url(url);
+            let pg = PgStore::open(url)
+                .await
+                .map_err(|e| format!("cannot open the database {shown} (databaseUrl): {e}"))?;
+            let events = pg
+                .listen()
+                .await
+                .map_err(|e| format!("cannot listen for the database's events on {shown}: {e}"))?;
+            (Arc::new(pg), Some(events))
         }
-        opened => opened,
-    }
-    .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+        None => {
+            let db = database_path(&cfg.data_dir);
+            // On a full disk, the start-up reserve gives back the space opening needs
+            // (crate::reserve).
+            let store = match SqliteStore::open(&db).await {
+                Err(StoreError::StorageFull(_)) if reserve::release(&cfg.data_dir) => {
+                    SqliteStore::open(&db).await
+                }
+                opened => opened,
+            }
+            .map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+            (Arc::new(store), None)
+        }
+    };
     let listener = TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -158,12 +179,11 @@ pub async fn start_with(
     tokio::task::spawn_blocking(crate::ui::precompress);
     let idle_exit = cfg.idle_exit;
     let data_dir = cfg.data_dir.clone();
-    let daemon = Arc::new(Daemon::new(
-        Arc::new(store),
-        cfg,
-        base_url.clone(),
-        token.clone(),
-    ));
+    let daemon = Arc::new(Daemon::new(store, cfg, base_url.clone(), token.clone()));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    if let Some(events) = team_events {
+        crate::follow::start(daemon.clone(), events, stop_rx.clone()).await?;
+    }
     daemon.load_saved_settings().await;
     daemon.devices.load(daemon.store.as_ref()).await;
     // Subscribed before the first request, so no new ask is missed.
@@ -185,14 +205,7 @@ pub async fn start_with(
     .map_err(|e| format!("cannot write {}: {e}", info_path.display()))?;
     reserve::ensure(&data_dir);
 
-    let (stop_tx, stop_rx) = watch::channel(false);
-    tokio::spawn(crate::notify::run(
-        daemon.store.clone(),
-        notify_events,
-        daemon.notify.subscribe(),
-        daemon.notify.status().clone(),
-        stop_rx.clone(),
-    ));
+    tokio::spawn(notifier(daemon.clone(), notify_events, stop_rx.clone()));
     let app = router_with(daemon.clone(), mount(&daemon));
     let task = {
         let daemon = daemon.clone();
@@ -237,6 +250,43 @@ pub async fn start_with(
 }
 
 /// Stops the daemon after `idle` with no request and nothing pending.
+/// The notifier (`crate::notify`). In team mode one daemon sends for the whole team: the
+/// one holding the database lock `notifier` (the others wait for it, and one takes over when
+/// its holder stops); it follows the hub from the moment it holds the lock, so asks already
+/// pending then get reminders, not a second "new ask" message. Alone on SQLite it starts at
+/// once with `events`, subscribed before the first request.
+async fn notifier(
+    daemon: Arc<Daemon>,
+    events: tokio::sync::broadcast::Receiver<askd_store::Event>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let (held, events) = if daemon.settings.database_url.is_some() {
+        drop(events);
+        let held = tokio::select! {
+            _ = stop.wait_for(|s| *s) => return,
+            h = daemon.store.hold("notifier") => h,
+        };
+        match held {
+            Ok(h) => (h, daemon.hub.subscribe()),
+            Err(e) => {
+                tracing::error!(error = %e, "no notifications from this daemon: cannot take the team's notifier lock");
+                return;
+            }
+        }
+    } else {
+        (None, events)
+    };
+    crate::notify::run(
+        daemon.store.clone(),
+        events,
+        daemon.notify.subscribe(),
+        daemon.notify.status().clone(),
+        stop,
+    )
+    .await;
+    drop(held);
+}
+
 async fn idle_watch(daemon: Arc<Daemon>, idle: Duration, stop: watch::Sender<bool>) {
     let tick = (idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(30));
     loop {

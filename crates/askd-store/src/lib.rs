@@ -5,8 +5,12 @@
 //! - [`model`] — the plain data the store takes and returns.
 //! - [`sqlite`] — the embedded SQLite backend (WAL, `synchronous=FULL`, foreign keys,
 //!   embedded migrations run at open).
+//! - [`pg`] — the PostgreSQL backend (team mode: several daemons on one database; writes
+//!   serialised by an advisory lock so events commit in seq order, each event notified on
+//!   `askd_events`).
 //! - [`conformance`] (feature `conformance`) — the behaviour every backend must show, as one
-//!   suite of async checks a backend's tests call unchanged.
+//!   suite of async checks a backend's tests call unchanged; [`pg_test`] (same feature) gives
+//!   tests a PostgreSQL server and a fresh database each.
 //!
 //! # Invariants
 //! - Only this crate knows SQL. Callers see [`Store`] and the [`model`] types.
@@ -20,12 +24,16 @@
 //!   pass JSON the store keeps verbatim.
 
 pub mod model;
+pub mod pg;
 pub mod sqlite;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "conformance")]
+pub mod pg_test;
 
 pub use model::*;
+pub use pg::{PgEvents, PgStore};
 pub use sqlite::SqliteStore;
 
 /// The current instant as RFC 3339 UTC with milliseconds: askd's timestamp format.
@@ -50,6 +58,10 @@ pub enum StoreError {
     /// The disk (or the volume's quota) is full: nothing was written. Reads still work.
     /// SQLite's `SQLITE_FULL` and the OS's `ENOSPC` land here; the message is the backend's.
     StorageFull(String),
+    /// The database cannot be reached right now (PostgreSQL: the connection was refused or
+    /// cut, the server is shutting down or restarting, the pool timed out): nothing was
+    /// written by this call; trying again later may succeed. SQLite never returns it.
+    Unavailable(String),
     /// The backend failed (I/O, corruption, …). The message never holds a secret.
     Backend(String),
 }
@@ -62,6 +74,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Conflict(m) => write!(f, "conflict: {m}"),
             StoreError::UnknownSession(s) => write!(f, "unknown session {s:?}"),
             StoreError::StorageFull(m) => write!(f, "the disk is full: {m}"),
+            StoreError::Unavailable(m) => write!(f, "the database is unavailable: {m}"),
             StoreError::Backend(m) => write!(f, "store backend error: {m}"),
         }
     }
@@ -70,6 +83,9 @@ impl std::fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A lock held across daemons ([`Store::hold`]): released when dropped.
+pub trait Held: Send + Sync {}
 
 /// The one store interface. Both backends (SQLite now, PostgreSQL for team mode) implement
 /// it and pass [`conformance`].
@@ -223,6 +239,17 @@ pub trait Store: Send + Sync + 'static {
     /// status `launched` and the ask's id, and `draft.updated` (`event`, with `askId` set to
     /// that id) is appended after the ask's events.
     async fn launch_draft(&self, ask: NewAsk, draft: Draft, event: Value) -> StoreResult<Created>;
+
+    /// Holds the lock named `key` for every process on this database until the returned
+    /// guard drops, waiting for it when another holds it. A backend one daemon owns
+    /// (SQLite: the data directory's lock admits one daemon, whose own in-process locks
+    /// serialise it) holds nothing and returns `None`; PostgreSQL takes an advisory lock, so
+    /// daemons sharing the database serialise what one daemon serialises in process (a
+    /// session's alignment writes, a review's settle with its persist file).
+    async fn hold(&self, key: &str) -> StoreResult<Option<Box<dyn Held>>> {
+        let _ = key;
+        Ok(None)
+    }
 
     /// Flushes the write-ahead log into the main database file (graceful shutdown).
     async fn checkpoint(&self) -> StoreResult<()>;

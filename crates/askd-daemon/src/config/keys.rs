@@ -42,6 +42,7 @@ pub(super) enum Key {
     Mode,
     Section,
     PublicUrl,
+    DatabaseUrl,
     After,
     RemindEvery,
     QuietHours,
@@ -65,6 +66,8 @@ pub(super) enum Kind {
     Section,
     /// An absolute http(s) URL (`publicUrl`).
     Url,
+    /// A `postgres://` URL (`databaseUrl`); it may carry a password, so no message shows it.
+    DatabaseUrl,
     /// `90s`, `10m`, `2h` or seconds ([`Span`]).
     Span,
     /// `HH:MM-HH:MM` ([`QuietHours`]).
@@ -228,6 +231,15 @@ pub(super) const KEYS: &[KeyDef] = &[
         env: "ASKD_PUBLIC_URL",
         flag: "public-url",
         kind: Kind::Url,
+        file_only: false,
+    },
+    KeyDef {
+        key: Key::DatabaseUrl,
+        table: None,
+        name: "databaseUrl",
+        env: "ASKD_DATABASE_URL",
+        flag: "database-url",
+        kind: Kind::DatabaseUrl,
         file_only: false,
     },
     KeyDef {

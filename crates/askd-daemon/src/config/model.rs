@@ -331,6 +331,13 @@ pub struct Config {
     /// slash: links in notifications and the pairing link use it; `None` = the bound address.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_url: Option<String>,
+    /// `databaseUrl`: the PostgreSQL database of a team (several daemons on one database);
+    /// `None` = the data directory's SQLite file. Serialised with its password hidden.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_redacted_url"
+    )]
+    pub database_url: Option<String>,
     pub survey: SurveyConfig,
     #[serde(rename = "batch_review")]
     pub batch_review: BatchReviewConfig,
@@ -349,11 +356,36 @@ impl Default for Config {
             idle_exit: 0,
             elicitation: Elicitation::Auto,
             public_url: None,
+            database_url: None,
             survey: SurveyConfig::default(),
             batch_review: BatchReviewConfig::default(),
             alignment: AlignmentConfig::default(),
             notify: NotifyConfig::default(),
         }
+    }
+}
+
+/// A URL with its password replaced by `***` (a config dump never shows it).
+fn serialize_redacted_url<S: serde::Serializer>(
+    url: &Option<String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match url {
+        Some(u) => s.serialize_str(&redact_url(u)),
+        None => s.serialize_none(),
+    }
+}
+
+/// `url` with its password (if any) replaced by `***`, for messages and dumps.
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                let _ = u.set_password(Some("***"));
+            }
+            u.to_string()
+        }
+        Err(_) => "<not a URL>".to_string(),
     }
 }
 

@@ -167,6 +167,12 @@ const SETTINGS: &[Case] = &[
         "https://askd.example.ts.net/",
         |c| c.public_url.as_deref() == Some("https://askd.example.ts.net"),
     ),
+    (
+        "databaseUrl",
+        "\"postgres://askd:pw@db.example:5432/askd\"",
+        "postgres://askd:pw@db.example:5432/askd",
+        |c| c.database_url.as_deref() == Some("postgres://askd:pw@db.example:5432/askd"),
+    ),
     ("after", "\"2s\"", "2s", |c| c.notify.after == Span(2)),
     ("remindEvery", "\"1h\"", "1h", |c| {
         c.notify.remind_every == Span(3600)
@@ -263,6 +269,45 @@ fn notify_values() {
     contains_all(
         &m,
         &["[notify] has unknown key \"before\"", "after, remindEvery"],
+    );
+}
+
+/// `databaseUrl` takes PostgreSQL URLs only, and no message or dump shows its password.
+#[test]
+fn database_url_is_checked_and_its_password_never_shown() {
+    let m = err(from_file(
+        "databaseUrl = \"mysql://u:s3cret@db.example/askd\"\n",
+    ));
+    contains_all(&m, &["databaseUrl", "not a PostgreSQL URL", "postgres://"]);
+    assert!(!m.contains("s3cret"), "{m}");
+    let m = err(from_env(&[(
+        "ASKD_DATABASE_URL",
+        "postgres://u:s3cret@/askd",
+    )]));
+    contains_all(&m, &["ASKD_DATABASE_URL", "empty host", "postgres://"]);
+    assert!(!m.contains("s3cret"), "{m}");
+    let m = err(from_env(&[("ASKD_DATABASE_URL", "postgres:/askd")]));
+    contains_all(&m, &["ASKD_DATABASE_URL", "has no host"]);
+    let m = err(from_flags(&[("database-url", "not a url s3cret")]));
+    contains_all(&m, &["--database-url", "is not a URL"]);
+    assert!(!m.contains("s3cret"), "{m}");
+    let m = err(from_file("databaseUrl = 5\n"));
+    contains_all(&m, &["databaseUrl", "postgres://askd@db.example/askd"]);
+    let c = from_env(&[("ASKD_DATABASE_URL", "postgresql://u:s3cret@db.example/askd")]).unwrap();
+    assert_eq!(
+        c.database_url.as_deref(),
+        Some("postgresql://u:s3cret@db.example/askd")
+    );
+    let dump = toml::to_string(&c).unwrap();
+    assert!(
+        dump.contains("databaseUrl = \"postgresql://u:***@db.example/askd\""),
+        "{dump}"
+    );
+    assert!(!dump.contains("s3cret"), "{dump}");
+    assert_eq!(
+        Config::default().database_url,
+        None,
+        "SQLite is the default"
     );
 }
 

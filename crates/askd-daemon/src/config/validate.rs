@@ -74,8 +74,8 @@ impl Src<'_> {
     /// The setting with its value, as written in this source.
     pub(super) fn label(self, def: &KeyDef, raw: &Raw<'_>) -> String {
         let name = self.name(def);
-        // A section is long; webhook URLs may carry secrets: name the key only.
-        if matches!(def.kind, Kind::Section | Kind::Webhooks) {
+        // A section is long; webhook and database URLs may carry secrets: name the key only.
+        if matches!(def.kind, Kind::Section | Kind::Webhooks | Kind::DatabaseUrl) {
             return name;
         }
         match (self, raw) {
@@ -104,6 +104,7 @@ pub(super) fn expected(kind: Kind) -> &'static str {
         Kind::Language | Kind::Mode | Kind::Elicitation | Kind::Section => "a string",
         Kind::Hosts => "an array of host-name strings",
         Kind::Url => "a URL string such as \"https://askd.example.ts.net\"",
+        Kind::DatabaseUrl => "a URL string such as \"postgres://askd@db.example/askd\"",
         Kind::Span => "a string such as \"90s\", \"10m\" or \"2h\" (or an integer of seconds)",
         Kind::Quiet => "a string \"HH:MM-HH:MM\" such as \"22:00-07:00\"",
         Kind::Webhooks => "an array of tables [[notify.webhook]] with url and format",
@@ -260,6 +261,16 @@ pub(super) fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Va
                 .map(Val::Url)
                 .map_err(|why| ConfigError::new(format!("{} {why}", label())))
         }
+        Kind::DatabaseUrl => {
+            let s = match raw {
+                Raw::Toml(toml::Value::String(s)) => s.as_str(),
+                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+                Raw::Text(s) => s,
+            };
+            check_database_url(s)
+                .map(Val::Url)
+                .map_err(|why| ConfigError::new(format!("{} {why}", label())))
+        }
         Kind::Span => {
             let parsed = match raw {
                 Raw::Toml(toml::Value::String(s)) => Span::parse(s),
@@ -361,6 +372,26 @@ pub(super) fn check_url(s: &str, query_ok: bool) -> Result<String, String> {
     } else {
         s.trim_end_matches('/').to_string()
     })
+}
+
+/// A PostgreSQL connection URL: `postgres://` or `postgresql://` with a host (user, password,
+/// port, database and query parameters such as `sslmode` as PostgreSQL takes them). The
+/// messages never repeat the URL: it may hold a password.
+pub(super) fn check_database_url(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let u = url::Url::parse(s).map_err(|e| {
+        format!("is not a URL ({e}) — write a PostgreSQL URL such as postgres://askd:PASSWORD@db.example:5432/askd")
+    })?;
+    if !matches!(u.scheme(), "postgres" | "postgresql") {
+        return Err(format!(
+            "is not a PostgreSQL URL (scheme {:?}) — write postgres://USER:PASSWORD@HOST:PORT/DATABASE, or leave databaseUrl unset for the local SQLite database",
+            u.scheme()
+        ));
+    }
+    if u.host_str().is_none_or(str::is_empty) {
+        return Err("has no host — write postgres://USER:PASSWORD@HOST:PORT/DATABASE".to_string());
+    }
+    Ok(s.to_string())
 }
 
 /// `[[notify.webhook]]` tables (`url`, `format`, `name`), or as text `FORMAT=URL` entries
@@ -496,6 +527,7 @@ pub(super) fn set(cfg: &mut Config, key: Key, val: Val) {
         (Key::Mode, Val::Mode(m)) => cfg.alignment.mode = m,
         (Key::Section, Val::Text(s)) => cfg.alignment.section = Some(s),
         (Key::PublicUrl, Val::Url(u)) => cfg.public_url = Some(u),
+        (Key::DatabaseUrl, Val::Url(u)) => cfg.database_url = Some(u),
         (Key::After, Val::Span(d)) => cfg.notify.after = d,
         (Key::RemindEvery, Val::Span(d)) => cfg.notify.remind_every = d,
         (Key::QuietHours, Val::Quiet(q)) => cfg.notify.quiet_hours = q,

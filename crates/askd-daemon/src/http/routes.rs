@@ -1,6 +1,6 @@
 //! The one place the daemon's HTTP surface is assembled: every route, the fallbacks, and
-//! the layers in front of them (the fence, the SVG CSP). Handler modules never import this
-//! one back.
+//! the layers in front of them (the fence, the team-mode staleness gate, the SVG CSP).
+//! Handler modules never import this one back.
 
 use std::sync::Arc;
 
@@ -86,10 +86,36 @@ pub fn fenced(routes: Router<Arc<Daemon>>, daemon: Arc<Daemon>) -> Router {
     routes
         .layer(axum::middleware::from_fn_with_state(
             daemon.clone(),
+            current,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            daemon.clone(),
             fence::fence,
         ))
         .layer(axum::middleware::map_response(ui::svg_csp))
         .with_state(daemon)
+}
+
+/// Behind the fence: while the hub is stale (team mode, the database out of reach — see
+/// `crate::follow`), the API and `/mcp` answer 503 `database-unavailable` instead of serving
+/// state that may be out of date. The page and its files are still served (the page shows
+/// its reconnecting banner).
+async fn current(
+    axum::extract::State(d): axum::extract::State<Arc<Daemon>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let path = req.uri().path();
+    let gated = path.starts_with("/api/") || path == "/mcp" || path.starts_with("/mcp/");
+    if gated && let Some(why) = d.hub.stale() {
+        tracing::debug!(
+            why,
+            path,
+            "answering 503 while the database is out of reach"
+        );
+        return ApiError::database_unavailable().into_response();
+    }
+    next.run(req).await
 }
 
 /// A known API route with a method it does not serve: the one JSON error shape.

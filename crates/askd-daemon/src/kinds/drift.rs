@@ -94,7 +94,11 @@ impl Daemon {
                 "-",
             ));
         }
-        let _guard = self.locks.session(session).await;
+        let _guard = self
+            .locks
+            .session(self.store.as_ref(), session)
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
         let state = self.alignment().state_without_decisions(session).await?;
         match call {
             DriftCall::Resume(id) => self.resume_drift(session, &state, &id).await,

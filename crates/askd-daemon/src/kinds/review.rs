@@ -152,6 +152,12 @@ impl Daemon {
     {
         let lock = self.locks.review_settle(ask_id);
         let _guard = lock.lock().await;
+        // Other daemons on a shared database too: a losing submit there writes no file.
+        let _shared = self
+            .store
+            .hold(&format!("review-settle:{ask_id}"))
+            .await
+            .map_err(|e| ApiError::store(e, ask_id))?;
         let ask = self.load(ask_id).await?;
         if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));

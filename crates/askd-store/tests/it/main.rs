@@ -2,5 +2,6 @@
 //! each file below is a module; helpers shared between them are in `common*`.
 
 mod bytes;
+mod pg;
 mod sqlite;
 mod upgrade;

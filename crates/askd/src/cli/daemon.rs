@@ -92,7 +92,11 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
             "dataDir": paths.data_dir,
             "configFile": paths.config_file,
             "configFileExists": paths.config_file.exists(),
-            "database": paths.db_file(),
+            // Team mode's PostgreSQL (password hidden), else the SQLite file.
+            "database": match config.as_ref().ok().and_then(|(_, c)| c.database_url.as_deref()) {
+                Some(url) => json!(config::redact_url(url)),
+                None => json!(paths.db_file()),
+            },
             "databaseExists": paths.db_file().exists(),
             "token": paths.token_file(),
             "tokenMode": token_mode,

@@ -21,6 +21,7 @@ mod mcp_stdio_hardening;
 mod remote_mcp;
 mod review_cli;
 mod review_mcp;
+mod team;
 mod tidy;
 
 /// `/mcp`, mounted beside the daemon's routes by the daemon tests' helpers (`common_daemon`).

@@ -1,0 +1,476 @@
+//! Team mode end to end (issue 17): several `askd serve` processes on one PostgreSQL
+//! database (`databaseUrl`, here through `ASKD_DATABASE_URL`), each with its own data
+//! directory. A settle through one daemon wakes a waiter on another (PostgreSQL
+//! `LISTEN`/`NOTIFY`), concurrent submits through two daemons settle once, another daemon
+//! returns the answer after one is SIGKILLed mid-wait, event streams carry the other
+//! daemons' events in commit order, and a database restart loses nothing acknowledged while
+//! the daemons answer 503 (never stale state, never a 500) until they are back.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use askd_store::pg_test;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+struct Daemon {
+    child: Child,
+    url: String,
+    token: String,
+    _home: tempfile::TempDir,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `askd serve` on `database_url` with a data directory of its own.
+fn start(database_url: &str) -> Daemon {
+    start_with(database_url, &[])
+}
+
+/// [`start`] with more environment (configuration keys as `ASKD_*`).
+fn start_with(database_url: &str, env: &[(&str, &str)]) -> Daemon {
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_askd"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("ASKD_HOME", home.path())
+        .env("ASKD_DATABASE_URL", database_url)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn askd serve");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(info) = read_info(home.path())
+            && info["pid"] == child.id()
+        {
+            let token = std::fs::read_to_string(home.path().join("token")).unwrap();
+            return Daemon {
+                url: info["url"].as_str().unwrap().to_string(),
+                token: token.trim().to_string(),
+                child,
+                _home: home,
+            };
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("askd serve exited at start: {status}");
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("askd serve did not start");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn read_info(home: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(home.join("daemon.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+impl Daemon {
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut req = reqwest::Client::new()
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(&self.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.expect("daemon answers");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Creates a one-question ask; returns its id.
+    async fn ask(&self, question: &str) -> String {
+        let args = json!({"questions": [{"id": "db", "question": question, "options": [
+            {"label": "SQLite"}, {"label": "PostgreSQL"}
+        ]}]});
+        let (status, body) = self
+            .call(
+                Method::POST,
+                "/api/asks",
+                Some(json!({"kind": "questions", "args": args})),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        body["ask_id"].as_str().unwrap().to_string()
+    }
+
+    async fn submit(&self, id: &str, choice: &str) -> (u16, Value) {
+        self.call(
+            Method::POST,
+            &format!("/api/asks/{id}/submit"),
+            Some(json!({"answers": [{"id": "db", "selected": [choice]}]})),
+        )
+        .await
+    }
+
+    /// A wait in the background, as `await_answer` does it.
+    fn wait(&self, id: &str, timeout_s: u32) -> tokio::task::JoinHandle<(u16, Value, Instant)> {
+        let url = format!("{}/api/asks/{id}/wait?timeout_s={timeout_s}", self.url);
+        let token = self.token.clone();
+        tokio::spawn(async move {
+            let r = reqwest::Client::new()
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("wait answers");
+            let status = r.status().as_u16();
+            let body = r.json().await.unwrap_or(Value::Null);
+            (status, body, Instant::now())
+        })
+    }
+}
+
+/// Until the wait has registered with its daemon's hub (its first store read happens on
+/// arrival): a short pause, the same for every round.
+async fn settle_in() {
+    tokio::time::sleep(Duration::from_millis(150)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settle_on_one_daemon_wakes_a_waiter_on_another() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let mut wakes = Vec::new();
+    for round in 0..20 {
+        let id = a.ask(&format!("Which database, round {round}?")).await;
+        let waiting = a.wait(&id, 30);
+        settle_in().await;
+        let (status, body) = b.submit(&id, "PostgreSQL").await;
+        let submitted = Instant::now();
+        assert_eq!(status, 200, "{body}");
+        let (status, result, woke) = waiting.await.unwrap();
+        assert_eq!(status, 200, "{result}");
+        assert_eq!(result["outcome"], "answered", "{result}");
+        assert_eq!(result["answers"][0]["selected"][0], "PostgreSQL");
+        wakes.push(woke.saturating_duration_since(submitted));
+    }
+    wakes.sort();
+    let p50 = wakes[wakes.len() / 2];
+    let max = wakes[wakes.len() - 1];
+    eprintln!(
+        "team wake latency (B's submit answered -> A's waiter answered), 20 rounds: p50 {p50:?}, max {max:?}"
+    );
+    assert!(
+        max < Duration::from_secs(5),
+        "a waiter woke late: {wakes:?}"
+    );
+    // Each daemon reads the same truth.
+    let mut lists = Vec::new();
+    for d in [&a, &b] {
+        let (_, list) = d.call(Method::GET, "/api/asks?state=settled", None).await;
+        let rows: Vec<(Value, Value)> = list["asks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["id"].clone(), r["outcome"].clone()))
+            .collect();
+        lists.push(rows);
+    }
+    assert_eq!(lists[0].len(), 20, "{lists:?}");
+    assert_eq!(lists[0], lists[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_submits_on_two_daemons_settle_once() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    for round in 0..10 {
+        let id = a.ask(&format!("Race {round}?")).await;
+        let (ra, rb) = tokio::join!(a.submit(&id, "SQLite"), b.submit(&id, "PostgreSQL"));
+        let mut statuses = [ra.0, rb.0];
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "round {round}: {ra:?} {rb:?}");
+        let winner = if ra.0 == 200 { "SQLite" } else { "PostgreSQL" };
+        for d in [&a, &b] {
+            let (_, ask) = d.call(Method::GET, &format!("/api/asks/{id}"), None).await;
+            assert_eq!(ask["state"], "settled");
+            assert_eq!(ask["result"]["answers"][0]["selected"][0], winner, "{ask}");
+        }
+        let (_, records) = b
+            .call(Method::GET, "/api/records?kind=questions", None)
+            .await;
+        let n = records["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["askId"] == id.as_str() || r["ask_id"] == id.as_str())
+            .count();
+        assert_eq!(n, 1, "one record for {id}: {records}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_sigkill_mid_wait_another_daemon_returns_the_answer() {
+    let db = pg_test::cluster().database().await;
+    let mut a = start(&db.url);
+    let b = start(&db.url);
+    let c = start(&db.url);
+    let id = a.ask("Which database, after the crash?").await;
+    let waiting = a.wait(&id, 30);
+    settle_in().await;
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let (status, _, _) = waiting.await.unwrap_or((0, Value::Null, Instant::now()));
+    assert_ne!(status, 200, "A died before any answer");
+    let resumed = c.wait(&id, 30);
+    settle_in().await;
+    let (status, body) = b.submit(&id, "SQLite").await;
+    assert_eq!(status, 200, "{body}");
+    let (status, result, _) = resumed.await.unwrap();
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(result["outcome"], "answered");
+    assert_eq!(result["answers"][0]["selected"][0], "SQLite");
+    // Delivered once, in the database: the ask is not undelivered on any daemon.
+    let (_, ask) = b.call(Method::GET, &format!("/api/asks/{id}"), None).await;
+    assert_eq!(ask["state"], "settled", "{ask}");
+}
+
+/// B's event stream carries the events committed through A, in commit order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_stream_carries_another_daemons_events_in_order() {
+    use futures_util::StreamExt;
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let resp = reqwest::Client::new()
+        .get(format!("{}/api/events", b.url))
+        .bearer_auth(&b.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let mut body = resp.bytes_stream();
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let id = a.ask(&format!("Stream {i}?")).await;
+        let (status, _) = a.submit(&id, "SQLite").await;
+        assert_eq!(status, 200);
+        ids.push(id);
+    }
+    // Read until the three settles have arrived.
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while text.matches("event: ask.settled").count() < 3 {
+        let chunk = tokio::time::timeout_at(deadline, body.next())
+            .await
+            .expect("B's stream carried A's events")
+            .unwrap()
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let seqs: Vec<i64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order: {seqs:?}");
+    let kinds: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("event: "))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "ask.created",
+            "ask.settled",
+            "ask.created",
+            "ask.settled",
+            "ask.created",
+            "ask.settled"
+        ],
+        "{text}"
+    );
+    for id in &ids {
+        assert!(text.contains(id.as_str()), "{id} in {text}");
+    }
+}
+
+/// PostgreSQL stopped and started again mid-run: the daemons answer 503 while it is away
+/// (never a 500, never stale state), reconnect, and nothing acknowledged before it is lost;
+/// a waiter registered before the outage is woken by a settle made after it, through the
+/// other daemon.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_restart_loses_nothing_acknowledged() {
+    let cluster = match pg_test::private() {
+        Ok(c) => c,
+        Err(e) => panic!("this test restarts its own PostgreSQL: {e}"),
+    };
+    let db = cluster.database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let before = a.ask("Acknowledged before the restart?").await;
+    let waiting = a.wait(&before, 60);
+    settle_in().await;
+
+    // Stop PostgreSQL: A must answer 503 database-unavailable (never a 500, never the
+    // state it read before) until it is back.
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop();
+        cluster
+    })
+    .await
+    .unwrap();
+    let path = format!("/api/asks/{before}");
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !seen.iter().any(|(s, _): &(u16, Value)| *s == 503) && Instant::now() < deadline {
+        let (status, body) = a.call(Method::GET, &path, None).await;
+        seen.push((status, body["code"].clone()));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let down = a.call(Method::GET, &path, None).await;
+    assert_eq!(
+        (down.0, &down.1["code"]),
+        (503, &json!("database-unavailable")),
+        "while the database is down: {seen:?} then {down:?}"
+    );
+    let created = a
+        .call(
+            Method::POST,
+            "/api/asks",
+            Some(json!({"kind": "questions", "args": {"questions": [{"id": "x", "question": "Lost?"}]}})),
+        )
+        .await;
+    assert_eq!(created.0, 503, "nothing is accepted unwritten: {created:?}");
+    let _cluster = tokio::task::spawn_blocking(move || {
+        cluster.start_again();
+        cluster
+    })
+    .await
+    .unwrap();
+    // Back: A answers again once it has re-read what it missed.
+    let mut back = None;
+    for _ in 0..200 {
+        let r = a.call(Method::GET, &path, None).await;
+        assert!(
+            r.0 == 200 || (r.0 == 503 && r.1["code"] == "database-unavailable"),
+            "{r:?}"
+        );
+        if r.0 == 200 {
+            back = Some(r.1);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ask = back.expect("A is back after the restart");
+    assert_eq!(ask["state"], "pending", "{ask}");
+
+    // The ask made before the restart is there, on both daemons; B settles it; A's waiter wakes.
+    let mut submitted = None;
+    for _ in 0..100 {
+        let r = b.submit(&before, "PostgreSQL").await;
+        if r.0 != 503 {
+            submitted = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = submitted.expect("B is back");
+    assert_eq!(status, 200, "{body}");
+    let (status, result, _) = waiting.await.unwrap();
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(result["answers"][0]["selected"][0], "PostgreSQL");
+    let after = a.ask("Written after the restart?").await;
+    let (status, ask) = b
+        .call(Method::GET, &format!("/api/asks/{after}"), None)
+        .await;
+    assert_eq!((status, &ask["state"]), (200, &json!("pending")), "{ask}");
+}
+
+/// The requests a webhook receiver on loopback got (their bodies).
+async fn receiver() -> (std::sync::Arc<std::sync::Mutex<Vec<String>>>, String) {
+    use std::sync::{Arc, Mutex};
+    let got: Arc<Mutex<Vec<String>>> = Arc::default();
+    let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(
+                |axum::extract::State(got): axum::extract::State<Arc<Mutex<Vec<String>>>>,
+                 body: String| async move {
+                    got.lock().unwrap().push(body);
+                    "ok"
+                },
+            ),
+        )
+        .with_state(got.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (got, url)
+}
+
+/// Notifications in team mode: two daemons with the same webhook send one message per new
+/// ask between them (one notifier per database, behind the lock `notifier`), and when the
+/// daemon that sends stops, the other takes over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_daemons_send_one_message_per_new_ask_and_one_takes_over() {
+    let db = pg_test::cluster().database().await;
+    let (got, hook) = receiver().await;
+    let webhook = format!("json={hook}");
+    let env = [
+        ("ASKD_NOTIFY_WEBHOOK", webhook.as_str()),
+        ("ASKD_NOTIFY_DESKTOP", "false"),
+    ];
+    let a = start_with(&db.url, &env);
+    let b = start_with(&db.url, &env);
+    let count = |id: &str| {
+        got.lock()
+            .unwrap()
+            .iter()
+            .filter(|b| b.contains(id))
+            .count()
+    };
+    let wait_for = |id: String, n: usize| {
+        let got = got.clone();
+        async move {
+            let until = Instant::now() + Duration::from_secs(15);
+            while got
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|b| b.contains(&id))
+                .count()
+                < n
+                && Instant::now() < until
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let on_a = a.ask("Asked through A?").await;
+    let on_b = b.ask("Asked through B?").await;
+    wait_for(on_a.clone(), 1).await;
+    wait_for(on_b.clone(), 1).await;
+    // Time for a second message, were there one.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        (count(&on_a), count(&on_b)),
+        (1, 1),
+        "{:?}",
+        got.lock().unwrap()
+    );
+    // Whichever daemon sends stops: the other takes the lock and announces the next ask.
+    drop(a);
+    drop(b);
+    let c = start_with(&db.url, &env);
+    let d = start_with(&db.url, &env);
+    drop(c);
+    let later = d.ask("Asked after a daemon left?").await;
+    wait_for(later.clone(), 1).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(count(&later), 1, "{:?}", got.lock().unwrap());
+}
