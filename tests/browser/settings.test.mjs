@@ -204,17 +204,26 @@ test('the theme follows the system until Settings pins Light or Dark, in every t
   await context.close();
 });
 
-test('the elicitation setting is shown read-only with where it comes from', async () => {
+test('the elicitation setting is saved from the page over the configuration, and reset', async () => {
   const { context, page, problems } = await openContext(browser, daemon);
   await page.goto(`${daemon.url}/settings`);
-  await page.waitForSelector('.st-elicitation');
-  assert.equal(await page.textContent('.st-elicitation-value'), 'url');
-  const hint = await page.textContent('.st-elicitation .st-hint');
-  assert.match(hint, /From the configuration: ASKD_ELICITATION/);
-  assert.match(hint, /Read-only here/);
-  assert.equal(await page.locator('.st-elicitation input, .st-elicitation select').count(), 0);
-  const api = (await daemon.api('GET', '/api/settings')).body.elicitation;
-  assert.equal(api.value, 'url');
+  await page.waitForSelector('.st-elicitation select');
+  assert.equal(await page.inputValue('.st-elicitation select'), 'url');
+  assert.match(await page.textContent('.st-elicitation-layer'), /From the configuration: ASKD_ELICITATION/);
+  await page.selectOption('.st-elicitation select', 'off');
+  await page.waitForSelector('.st-elicitation-layer:has-text("Saved here")');
+  assert.match(await page.textContent('.st-status'), /next ask of every connected agent/);
+  let api = (await daemon.api('GET', '/api/settings')).body.elicitation;
+  assert.deepEqual([api.value, api.layer, api.saved, api.config], ['off', 'saved', 'off', 'url']);
+  // A wrong value through the API is refused, naming the key.
+  const bad = await daemon.api('PUT', '/api/settings', { elicitation: 'sometimes' });
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.errors[0].path, 'elicitation');
+  await page.click('.st-elicitation-reset');
+  await page.waitForSelector('.st-elicitation-layer:has-text("From the configuration")');
+  assert.equal(await page.inputValue('.st-elicitation select'), 'url');
+  api = (await daemon.api('GET', '/api/settings')).body.elicitation;
+  assert.deepEqual([api.value, api.layer, api.saved], ['url', 'config', null]);
   assert.deepEqual(problems, []);
   await context.close();
 });

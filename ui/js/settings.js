@@ -136,17 +136,30 @@ export class SettingsPage {
       this.alert));
   }
 
-  // `elicitation` (clients.md §3), read-only: each `askd mcp` reads it when it starts.
+  // `elicitation` (clients.md §3): saved on change; every adapter reads it before each ask.
   elicitationRow() {
     const e = this.elicitation;
     if (!e) return null;
-    const from = e.layer === 'config'
-      ? t('settings.layer.config', { source: (e.source && e.source.source) || 'askd.toml' })
-      : t('settings.layer.default');
-    return h('div', { class: 'st-row st-elicitation' },
-      h('span', { class: 'st-label' }, t('settings.elicitation')),
-      h('code', { class: 'st-elicitation-value' }, e.value),
-      h('p', { class: 'muted st-hint' }, from, ' · ', t('settings.elicitationHint')));
+    const id = nextId('st');
+    let from;
+    if (e.layer === 'saved') from = t('settings.layer.saved', { config: e.config });
+    else if (e.layer === 'config') from = t('settings.layer.config', { source: (e.source && e.source.source) || 'askd.toml' });
+    else from = t('settings.layer.default');
+    const select = h('select', { id, class: 'st-lang st-elicitation-select', name: 'elicitation' },
+      ['auto', 'form', 'url', 'off'].map((v) => {
+        const o = h('option', { value: v }, t(`settings.elicitation.${v}`));
+        if (v === e.value) o.selected = true;
+        return o;
+      }));
+    select.addEventListener('change', () => this.send({ elicitation: select.value }));
+    const reset = e.layer === 'saved'
+      ? h('button', { type: 'button', class: 'btn small st-reset st-elicitation-reset', onclick: () => this.send({ elicitation: null }) }, t('settings.reset'))
+      : null;
+    return h('div', { class: 'st-row st-elicitation', 'data-key': 'elicitation' },
+      h('label', { for: id, class: 'st-label' }, t('settings.elicitation'), ' ', h('code', null, 'elicitation')),
+      h('div', { class: 'st-control' }, select, reset),
+      h('p', { class: 'muted st-hint' }, t('settings.elicitationHint')),
+      h('p', { class: 'muted st-meta' }, h('span', { class: `st-layer layer-${e.layer} st-elicitation-layer` }, from)));
   }
 
   notifySection() {
@@ -257,8 +270,9 @@ export class SettingsPage {
     try {
       const v = await api('PUT', '/api/settings', body);
       this.keys = v.settings || [];
+      this.elicitation = v.elicitation || this.elicitation;
       this.render();
-      this.status.textContent = t('settings.saved');
+      this.status.textContent = t('elicitation' in body ? 'settings.elicitation.saved' : 'settings.saved');
     } catch (e) {
       this.saveBtn.disabled = false;
       const errors = (e.body && e.body.errors) || [];

@@ -62,8 +62,8 @@ pub struct Settings {
     /// `[alignment] mode` and `section`: the MCP sessions at `/mcp` follow them.
     pub alignment_mode: Mode,
     pub alignment_section: Option<String>,
-    /// `elicitation` (`clients.md` §3): read by each `askd mcp` adapter when it starts, so
-    /// the Settings page shows it read-only.
+    /// `elicitation` (`clients.md` §3) in this daemon's configuration: `/mcp` uses it, and
+    /// the Settings page shows it under a saved value (which every adapter reads per ask).
     pub elicitation: crate::config::Elicitation,
     /// Where the configuration's keys came from (file, env, flag), for the Settings page.
     pub origins: Origins,
@@ -250,12 +250,26 @@ impl Daemon {
             .live
             .view(self.store.as_ref(), &self.settings.origins)
             .await?;
-        // Read-only: each adapter reads it from the configuration when it starts.
+        // `elicitation`: a saved value applies to every adapter's next ask, over each one's
+        // configuration; `config` is this daemon's (an adapter may have its own).
+        let saved = self
+            .store
+            .settings()
+            .await
+            .map_err(|e| crate::error::ApiError::store(e, "-"))?;
+        let saved = crate::settings::saved_elicitation(&saved);
         let origin = self.settings.origins.get("elicitation");
+        let layer = match (saved, origin) {
+            (Some(_), _) => "saved",
+            (None, Some(_)) => "config",
+            (None, None) => "default",
+        };
         v["elicitation"] = serde_json::json!({
-            "value": self.settings.elicitation.as_str(),
-            "layer": if origin.is_some() { "config" } else { "default" },
-            "source": origin.map(|o| serde_json::json!({"layer": o.layer, "source": o.source})),
+            "value": saved.unwrap_or(self.settings.elicitation).as_str(),
+            "layer": layer,
+            "source": origin.filter(|_| saved.is_none()).map(|o| serde_json::json!({"layer": o.layer, "source": o.source})),
+            "config": self.settings.elicitation.as_str(),
+            "saved": saved.map(|e| e.as_str()),
         });
         Ok(v)
     }
@@ -270,6 +284,7 @@ impl Daemon {
                 &self.settings.origins,
                 body,
             )
-            .await
+            .await?;
+        self.settings_view().await
     }
 }

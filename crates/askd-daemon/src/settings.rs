@@ -79,6 +79,18 @@ const KEYS: [Def; 3] = [
     },
 ];
 
+/// The saved `elicitation` (`clients.md` §3): every `askd mcp` and `/mcp` reads it before
+/// it plans an ask's request, so a save applies to the next ask of every connected agent.
+pub const ELICITATION: &str = "elicitation";
+
+/// The saved `elicitation`, when one is saved and valid.
+pub fn saved_elicitation(saved: &Map<String, Value>) -> Option<crate::config::Elicitation> {
+    saved
+        .get(ELICITATION)
+        .and_then(Value::as_str)
+        .and_then(crate::config::Elicitation::parse)
+}
+
 /// Keys of `askd.toml` that exist but are not on the Settings page, with why.
 fn not_offered(name: &str) -> Option<&'static str> {
     match name {
@@ -237,6 +249,23 @@ impl Live {
         let mut set = Map::new();
         let mut remove = Vec::new();
         for (name, value) in obj.iter() {
+            // `elicitation` (clients.md §3): text, read by every adapter before each ask.
+            if name == ELICITATION {
+                match value {
+                    Json::Null => remove.push(ELICITATION.to_string()),
+                    Json::String(s) if crate::config::Elicitation::parse(s).is_some() => {
+                        set.insert(ELICITATION.to_string(), json!(s.as_ref()));
+                    }
+                    other => problems.push(Problem::new(
+                        name,
+                        "invalid_value",
+                        format!(
+                            "elicitation must be one of \"auto\", \"form\", \"url\" or \"off\", or null to reset it (got {other})"
+                        ),
+                    )),
+                }
+                continue;
+            }
             let Some(def) = KEYS.iter().find(|d| d.name == name) else {
                 let message = match not_offered(name) {
                     Some(why) if why.starts_with(name) => why.to_string(),
@@ -248,7 +277,7 @@ impl Live {
                             .map(|d| format!(" (did you mean \"{}\"?)", d.name))
                             .unwrap_or_default();
                         format!(
-                            "{name} is not a setting{near}; the Settings page offers maxItems, virtualThreshold and maxBodyBytes"
+                            "{name} is not a setting{near}; the Settings page offers maxItems, virtualThreshold, maxBodyBytes and elicitation"
                         )
                     }
                 };

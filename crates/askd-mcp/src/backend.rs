@@ -142,6 +142,12 @@ pub trait Backend: Send + Sync + 'static {
     async fn path(&self, ask_id: &str, body: &Value) -> Result<Vec<String>, ToolError>;
     /// Every stored record of `kind` (§11.1 form), any order.
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError>;
+    /// The `elicitation` saved on the Settings page (`auto`, `form`, `url`, `off`), which
+    /// takes the place of the adapter's own configuration; `None` when none is saved (or
+    /// the daemon cannot say).
+    async fn saved_elicitation(&self) -> Option<String> {
+        None
+    }
     /// `survey_draft_set` for the session: the op's result (`survey.md` §10.4).
     async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError>;
     /// `survey_draft_get` for the session: the checklist (`survey.md` §10.5).
@@ -499,6 +505,16 @@ impl Backend for HttpBackend {
         } else {
             Err(Self::error(&b, None))
         }
+    }
+
+    async fn saved_elicitation(&self) -> Option<String> {
+        let (status, b) = self
+            .call(Method::GET, "/api/settings", None, None)
+            .await
+            .ok()?;
+        (status == 200)
+            .then(|| b["elicitation"]["saved"].as_str().map(str::to_string))
+            .flatten()
     }
 
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {

@@ -83,8 +83,9 @@ pub struct Options {
     /// The effective mode of the session this connection starts in, when it continues one
     /// with an override: its instructions and first tool list follow it (§3.4).
     pub initial_mode: Option<askd_core::alignment::Mode>,
-    /// `elicitation` (`clients.md` §3): whether a questions ask is also put in front of the
-    /// human inside a client that declared form elicitation.
+    /// `elicitation` (`clients.md` §3) in this adapter's configuration: whether an ask is
+    /// also put in front of the human inside a client that declared elicitation. A value
+    /// saved on the Settings page takes its place ([`Backend::saved_elicitation`], per ask).
     pub elicitation: crate::elicit::Elicitation,
     /// The ask page's URL as a browser on this machine opens it (the adapter adds the
     /// token), for URL elicitation; `None` sends the plain URL.
@@ -505,11 +506,21 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Option<(crate::elicit::Plan, Value)> {
         let modes = Self::modes(ctx);
-        if self.opts.elicitation == crate::elicit::Elicitation::Off || !(modes.form || modes.url) {
+        if !(modes.form || modes.url) {
+            return None;
+        }
+        // The Settings page's value, when one is saved, takes the place of this adapter's.
+        let setting = self
+            .backend
+            .saved_elicitation()
+            .await
+            .and_then(|s| crate::elicit::Elicitation::parse(&s))
+            .unwrap_or(self.opts.elicitation);
+        if setting == crate::elicit::Elicitation::Off {
             return None;
         }
         let ask = self.backend.ask(ask_id).await.ok()?;
-        let plan = crate::elicit::plan(&ask, self.opts.elicitation, modes)?;
+        let plan = crate::elicit::plan(&ask, setting, modes)?;
         Some((plan, ask))
     }
 

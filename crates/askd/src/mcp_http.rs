@@ -247,6 +247,11 @@ impl Backend for InProcess {
             .map_err(|e| tool_error(e, None))
     }
 
+    async fn saved_elicitation(&self) -> Option<String> {
+        let saved = self.0.store.settings().await.ok()?;
+        askd_daemon::settings::saved_elicitation(&saved).map(|e| e.as_str().to_string())
+    }
+
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {
         let records = self
             .0

@@ -57,7 +57,7 @@ impl Elicitation {
         }
     }
 
-    pub(super) fn parse(s: &str) -> Option<Self> {
+    pub fn parse(s: &str) -> Option<Self> {
         match s {
             "auto" => Some(Self::Auto),
             "form" => Some(Self::Form),

@@ -985,3 +985,47 @@ async fn elicitation_2026_forged_request_state_answers_nothing() {
     .await;
     assert_eq!(structured(&finish(call).await)["surface"], "page");
 }
+
+/// The Settings page's `elicitation`, saved while an adapter runs, applies to its next ask
+/// in place of the adapter's own configuration; a reset gives the configuration back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_saved_on_the_settings_page_applies_to_the_next_ask() {
+    let home = Home::new();
+    let (a, mut forms) = home.eliciting_adapter("form-client", &[]).await;
+    let api = home.api();
+    let (status, body) = api
+        .call(
+            reqwest::Method::PUT,
+            "/api/settings",
+            Some(json!({"elicitation": "off"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["elicitation"]["value"], "off");
+    let call = a.start_call("ask_user_question", questions(7)).await;
+    let id = api.new_ask(&[]).await["id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(forms.try_recv().is_err(), "no form while off is saved");
+    api.submit(&id, json!({"answers": [{"id": "q", "selected": ["No"]}]}))
+        .await;
+    assert_eq!(structured(&finish(call).await)["surface"], "page");
+
+    let (status, _) = api
+        .call(
+            reqwest::Method::PUT,
+            "/api/settings",
+            Some(json!({"elicitation": null})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let call = a.start_call("ask_user_question", questions(8)).await;
+    let form = next_form(&mut forms).await;
+    assert_eq!(form.params["mode"], "form");
+    let id2 = api.new_ask(std::slice::from_ref(&id)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    api.submit(&id2, json!({"answers": [{"id": "q", "selected": ["No"]}]}))
+        .await;
+    assert_eq!(structured(&finish(call).await)["surface"], "page");
+}
