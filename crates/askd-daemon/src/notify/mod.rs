@@ -315,8 +315,17 @@ struct Scheduler {
 impl Scheduler {
     /// New settings: every pending ask's next reminder follows the new times (one that is
     /// now past goes out at once, once), and deferred messages face the new quiet hours.
-    fn reconfigure(&mut self, plan: Arc<Plan>) {
+    /// Returns whether the pending asks must be read again: the plan has a sink now and had
+    /// none (asks are not followed while there is nowhere to send).
+    fn reconfigure(&mut self, plan: Arc<Plan>) -> bool {
+        let had = self.plan.has_sinks();
         self.plan = plan;
+        if !self.plan.has_sinks() {
+            self.tracked.clear();
+            self.deferred.clear();
+            self.status.deferred.store(0, Ordering::Relaxed);
+            return false;
+        }
         let now = Instant::now();
         let plan = self.plan.clone();
         for t in self.tracked.values_mut() {
@@ -328,6 +337,7 @@ impl Scheduler {
         self.status
             .deferred
             .store(self.deferred.len() as u64, Ordering::Relaxed);
+        !had
     }
 
     /// The `k`-th reminder's time.
@@ -422,6 +432,9 @@ impl Scheduler {
 
     /// Re-reads the pending asks: follows the ones not followed yet, forgets the rest.
     async fn resync(&mut self, store: &dyn Store, at_start: bool) {
+        if !self.plan.has_sinks() {
+            return;
+        }
         let filter = AskFilter {
             state: Some(AskState::Pending),
             ..AskFilter::default()
@@ -459,6 +472,10 @@ impl Scheduler {
     }
 
     async fn on_event(&mut self, store: &dyn Store, e: Event) {
+        // Nowhere to send: nothing to follow (a sink added later reads the pending asks).
+        if !self.plan.has_sinks() {
+            return;
+        }
         let Some(id) = e.payload.get("ask_id").and_then(Value::as_str) else {
             return;
         };
@@ -560,7 +577,8 @@ fn origin_of(created_at: &str) -> Instant {
 
 /// The notifier: follows `events` (subscribed before the daemon accepts requests) until
 /// `stop`, with the settings `plan` holds (saved from the Settings page without a restart).
-/// It runs even with no sink, so the pending asks are followed when one is added.
+/// With no sink it follows nothing (no read per new ask); when the first sink is saved it
+/// reads the pending asks, as at start: reminders for them, no "new ask" message.
 pub async fn run(
     store: Arc<dyn Store>,
     mut events: broadcast::Receiver<Event>,
@@ -591,7 +609,10 @@ pub async fn run(
             changed = plan.changed() => match changed {
                 Ok(()) => {
                     let p = plan.borrow_and_update().clone();
-                    s.reconfigure(p);
+                    if s.reconfigure(p) {
+                        // Asks pending when the first sink came: reminders, no "new ask".
+                        s.resync(store.as_ref(), true).await;
+                    }
                 }
                 Err(_) => return,
             },
