@@ -145,7 +145,7 @@ export class SettingsPage {
     if (e.layer === 'saved') from = t('settings.layer.saved', { config: e.config });
     else if (e.layer === 'config') from = t('settings.layer.config', { source: (e.source && e.source.source) || 'askd.toml' });
     else from = t('settings.layer.default');
-    const select = h('select', { id, class: 'st-lang st-elicitation-select', name: 'elicitation' },
+    const select = h('select', { id, class: 'st-elicitation-select', name: 'elicitation' },
       ['auto', 'form', 'url', 'off'].map((v) => {
         const o = h('option', { value: v }, t(`settings.elicitation.${v}`));
         if (v === e.value) o.selected = true;
