@@ -858,6 +858,25 @@ async fn save_draft_in(
     }
 }
 
+/// Runs a list query built by [`asks_sql`] or [`records_sql`]: its text binds in order, then
+/// the `LIMIT` (`NULL`: none).
+async fn fetch_filtered(
+    pool: &PgPool,
+    sql: String,
+    binds: Vec<String>,
+    limit: Option<u32>,
+) -> StoreResult<Vec<PgRow>> {
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for b in binds {
+        query = query.bind(b);
+    }
+    query
+        .bind(limit.map(i64::from))
+        .fetch_all(pool)
+        .await
+        .map_err(backend)
+}
+
 fn session_from_row(r: &PgRow) -> StoreResult<Session> {
     Ok(Session {
         id: r.try_get("id").map_err(backend)?,
@@ -990,15 +1009,7 @@ impl Store for PgStore {
 
     async fn asks(&self, f: &AskFilter) -> StoreResult<Vec<AskSummary>> {
         let (sql, binds) = asks_sql(f);
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for b in binds {
-            query = query.bind(b);
-        }
-        let rows = query
-            .bind(f.limit.map(i64::from))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
+        let rows = fetch_filtered(&self.pool, sql, binds, f.limit).await?;
         rows.iter()
             .map(|r| {
                 let state: String = r.try_get("state").map_err(backend)?;
@@ -1408,15 +1419,7 @@ impl Store for PgStore {
 
     async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
         let (sql, binds) = records_sql(f);
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for b in binds {
-            query = query.bind(b);
-        }
-        let rows = query
-            .bind(f.limit.map(i64::from))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
+        let rows = fetch_filtered(&self.pool, sql, binds, f.limit).await?;
         rows.iter()
             .map(|r| {
                 let record: String = r.try_get("record").map_err(backend)?;
