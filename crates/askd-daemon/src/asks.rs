@@ -73,13 +73,63 @@ impl Daemon {
             .ok_or_else(|| ApiError::not_found(&format!("ask {ask_id}")))
     }
 
-    /// Commits a settlement through the store's compare-and-set; the event is returned
-    /// for the caller to publish (with whatever follows the settle).
-    pub async fn commit_settle(&self, ask: &Ask, settlement: &Settlement) -> ApiResult<Event> {
+    /// Commits a settlement through the store's compare-and-set, naming the member who
+    /// made it ([`stamp`]); the event is returned for the caller to publish (with whatever
+    /// follows the settle).
+    pub async fn commit_settle(&self, ask: &Ask, settlement: &mut Settlement) -> ApiResult<Event> {
+        stamp(settlement);
         self.store
             .settle(&ask.id, settlement)
             .await
             .map_err(|e| ApiError::store(e, &ask.id))
+    }
+
+    /// Team mode: the calling member says they are on a pending ask ("Ana is on it"), or
+    /// with `release` that they are not any more. Others can still answer: settle-once
+    /// decides. Claims are a member's (`crate::fence::Who::Member`); the install's token
+    /// may release anyone's. Returns `{ask_id, claim}`.
+    pub async fn claim(&self, ask_id: &str, release: bool) -> ApiResult<Value> {
+        use crate::fence::Who;
+        let who = crate::fence::caller();
+        let ask = self.load(ask_id).await?;
+        require_pending(&ask)?;
+        let claim = match (&who, release) {
+            (Some(Who::Member { id, name }), false) => {
+                Some(serde_json::json!({"id": id, "name": name, "at": askd_store::now()}))
+            }
+            (_, false) => {
+                return Err(ApiError::new(
+                    axum::http::StatusCode::FORBIDDEN,
+                    "claim-needs-member",
+                    "a claim names a team member: sign in with your member login link (askd members add NAME makes one)",
+                ));
+            }
+            (Some(Who::Member { id, .. }), true) => {
+                let theirs = ask.claim.as_ref().and_then(|c| c["id"].as_str());
+                if theirs.is_some_and(|t| t != id) {
+                    return Err(ApiError::new(
+                        axum::http::StatusCode::CONFLICT,
+                        "claimed-by-other",
+                        format!(
+                            "ask {ask_id} is claimed by {}: only they (or the install's token) can release it — you can still answer it",
+                            ask.claim
+                                .as_ref()
+                                .and_then(|c| c["name"].as_str())
+                                .unwrap_or("another member")
+                        ),
+                    ));
+                }
+                None
+            }
+            (_, true) => None,
+        };
+        let event = self
+            .store
+            .claim(ask_id, claim.as_ref())
+            .await
+            .map_err(|e| ApiError::store(e, ask_id))?;
+        self.hub.publish([event]);
+        Ok(serde_json::json!({"ask_id": ask_id, "claim": claim}))
     }
 
     /// Waits up to `timeout` (None: until settled) for the ask to settle.
@@ -121,6 +171,20 @@ impl Daemon {
             tracing::warn!(ask = %ask.id, error = %e, "could not record the result's delivery");
         }
         ask.result.unwrap_or(Value::Null)
+    }
+}
+
+/// Team mode: names the member whose request makes this settle (`answered_by`: `{id,
+/// name}`, [`crate::fence::member`]) in its result and its record. Nothing for the install's
+/// token or a device. Every settle a person makes goes through here before its commit.
+pub fn stamp(settlement: &mut Settlement) {
+    let Some(m) = crate::fence::member() else {
+        return;
+    };
+    for v in [&mut settlement.result, &mut settlement.record] {
+        if let Some(o) = v.as_object_mut() {
+            o.insert("answered_by".into(), m.clone());
+        }
     }
 }
 

@@ -157,6 +157,8 @@ pub struct Daemon {
     pub notify: notify::Live,
     /// Paired devices and pairing codes.
     pub devices: Devices,
+    /// Team members (`crate::members`).
+    pub members: crate::members::Members,
 }
 
 impl Daemon {
@@ -189,6 +191,7 @@ impl Daemon {
             diagrams: diagram::Cache::default(),
             notify,
             devices: Devices::default(),
+            members: crate::members::Members::default(),
         }
     }
 

@@ -8,6 +8,11 @@
 //! event stream, assets and diagrams. Anything else (Settings, devices, pairing, sessions,
 //! creating asks, the agent's wait) is 403 for a device; a revoked device is 401 at once.
 //! `/pair/{code}` needs no token and no Origin (the code is the secret), only the Host check.
+//!
+//! A team member's token (`crate::members`, cookie `askd_member`, set by opening the login
+//! URL `/login/<token>`) opens what a device may, plus claims and the records and session
+//! pages ([`member_may`]). Every request runs with who it came with ([`Who`]) as a task-local
+//! value, so a settle or bank it makes records the member ([`member`]).
 
 use std::sync::Arc;
 
@@ -101,6 +106,36 @@ fn unauthorized() -> Response {
 pub enum Who {
     Install,
     Device { id: String, name: String },
+    Member { id: String, name: String },
+}
+
+tokio::task_local! {
+    /// Who the request being served came with (set by the fence around the handler).
+    static CALLER: Who;
+}
+
+/// The member the request being served came with, as results and records name them
+/// (`answered_by`: `{id, name}`); `None` for the install's token, a device, or outside a
+/// request.
+pub fn member() -> Option<serde_json::Value> {
+    CALLER
+        .try_with(|w| match w {
+            Who::Member { id, name } => Some(serde_json::json!({"id": id, "name": name})),
+            _ => None,
+        })
+        .ok()
+        .flatten()
+}
+
+/// Who the request being served came with (`None` outside a request).
+pub fn caller() -> Option<Who> {
+    CALLER.try_with(Clone::clone).ok()
+}
+
+/// Runs the rest of the request with `who` known to it ([`member`], [`caller`]).
+async fn run_as(who: Who, mut req: Request, next: Next) -> Response {
+    req.extensions_mut().insert(who.clone());
+    CALLER.scope(who, next.run(req)).await
 }
 
 impl Who {
@@ -115,6 +150,10 @@ impl Who {
             Who::Device { id, name } => serde_json::json!({
                 "kind": "device", "id": id, "name": name,
                 "may": {"settings": false, "records": false, "sessions": false},
+            }),
+            Who::Member { id, name } => serde_json::json!({
+                "kind": "member", "id": id, "name": name,
+                "may": {"settings": false, "records": true, "sessions": true, "claim": true},
             }),
         }
     }
@@ -180,21 +219,88 @@ pub fn device_may(method: &Method, path: &str) -> bool {
     }
 }
 
+/// Whether a team member may make this request: what a device may, plus claiming an ask
+/// and reading the records and the session pages.
+pub fn member_may(method: &Method, path: &str) -> bool {
+    let read = method == Method::GET || method == Method::HEAD;
+    if device_may(method, path) {
+        return true;
+    }
+    if let Some(id) = path
+        .strip_prefix("/api/asks/")
+        .and_then(|r| r.strip_suffix("/claim"))
+    {
+        return !id.is_empty()
+            && !id.contains('/')
+            && (method == Method::POST || method == Method::DELETE);
+    }
+    read && (matches!(path, "/records" | "/api/records" | "/api/sessions")
+        || path
+            .strip_prefix("/sessions/")
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+        || path
+            .strip_prefix("/api/sessions/")
+            .is_some_and(|rest| rest.split('/').all(|p| !p.is_empty())))
+}
+
 /// `/pair/{code}`: the pairing page and its form (no token: the code is the secret).
 fn is_pair_page(path: &str) -> bool {
     path.strip_prefix("/pair/")
         .is_some_and(|code| !code.is_empty() && !code.contains('/'))
 }
 
-fn device_cookie(headers: &HeaderMap) -> Option<&str> {
+/// The value of the cookie `name`.
+fn named_cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == devices::COOKIE)
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| v)
+}
+
+/// `/login/<token>`: a member's login URL.
+fn login_token(path: &str) -> Option<&str> {
+    path.strip_prefix("/login/")
+        .filter(|t| !t.is_empty() && !t.contains('/'))
+}
+
+/// Whether cookies set for a browser that reached this daemon as `host` get `Secure`: when
+/// it came through `publicUrl` over https (a TLS-terminating proxy, a tunnel); a login on
+/// the loopback address stays plain HTTP.
+fn secure_for(d: &Daemon, host: &str) -> bool {
+    d.settings
+        .public_url
+        .as_deref()
+        .and_then(public_origin)
+        .is_some_and(|o| o.eq_ignore_ascii_case(&format!("https://{host}")))
+}
+
+/// A member's login URL opened: the `askd_member` cookie and the inbox, or a page saying
+/// the link no longer works.
+fn member_login(d: &Daemon, host: &str, token: &str) -> Response {
+    let Some(member) = d.members.check(token) else {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><main><h1>This login link does not work</h1><p>The member was removed, or the link is mistyped. Ask whoever runs askd for a new one (<code>askd members add NAME</code>).</p></main></body></html>",
+        )
+            .into_response();
+    };
+    tracing::info!(member = %member.name, "a member signed in");
+    // Lax, as a device's: a link from a notification (another site) must open the ask.
+    let cookie = format!(
+        "{}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=31536000{}",
+        crate::members::COOKIE,
+        if secure_for(d, host) { "; Secure" } else { "" }
+    );
+    let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        r.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    r
 }
 
 fn token_matches(expected: &str, given: &str) -> bool {
@@ -266,7 +372,7 @@ pub async fn fence(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Re
     response
 }
 
-async fn check(d: &Arc<Daemon>, mut req: Request, next: Next) -> Response {
+async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     // Host allow-list: defeats DNS rebinding. Exactly one Host header (RFC 9112 §3.2).
     let mut hosts = headers.get_all(header::HOST).iter();
@@ -300,6 +406,13 @@ async fn check(d: &Arc<Daemon>, mut req: Request, next: Next) -> Response {
     if is_pair_page(req.uri().path()) {
         return next.run(req).await;
     }
+    // A member's login URL: the token in the path is the secret (a GET navigation, often
+    // from a mail or a chat, so no Origin check either).
+    if let Some(t) = login_token(req.uri().path())
+        && (req.method() == Method::GET || req.method() == Method::HEAD)
+    {
+        return member_login(d, host, t);
+    }
     // Origin, when present, must be this daemon's own origin (or `publicUrl`'s, which a
     // tunnel such as `tailscale serve` puts in front of it over https).
     if let Some(origin) = headers.get(header::ORIGIN) {
@@ -326,14 +439,7 @@ async fn check(d: &Arc<Daemon>, mut req: Request, next: Next) -> Response {
             clean.push('?');
             clean.push_str(&rest);
         }
-        // Secure when the browser came through `publicUrl` over https (a TLS-terminating
-        // proxy, a tunnel); a login on the loopback address stays plain HTTP.
-        let secure = d
-            .settings
-            .public_url
-            .as_deref()
-            .and_then(public_origin)
-            .is_some_and(|o| o.eq_ignore_ascii_case(&format!("https://{host}")));
+        let secure = secure_for(d, host);
         let cookie = format!(
             "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000{}",
             if secure { "; Secure" } else { "" }
@@ -347,10 +453,32 @@ async fn check(d: &Arc<Daemon>, mut req: Request, next: Next) -> Response {
     if bearer(headers).is_some_and(|t| token_matches(token, t))
         || cookie(headers).is_some_and(|t| token_matches(token, t))
     {
-        req.extensions_mut().insert(Who::Install);
-        return next.run(req).await;
+        return run_as(Who::Install, req, next).await;
     }
-    if let Some(t) = device_cookie(headers) {
+    if let Some(t) = named_cookie(headers, crate::members::COOKIE) {
+        let Some(m) = d.members.check(t) else {
+            return ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "member-revoked",
+                "this member's token is not valid any more (the member was removed): ask whoever runs askd for a new login link (askd members add NAME)",
+            )
+            .into_response();
+        };
+        if !member_may(req.method(), req.uri().path()) {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "member-scope",
+                "a team member may answer and claim asks and read the records and sessions: Settings, members, devices and pairing open with the install's token",
+            )
+            .into_response();
+        }
+        let who = Who::Member {
+            id: m.id,
+            name: m.name,
+        };
+        return run_as(who, req, next).await;
+    }
+    if let Some(t) = named_cookie(headers, devices::COOKIE) {
         return match d.devices.check(t) {
             Check::Unknown => ApiError::new(
                 StatusCode::UNAUTHORIZED,
@@ -364,8 +492,7 @@ async fn check(d: &Arc<Daemon>, mut req: Request, next: Next) -> Response {
                     tokio::spawn(async move { d.devices.save_use(d.store.clone(), device).await });
                 }
                 if device_may(req.method(), req.uri().path()) {
-                    req.extensions_mut().insert(Who::Device { id, name });
-                    next.run(req).await
+                    run_as(Who::Device { id, name }, req, next).await
                 } else {
                     ApiError::new(
                         StatusCode::FORBIDDEN,

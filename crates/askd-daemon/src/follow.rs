@@ -12,7 +12,7 @@
 //! re-reads everything after its cursor, and only then marks the hub current: nothing
 //! committed meanwhile is missed, and nothing stale is served as current.
 //!
-//! Saved settings (and paired devices, kept among them) are cached in memory by each daemon:
+//! Saved settings (and paired devices and members, kept among them) are cached in memory by each daemon:
 //! a `settings.updated` from another daemon reloads them.
 
 use std::sync::Arc;
@@ -90,6 +90,7 @@ async fn catch_up(daemon: &Daemon) -> askd_store::StoreResult<()> {
             // Another daemon's save (or this one's: reloading it is harmless).
             daemon.load_saved_settings().await;
             daemon.devices.load(daemon.store.as_ref()).await;
+            daemon.members.load(daemon.store.as_ref()).await;
         }
         if !full {
             return Ok(());

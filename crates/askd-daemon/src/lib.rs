@@ -66,6 +66,7 @@ pub mod http;
 pub mod hub;
 pub mod kinds;
 pub mod locks;
+pub mod members;
 pub mod notify;
 pub mod render;
 pub mod reserve;

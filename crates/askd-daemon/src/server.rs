@@ -186,6 +186,7 @@ pub async fn start_with(
     }
     daemon.load_saved_settings().await;
     daemon.devices.load(daemon.store.as_ref()).await;
+    daemon.members.load(daemon.store.as_ref()).await;
     // Subscribed before the first request, so no new ask is missed.
     let notify_events = daemon.hub.subscribe();
     let info = DaemonInfo {

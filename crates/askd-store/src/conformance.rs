@@ -27,6 +27,7 @@ macro_rules! conformance_tests {
             bank_and_autosave_need_a_pending_ask,
             autosave_last_writer_wins_with_revisions,
             settle_once_first_claimant_wins,
+            claims_set_replace_clear_and_end_at_settle,
             concurrent_settles_have_exactly_one_winner,
             settle_writes_the_record_in_the_same_transaction,
             supersede_and_seed_in_one_transaction,
@@ -415,6 +416,56 @@ pub async fn settle_once_first_claimant_wins(store: Arc<dyn Store>) {
             .unwrap_err(),
         StoreError::NotFound
     );
+}
+
+pub async fn claims_set_replace_clear_and_end_at_settle(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(new_ask("c1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    assert_eq!(store.ask("c1").await.unwrap().unwrap().claim, None);
+    let ana = json!({"id": "m-ana", "name": "Ana", "at": "2026-12-01T10:00:00Z"});
+    let ev = store.claim("c1", Some(&ana)).await.unwrap();
+    assert_eq!(ev.kind, "ask.claimed");
+    assert_eq!(ev.payload["ask_id"], "c1");
+    assert_eq!(ev.payload["claim"], ana);
+    assert_eq!(
+        store.ask("c1").await.unwrap().unwrap().claim,
+        Some(ana.clone())
+    );
+    let listed = store.asks(&AskFilter::default()).await.unwrap();
+    assert_eq!(listed[0].claim, Some(ana.clone()));
+    // The last claim wins; releasing clears it.
+    let bo = json!({"id": "m-bo", "name": "Bo", "at": "2026-12-01T10:01:00Z"});
+    store.claim("c1", Some(&bo)).await.unwrap();
+    assert_eq!(
+        store.ask("c1").await.unwrap().unwrap().claim,
+        Some(bo.clone())
+    );
+    let ev = store.claim("c1", None).await.unwrap();
+    assert_eq!(ev.payload["claim"], Value::Null);
+    assert_eq!(store.ask("c1").await.unwrap().unwrap().claim, None);
+    // A settled ask keeps its claim as it was and takes no new one.
+    store.claim("c1", Some(&bo)).await.unwrap();
+    store.settle("c1", &settlement("answered")).await.unwrap();
+    assert_eq!(
+        store.claim("c1", Some(&ana)).await.unwrap_err(),
+        StoreError::NotPending
+    );
+    assert_eq!(store.ask("c1").await.unwrap().unwrap().claim, Some(bo));
+    assert_eq!(
+        store.claim("nope", Some(&ana)).await.unwrap_err(),
+        StoreError::NotFound
+    );
+    let kinds: Vec<String> = store
+        .events_after(0, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "ask.claimed").count(), 4);
 }
 
 pub async fn concurrent_settles_have_exactly_one_winner(store: Arc<dyn Store>) {

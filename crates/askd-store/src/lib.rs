@@ -124,6 +124,10 @@ pub trait Store: Send + Sync + 'static {
     /// Replaces the ask's autosave (last writer wins), bumps its revision and emits
     /// `ask.autosaved`.
     async fn autosave(&self, ask_id: &str, autosave: &serde_json::Value) -> StoreResult<Autosaved>;
+    /// Sets who is on a pending ask (team mode's claim: `{id, name, at}` of a member), or
+    /// clears it with `None`, and emits `ask.claimed` `{ask_id, claim}`. The last claim
+    /// wins; a settled ask is [`StoreError::NotPending`].
+    async fn claim(&self, ask_id: &str, claim: Option<&serde_json::Value>) -> StoreResult<Event>;
     /// Settles a pending ask exactly once, writing its record and `ask.settled` in the same
     /// transaction.
     async fn settle(&self, ask_id: &str, settlement: &Settlement) -> StoreResult<Event> {

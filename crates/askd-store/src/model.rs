@@ -138,6 +138,9 @@ pub struct Ask {
     /// When an agent call first got the result; `None` while it is undelivered (settled
     /// with no call waiting) or the ask is pending.
     pub delivered_at: Option<String>,
+    /// Who is on it (team mode): `{id, name, at}` of the member who claimed it, while
+    /// pending; kept after the settle as it was.
+    pub claim: Option<Value>,
     /// Client name and workspace of the asking session.
     pub client: String,
     pub workspace: Option<String>,
@@ -158,6 +161,8 @@ pub struct AskSummary {
     pub settled_at: Option<String>,
     pub awaited: bool,
     pub banked: u64,
+    /// [`Ask::claim`].
+    pub claim: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default)]

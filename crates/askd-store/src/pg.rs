@@ -36,7 +36,10 @@ use crate::model::*;
 use crate::{Store, StoreError, StoreResult, now};
 
 /// The migrations, embedded, applied in order at open.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/postgres/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/postgres/0001_init.sql"),
+    include_str!("../migrations/postgres/0002_claims.sql"),
+];
 
 /// The advisory lock key every writing transaction takes (`askd` in ASCII, then `w`).
 pub const WRITE_LOCK: i64 = 0x6173_6b64_0077;
@@ -341,7 +344,7 @@ async fn append_event(
     })
 }
 
-const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, s.client, s.workspace";
+const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, s.client, s.workspace";
 
 fn ask_from_row(row: &PgRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
     let get = |e: sqlx::Error| backend(e);
@@ -368,6 +371,12 @@ fn ask_from_row(row: &PgRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
         autosave_saved_at: row.try_get("autosave_saved_at").map_err(get)?,
         result: result.as_deref().map(parse_json).transpose()?,
         delivered_at: row.try_get("delivered_at").map_err(get)?,
+        claim: row
+            .try_get::<Option<String>, _>("claim")
+            .map_err(get)?
+            .as_deref()
+            .map(parse_json)
+            .transpose()?,
         client: row.try_get("client").map_err(get)?,
         workspace: row.try_get("workspace").map_err(get)?,
     })
@@ -667,7 +676,7 @@ async fn create_in(tx: &mut PgConnection, a: NewAsk) -> StoreResult<Created> {
 fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
     let mut sql = String::from(
         "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
-                a.created_at, a.settled_at, a.awaited,
+                a.created_at, a.settled_at, a.awaited, a.claim,
                 (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
          FROM asks a JOIN sessions s ON s.id = a.session_id",
     );
@@ -1026,6 +1035,12 @@ impl Store for PgStore {
                     settled_at: r.try_get("settled_at").map_err(backend)?,
                     awaited: r.try_get("awaited").map_err(backend)?,
                     banked: r.try_get::<i64, _>("banked").map_err(backend)?.max(0) as u64,
+                    claim: r
+                        .try_get::<Option<String>, _>("claim")
+                        .map_err(backend)?
+                        .as_deref()
+                        .map(parse_json)
+                        .transpose()?,
                 })
             })
             .collect()
@@ -1108,6 +1123,28 @@ impl Store for PgStore {
             saved_at: at,
             event,
         })
+    }
+
+    async fn claim(&self, ask_id: &str, claim: Option<&Value>) -> StoreResult<Event> {
+        let mut tx = self.begin_write().await?;
+        require_pending(&mut tx, ask_id).await?;
+        sqlx::query("UPDATE asks SET claim = $2 WHERE id = $1")
+            .bind(ask_id)
+            .bind(claim.map(to_text))
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let at = now();
+        let event = append_event(
+            &mut tx,
+            "ask.claimed",
+            Some(ask_id),
+            json!({"ask_id": ask_id, "claim": claim}),
+            &at,
+        )
+        .await?;
+        commit(tx).await?;
+        Ok(event)
     }
 
     async fn settle_with(

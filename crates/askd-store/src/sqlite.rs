@@ -45,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0005_delivery.sql"),
     include_str!("../migrations/sqlite/0006_lists_and_sharing.sql"),
     include_str!("../migrations/sqlite/0007_alignment_checkpoints.sql"),
+    include_str!("../migrations/sqlite/0008_claims.sql"),
 ];
 
 /// Most writes one group commit takes.
@@ -607,7 +608,7 @@ async fn append_event_shared(
     })
 }
 
-const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, s.client, s.workspace,
+const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, s.client, s.workspace,
     CASE WHEN a.result_texts IS NOT NULL THEN (SELECT json_group_object(j.key, t.text) FROM json_each(a.result_texts) j JOIN texts t ON t.id = j.value) END AS result_text_values";
 
 fn ask_from_row(row: &SqliteRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
@@ -645,6 +646,12 @@ fn ask_from_row(row: &SqliteRow, banked: Vec<BankedEntry>) -> StoreResult<Ask> {
         autosave_saved_at: row.try_get("autosave_saved_at").map_err(get)?,
         result,
         delivered_at: row.try_get("delivered_at").map_err(get)?,
+        claim: row
+            .try_get::<Option<String>, _>("claim")
+            .map_err(get)?
+            .as_deref()
+            .map(parse_json)
+            .transpose()?,
         client: row.try_get("client").map_err(get)?,
         workspace: row.try_get("workspace").map_err(get)?,
     })
@@ -1034,7 +1041,7 @@ async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created>
 fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
     let mut sql = String::from(
         "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
-                a.created_at, a.settled_at, a.awaited,
+                a.created_at, a.settled_at, a.awaited, a.claim,
                 (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
          FROM asks a JOIN sessions s ON s.id = a.session_id",
     );
@@ -1419,6 +1426,12 @@ impl Store for SqliteStore {
                     settled_at: r.try_get("settled_at").map_err(backend)?,
                     awaited: r.try_get::<i64, _>("awaited").map_err(backend)? != 0,
                     banked: r.try_get::<i64, _>("banked").map_err(backend)?.max(0) as u64,
+                    claim: r
+                        .try_get::<Option<String>, _>("claim")
+                        .map_err(backend)?
+                        .as_deref()
+                        .map(parse_json)
+                        .transpose()?,
                 })
             })
             .collect()
@@ -1514,6 +1527,32 @@ impl Store for SqliteStore {
             event,
         })
         }))
+        .await
+    }
+
+    async fn claim(&self, ask_id: &str, claim: Option<&Value>) -> StoreResult<Event> {
+        let ask_id = ask_id.to_string();
+        let claim = claim.cloned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                require_pending(tx, &ask_id).await?;
+                sqlx::query("UPDATE asks SET claim = ?2 WHERE id = ?1")
+                    .bind(&ask_id)
+                    .bind(claim.as_ref().map(to_text))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                let at = now();
+                append_event(
+                    tx,
+                    "ask.claimed",
+                    Some(&ask_id),
+                    json!({"ask_id": ask_id, "claim": claim}),
+                    &at,
+                )
+                .await
+            })
+        })
         .await
     }
 

@@ -145,6 +145,15 @@ pub async fn show_ask(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Valu
     Ok(AxumJson(d.show(&ask).await?))
 }
 
+/// `POST /api/asks/{id}/claim`: the calling member is on it; `DELETE`: not any more.
+pub async fn claim(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
+    Ok(AxumJson(d.claim(&id, false).await?))
+}
+
+pub async fn release(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
+    Ok(AxumJson(d.claim(&id, true).await?))
+}
+
 pub async fn bank(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let total = d.bank(&id, &b).await?;

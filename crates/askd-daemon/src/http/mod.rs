@@ -9,6 +9,7 @@
 //! - [`drafts`] — `/api/drafts…` (the question builder).
 //! - [`review`] — a review's export and import.
 //! - [`settings`] — `/api/settings`.
+//! - [`members`] — `/api/members…` (team members and their login links).
 //! - [`diagram`] — `/api/diagrams/{hash}.svg`.
 //!
 //! Data flows one way: a handler calls the rooms ([`crate::kinds`]) and the session
@@ -21,6 +22,7 @@ pub mod diagram;
 pub mod drafts;
 pub mod events;
 pub mod extract;
+pub mod members;
 pub mod review;
 pub mod routes;
 pub mod sessions;

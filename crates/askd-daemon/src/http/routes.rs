@@ -11,7 +11,7 @@ use axum::routing::{delete, get, post, put};
 
 use crate::daemon::Daemon;
 use crate::error::ApiError;
-use crate::http::{asks, devices, diagram, drafts, events, review, sessions, settings};
+use crate::http::{asks, devices, diagram, drafts, events, members, review, sessions, settings};
 use crate::{fence, ui};
 
 /// Every route of the daemon except `/mcp`, which the binary's MCP service is nested at
@@ -51,6 +51,10 @@ fn api() -> Router<Arc<Daemon>> {
         .route("/api/asks", post(asks::create_ask).get(asks::list_asks))
         .route("/api/asks/{id}", get(asks::show_ask))
         .route("/api/asks/{id}/bank", post(asks::bank))
+        .route(
+            "/api/asks/{id}/claim",
+            post(asks::claim).delete(asks::release),
+        )
         .route("/api/asks/{id}/draft", put(asks::autosave))
         .route("/api/asks/{id}/submit", post(asks::submit))
         .route("/api/asks/{id}/cancel", post(asks::cancel))
@@ -77,6 +81,8 @@ fn api() -> Router<Arc<Daemon>> {
         .route("/api/pair/{code}/qr.svg", get(devices::qr_code))
         .route("/api/devices", get(devices::list))
         .route("/api/devices/{id}", delete(devices::revoke))
+        .route("/api/members", get(members::list).post(members::add))
+        .route("/api/members/{id}", delete(members::revoke))
         .method_not_allowed_fallback(method_not_allowed)
 }
 

@@ -289,16 +289,22 @@ impl Daemon {
             result["surface"] = json!(s);
         }
         let settled_at = askd_store::now();
-        let settlement = Settlement {
+        let mut settlement = Settlement {
             outcome: outcome.into(),
             record: self.drift_record(&ask.id, &ask.session_id, outcome, &settled_at, &result),
             result,
             settled_at,
             expect_banked: None,
         };
+        crate::asks::stamp(&mut settlement);
+        // The decision in the session's log names the member too (team mode).
+        let mut payload = event.1;
+        if let (Some(m), Some(o)) = (crate::fence::member(), payload.as_object_mut()) {
+            o.insert("answered_by".into(), m);
+        }
         let follow = [FollowEvent {
             kind: event.0.into(),
-            payload: event.1,
+            payload,
         }];
         let events = match self.store.settle_with(&ask.id, &settlement, &follow).await {
             Ok(events) => events,

@@ -270,11 +270,16 @@ impl Daemon {
 
     /// Commits a survey's or questions' settlement and publishes it (a survey's draft and
     /// workspace copy follow it).
-    async fn settle(&self, kind: AskKind, ask: &Ask, settlement: Settlement) -> ApiResult<Value> {
+    async fn settle(
+        &self,
+        kind: AskKind,
+        ask: &Ask,
+        mut settlement: Settlement,
+    ) -> ApiResult<Value> {
         if kind == AskKind::Survey {
             return self.survey_settle(ask, settlement).await;
         }
-        let event = self.commit_settle(ask, &settlement).await?;
+        let event = self.commit_settle(ask, &mut settlement).await?;
         self.hub.publish([event]);
         Ok(settlement.result)
     }
@@ -342,6 +347,7 @@ impl Daemon {
             "createdAt": ask.created_at,
             "url": self.ask_url(&ask.id),
             "awaited": ask.awaited,
+            "claim": ask.claim,
             "spec": ask.payload,
             "banked": ask.banked.iter().map(|b| {
                 let mut e = b.entry.clone();

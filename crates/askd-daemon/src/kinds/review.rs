@@ -200,13 +200,14 @@ impl Daemon {
         if outcome != "answered" {
             record["autosave"] = ask.autosave.clone().unwrap_or(Value::Null);
         }
-        let settlement = Settlement {
+        let mut settlement = Settlement {
             outcome,
             result,
             record,
             settled_at,
             expect_banked: None,
         };
+        crate::asks::stamp(&mut settlement);
         let event = match self.store.settle(&ask.id, &settlement).await {
             Ok(e) => e,
             Err(askd_store::StoreError::NotPending) => {

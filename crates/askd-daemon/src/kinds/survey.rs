@@ -167,11 +167,19 @@ impl Daemon {
         if fresh.is_empty() {
             return Ok(banked.len());
         }
+        // Each banked answer names the member who gave it (team mode).
+        let by = crate::fence::member();
         let rows: Vec<NewBanked> = fresh
             .iter()
-            .map(|e| NewBanked {
-                question_id: e.id.clone(),
-                entry: json!(e),
+            .map(|e| {
+                let mut entry = json!(e);
+                if let (Some(m), Some(o)) = (&by, entry.as_object_mut()) {
+                    o.insert("answered_by".into(), m.clone());
+                }
+                NewBanked {
+                    question_id: e.id.clone(),
+                    entry,
+                }
             })
             .collect();
         let done = self.store.bank(&ask.id, &rows).await.map_err(|e| match e {
@@ -247,9 +255,9 @@ impl Daemon {
     pub(crate) async fn survey_settle(
         &self,
         ask: &Ask,
-        settlement: Settlement,
+        mut settlement: Settlement,
     ) -> ApiResult<Value> {
-        let event = self.commit_settle(ask, &settlement).await?;
+        let event = self.commit_settle(ask, &mut settlement).await?;
         let drafts = self.draft_on_settle(&ask.id, &settlement.outcome).await;
         self.hub.publish(std::iter::once(event).chain(drafts));
         self.workspace_copy(ask, &settlement).await;

@@ -6,6 +6,7 @@ mod devices_http;
 mod hardening_http;
 mod hardening_review;
 mod http;
+mod members_http;
 mod notify_http;
 mod records_http;
 mod review_http;

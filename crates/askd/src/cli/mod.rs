@@ -6,6 +6,7 @@ mod client;
 mod daemon;
 mod flags;
 mod mcp;
+mod members;
 mod pair;
 mod review;
 mod survey;
@@ -79,6 +80,9 @@ pub enum Command {
         #[command(flatten)]
         config: flags::ConfigFlags,
     },
+    /// Team members (team mode): add one (prints their login link once), list, revoke.
+    #[command(subcommand)]
+    Members(members::MembersCommand),
     /// Try askd: start the daemon if needed, ask an example survey, open its page, print
     /// the answer the agent would receive.
     Try {
@@ -119,6 +123,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Review(cmd) => review::run(cmd),
         Command::Tui { config } => tui::run(config),
         Command::Pair { config } => pair::run(config),
+        Command::Members(cmd) => members::run(cmd),
     }
 }
 

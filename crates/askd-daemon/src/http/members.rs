@@ -1,0 +1,72 @@
+//! Team members (`crate::members`), install's token only (the fence keeps members and
+//! devices out):
+//!
+//! - `GET /api/members` — `{members: [{id, name, createdAt}]}`.
+//! - `POST /api/members` `{name}` — 201 `{member: {id, name, createdAt}, token, loginUrl}`:
+//!   the token is shown this once; `loginUrl` (`<publicUrl or address>/login/<token>`)
+//!   signs a browser in as the member. 409 `member-exists` when the name is taken.
+//! - `DELETE /api/members/{id}` — revokes (the id, or the name): 204; 404 when unknown.
+
+use std::sync::Arc;
+
+use axum::Json as AxumJson;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::daemon::Daemon;
+use crate::error::{ApiError, ApiResult};
+use crate::http::extract::{JsonBody, field_problem, opt_str};
+use crate::members::AddError;
+
+pub async fn list(State(d): State<Arc<Daemon>>) -> AxumJson<Value> {
+    d.members.load(d.store.as_ref()).await;
+    AxumJson(json!({ "members": d.members.list() }))
+}
+
+pub async fn add(
+    State(d): State<Arc<Daemon>>,
+    body: JsonBody,
+) -> ApiResult<(StatusCode, AxumJson<Value>)> {
+    let b = body.object()?;
+    let Some(name) = opt_str(&b, "name")? else {
+        return Err(field_problem(
+            "name",
+            "name_missing",
+            "name is required: the member's name, e.g. {\"name\": \"Ana\"}".into(),
+        ));
+    };
+    match d.members.add(d.store.as_ref(), name).await {
+        Ok((member, token)) => Ok((
+            StatusCode::CREATED,
+            AxumJson(json!({
+                "member": member.view(),
+                "token": token,
+                "loginUrl": format!("{}/login/{token}", d.link_base().trim_end_matches('/')),
+            })),
+        )),
+        Err(AddError::Name(why)) => Err(field_problem("name", "name_invalid", why)),
+        Err(AddError::Taken(name)) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "member-exists",
+            format!(
+                "a member named {name:?} exists already: pick another name, or revoke theirs first (askd members revoke {name:?})"
+            ),
+        )),
+        Err(AddError::Other(e)) => Err(ApiError::internal(e)),
+    }
+}
+
+pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+    match d.members.revoke(d.store.as_ref(), &id).await {
+        Ok(Some(_)) => Ok(StatusCode::NO_CONTENT),
+        Ok(None) => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not-found",
+            format!(
+                "no member has the id or name {id:?}; GET /api/members (askd members list) lists them"
+            ),
+        )),
+        Err(e) => Err(ApiError::internal(e)),
+    }
+}

@@ -1,0 +1,198 @@
+//! Team members (team mode, platform §6): people with their own tokens, so every answer
+//! records who gave it and a member can say they are on an ask.
+//!
+//! `askd members add NAME` (`POST /api/members`) creates a member and a **member token**
+//! (256 random bits), returned once inside a login URL (`/login/<token>`); the daemon keeps
+//! only its SHA-256. Opening the URL sets the `askd_member` cookie and lands on the inbox.
+//! A member may do what a paired device may (answer: `crate::fence::device_may`), plus
+//! claim asks and read the records and session pages; Settings, members, devices and
+//! pairing stay with the install's token. `members revoke` removes a member: its next
+//! request is refused on this daemon at once, and on the others of a shared database when
+//! they read the `settings.updated` event (`crate::follow`).
+//!
+//! Storage: the store's saved-settings map, one key `member.<id>` per member (as devices:
+//! durable, no migration, one database shared by every daemon of a team).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use askd_store::Store;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::devices::{hash, random_hex};
+
+/// The cookie that carries a member token.
+pub const COOKIE: &str = "askd_member";
+/// The longest member name.
+pub const NAME_MAX: usize = 40;
+const KEY_PREFIX: &str = "member.";
+
+/// One member, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub id: String,
+    /// SHA-256 of the token, hex.
+    pub hash: String,
+    pub name: String,
+    pub created_at: String,
+}
+
+impl Member {
+    /// What the API shows (no hash).
+    pub fn view(&self) -> Value {
+        json!({"id": self.id, "name": self.name, "createdAt": self.created_at})
+    }
+}
+
+/// The daemon's members, by token hash.
+#[derive(Default)]
+pub struct Members {
+    inner: Mutex<HashMap<String, Member>>,
+}
+
+/// Why a member was not added.
+#[derive(Debug)]
+pub enum AddError {
+    /// The name is empty, too long or has control characters: the message says which.
+    Name(String),
+    /// Another member has this name (names are compared without case).
+    Taken(String),
+    Other(String),
+}
+
+/// A member name as given, checked: trimmed, 1 to [`NAME_MAX`] characters, no control
+/// characters.
+pub fn clean_name(name: &str) -> Result<String, AddError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(AddError::Name(
+            "name is empty: give the member's name, e.g. askd members add Ana".into(),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(AddError::Name(
+            "name has control characters (a line break, a tab): use plain text".into(),
+        ));
+    }
+    if name.chars().count() > NAME_MAX {
+        return Err(AddError::Name(format!(
+            "name is longer than {NAME_MAX} characters: use a shorter one"
+        )));
+    }
+    Ok(name.to_string())
+}
+
+impl Members {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Member>> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reads the members from the store (at start, and after another daemon saved
+    /// settings): the stored members replace the ones in memory.
+    pub async fn load(&self, store: &dyn Store) {
+        let saved = match store.settings().await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the team's members");
+                return;
+            }
+        };
+        let mut members = HashMap::new();
+        for (key, value) in saved.iter().filter(|(k, _)| k.starts_with(KEY_PREFIX)) {
+            match serde_json::from_value::<Member>(value.clone()) {
+                Ok(m) => {
+                    members.insert(m.hash.clone(), m);
+                }
+                Err(e) => tracing::warn!(key, error = %e, "ignoring an unreadable member"),
+            }
+        }
+        *self.lock() = members;
+    }
+
+    /// Adds a member: the member and its token (shown once, never stored).
+    pub async fn add(&self, store: &dyn Store, name: &str) -> Result<(Member, String), AddError> {
+        let name = clean_name(name)?;
+        // Against the database's members, not only this daemon's: another daemon of the
+        // team may have added one a moment ago.
+        self.load(store).await;
+        if self
+            .lock()
+            .values()
+            .any(|m| m.name.to_lowercase() == name.to_lowercase())
+        {
+            return Err(AddError::Taken(name));
+        }
+        let token = random_hex(32).map_err(AddError::Other)?;
+        let member = Member {
+            id: uuid::Uuid::now_v7().simple().to_string(),
+            hash: hash(&token),
+            name,
+            created_at: askd_store::now(),
+        };
+        let mut set = Map::new();
+        set.insert(format!("{KEY_PREFIX}{}", member.id), json!(member));
+        store
+            .save_settings(&set, &[])
+            .await
+            .map_err(|e| AddError::Other(e.to_string()))?;
+        self.lock().insert(member.hash.clone(), member.clone());
+        Ok((member, token))
+    }
+
+    /// The member a token belongs to.
+    pub fn check(&self, token: &str) -> Option<Member> {
+        self.lock().get(&hash(token)).cloned()
+    }
+
+    /// The members, by name.
+    pub fn list(&self) -> Vec<Value> {
+        let inner = self.lock();
+        let mut all: Vec<&Member> = inner.values().collect();
+        all.sort_by_key(|m| (m.name.to_lowercase(), m.created_at.clone()));
+        all.into_iter().map(Member::view).collect()
+    }
+
+    /// Revokes the member with this id (or, failing that, this name, without case): refused
+    /// from now on, then removed from the store. `Ok(None)` when no member matches.
+    pub async fn revoke(&self, store: &dyn Store, which: &str) -> Result<Option<Member>, String> {
+        self.load(store).await;
+        let removed = {
+            let mut inner = self.lock();
+            let hash = inner
+                .values()
+                .find(|m| m.id == which)
+                .or_else(|| {
+                    inner
+                        .values()
+                        .find(|m| m.name.to_lowercase() == which.trim().to_lowercase())
+                })
+                .map(|m| m.hash.clone());
+            hash.and_then(|h| inner.remove(&h))
+        };
+        let Some(member) = removed else {
+            return Ok(None);
+        };
+        store
+            .save_settings(&Map::new(), &[format!("{KEY_PREFIX}{}", member.id)])
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(Some(member))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked() {
+        assert_eq!(clean_name("  Ana ").unwrap(), "Ana");
+        assert_eq!(clean_name("李明").unwrap(), "李明");
+        for bad in ["", "   ", "a\nb", &"x".repeat(NAME_MAX + 1)] {
+            assert!(matches!(clean_name(bad), Err(AddError::Name(_))), "{bad:?}");
+        }
+        assert!(clean_name(&"x".repeat(NAME_MAX)).is_ok());
+    }
+}

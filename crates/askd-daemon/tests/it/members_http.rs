@@ -1,0 +1,296 @@
+//! Team members over HTTP on a real daemon and SQLite file: a member added through the
+//! API signs in with their login URL, answers and claims asks (and nothing more), every
+//! answer they give names them (results, records, banked answers, the drift decision in the
+//! session's log), the member survives a restart, and a revoked member is refused at once.
+
+use crate::common;
+
+use common::*;
+use reqwest::Method;
+use reqwest::header::{CONTENT_TYPE, COOKIE, SET_COOKIE};
+use serde_json::{Value, json};
+
+/// Adds a member; returns (id, cookie).
+async fn add(s: &TestServer, name: &str) -> (String, String) {
+    let r = s.post("/api/members", &json!({"name": name})).await;
+    let b = r.expect(201).clone();
+    let token = b["token"].as_str().unwrap().to_string();
+    assert_eq!(b["loginUrl"], format!("{}/login/{token}", s.url));
+    assert_eq!(b["member"]["name"], name);
+    // The login URL: the cookie, then the inbox; the token never stays in the address.
+    let r = s
+        .send(s.bare(Method::GET, &format!("/login/{token}")))
+        .await;
+    assert_eq!(r.status, 303, "{}", r.text);
+    assert_eq!(r.header("location"), Some("/"));
+    let set = r.headers.get(SET_COOKIE).unwrap().to_str().unwrap();
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Lax"),
+        "{set}"
+    );
+    assert!(!set.contains("Secure"), "plain HTTP on loopback: {set}");
+    let cookie = set.split(';').next().unwrap().to_string();
+    assert_eq!(cookie, format!("askd_member={token}"));
+    (b["member"]["id"].as_str().unwrap().to_string(), cookie)
+}
+
+async fn as_member(
+    s: &TestServer,
+    cookie: &str,
+    m: Method,
+    path: &str,
+    body: Option<&Value>,
+) -> Resp {
+    let mut rb = s.bare(m, path).header(COOKIE, cookie);
+    if let Some(b) = body {
+        rb = rb
+            .header(CONTENT_TYPE, "application/json")
+            .body(b.to_string());
+    }
+    s.send(rb).await
+}
+
+fn questions() -> Value {
+    json!({"questions": [{"id": "db", "question": "Which database backs team mode?",
+        "options": [{"label": "PostgreSQL"}, {"label": "SQLite"}]}]})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_signs_in_answers_claims_and_is_named_in_every_answer() {
+    let s = TestServer::start().await;
+    let (ana_id, ana) = add(&s, "Ana").await;
+    let (_, bo) = add(&s, "Bo").await;
+
+    // Names: taken (without case), empty, too long — each says what to do.
+    let r = s.post("/api/members", &json!({"name": "ana"})).await;
+    assert_eq!(r.expect(409)["code"], "member-exists");
+    let r = s.post("/api/members", &json!({"name": "  "})).await;
+    r.expect(422);
+    assert!(r.text.contains("name"), "{}", r.text);
+    let r = s.post("/api/members", &json!({})).await;
+    assert!(r.text.contains("name is required"), "{}", r.text);
+    let listed = s.get("/api/members").await.expect(200)["members"].clone();
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    assert_eq!(listed[0]["name"], "Ana");
+    assert!(!listed.to_string().contains("hash"), "{listed}");
+
+    // Who the page sees; what a member may open.
+    let me = as_member(&s, &ana, Method::GET, "/api/me", None).await;
+    assert_eq!(me.expect(200)["kind"], "member");
+    assert_eq!(me.body["name"], "Ana");
+    assert_eq!(me.body["may"]["records"], true);
+    assert_eq!(me.body["may"]["settings"], false);
+    for (m, p, want) in [
+        (Method::GET, "/api/asks", 200),
+        (Method::GET, "/api/records", 200),
+        (Method::GET, "/api/sessions", 200),
+        (Method::GET, "/records", 200),
+        (Method::GET, "/api/settings", 403),
+        (Method::GET, "/api/members", 403),
+        (Method::POST, "/api/pair", 403),
+        (Method::GET, "/api/devices", 403),
+    ] {
+        let r = as_member(&s, &ana, m.clone(), p, None).await;
+        assert_eq!(r.status, want, "{m} {p}: {}", r.text);
+    }
+    let r = as_member(
+        &s,
+        &ana,
+        Method::POST,
+        "/api/asks",
+        Some(&json!({"kind": "questions", "args": questions()})),
+    )
+    .await;
+    assert_eq!(r.expect(403)["code"], "member-scope");
+
+    // Claims: Ana is on it, everyone sees it; Bo takes it over; Ana cannot release Bo's.
+    let q = s.create("questions", None, &questions()).await.expect(201)["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut events = s.events(s.req(Method::GET, "/api/events")).await;
+    let claim = format!("/api/asks/{q}/claim");
+    let r = as_member(&s, &ana, Method::POST, &claim, None).await;
+    assert_eq!(r.expect(200)["claim"]["name"], "Ana");
+    assert_eq!(s.ask(&q).await["claim"]["name"], "Ana");
+    assert_eq!(s.ask(&q).await["claim"]["id"], ana_id.as_str());
+    let listed = s.get("/api/asks").await.expect(200)["asks"].clone();
+    assert_eq!(listed[0]["claim"]["name"], "Ana");
+    let frames = events.take(1, std::time::Duration::from_secs(5)).await;
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.event.as_deref() == Some("ask.claimed") || f.data["kind"] == "ask.claimed"),
+        "{frames:?}"
+    );
+    as_member(&s, &bo, Method::POST, &claim, None)
+        .await
+        .expect(200);
+    assert_eq!(s.ask(&q).await["claim"]["name"], "Bo");
+    let r = as_member(&s, &ana, Method::DELETE, &claim, None).await;
+    assert_eq!(r.expect(409)["code"], "claimed-by-other");
+    assert!(r.text.contains("Bo"), "{}", r.text);
+    // The install's token makes no claim (a claim names a person) but may release one.
+    let r = s.post(&claim, &json!({})).await;
+    assert_eq!(r.expect(403)["code"], "claim-needs-member");
+    as_member(&s, &ana, Method::POST, &claim, None)
+        .await
+        .expect(200);
+
+    // Bo answers although Ana claimed it: settle-once decides, and the answer names Bo.
+    let r = as_member(
+        &s,
+        &bo,
+        Method::POST,
+        &format!("/api/asks/{q}/submit"),
+        Some(&json!({"answers": [{"id": "db", "selected": ["PostgreSQL"]}]})),
+    )
+    .await;
+    let result = r.expect(200).clone();
+    let bo_named = |v: &Value| v["answered_by"]["name"] == "Bo";
+    assert!(bo_named(&result["result"]), "{result}");
+    assert!(bo_named(&s.ask(&q).await["result"]));
+    let r = as_member(&s, &ana, Method::POST, &claim, None).await;
+    assert_eq!(r.status, 409, "no claim on a settled ask: {}", r.text);
+    let records = s.get("/api/records").await.expect(200).clone();
+    let rec = records["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ask_id"] == q.as_str() || r["record"]["ask_id"] == q.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("no record of {q}: {records}"));
+    assert!(rec.to_string().contains("\"answered_by\""), "{rec}");
+    assert!(rec.to_string().contains("\"Bo\""), "{rec}");
+
+    // A survey: each banked answer names who banked it, the result who submitted.
+    let sv = s.survey(None).await;
+    let r = as_member(&s, &ana, Method::POST, &format!("/api/asks/{sv}/bank"),
+        Some(&json!({"answers": [{"id": "scope", "selected": ["a"], "justifications": {"a": "partners are blocked"}}]}))).await;
+    r.expect(200);
+    let view = s.ask(&sv).await;
+    assert_eq!(
+        view["banked"][0]["answered_by"]["name"], "Ana",
+        "{}",
+        view["banked"]
+    );
+    let r = as_member(
+        &s,
+        &bo,
+        Method::POST,
+        &format!("/api/asks/{sv}/submit"),
+        Some(&full_answers()),
+    )
+    .await;
+    r.expect(200);
+    assert!(bo_named(&s.ask(&sv).await["result"]), "{}", r.text);
+
+    // A review.
+    let rv = s
+        .create("review", None, &json!({"title": "Check", "items": [{"id": "1", "type": "confirm", "label": "Works?"}]}))
+        .await;
+    let rv = rv.expect(201)["ask_id"].as_str().unwrap().to_string();
+    let r = as_member(
+        &s,
+        &ana,
+        Method::POST,
+        &format!("/api/asks/{rv}/submit"),
+        Some(&json!({"answers": [{"id": "1", "verdict": "pass"}]})),
+    )
+    .await;
+    r.expect(200);
+    assert_eq!(
+        s.ask(&rv).await["result"]["answered_by"]["name"],
+        "Ana",
+        "{}",
+        r.text
+    );
+
+    // A drift card: the result and the decision in the session's log.
+    let session = s.session("claude-code", None).await;
+    let reported = s
+        .post(
+            &format!("/api/sessions/{session}/alignment/report_drift"),
+            &json!({"args": {"reason": "scope-expansion", "description": "Add a mobile app",
+                "options": [{"label": "Web only"}, {"label": "PWA"}]}}),
+        )
+        .await
+        .expect(200)
+        .clone();
+    let card = reported["ask_id"].as_str().unwrap().to_string();
+    let r = as_member(
+        &s,
+        &bo,
+        Method::POST,
+        &format!("/api/asks/{card}/submit"),
+        Some(&json!({"action": "option", "option": 1})),
+    )
+    .await;
+    r.expect(200);
+    assert!(bo_named(&s.ask(&card).await["result"]), "{}", r.text);
+    let store = s.daemon().store.clone();
+    let log = store.session_log(&session).await.unwrap();
+    assert!(
+        log.iter()
+            .any(|e| e.kind == "alignment.drift_decided" && e.payload["answered_by"]["name"] == "Bo"),
+        "{:?}",
+        log.iter()
+            .map(|e| (&e.kind, &e.payload))
+            .collect::<Vec<_>>()
+    );
+
+    // The install's answers name nobody.
+    let q2 = s.create("questions", None, &questions()).await.expect(201)["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s
+        .action(
+            &q2,
+            "submit",
+            &json!({"answers": [{"id": "db", "selected": ["SQLite"]}]}),
+        )
+        .await;
+    r.expect(200);
+    assert!(
+        s.ask(&q2).await["result"].get("answered_by").is_none(),
+        "{}",
+        r.text
+    );
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_survives_a_restart_and_is_refused_at_once_when_revoked() {
+    let s = TestServer::start().await;
+    let (id, ana) = add(&s, "Ana").await;
+    let login = ana.strip_prefix("askd_member=").unwrap().to_string();
+    let dir = s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let me = as_member(&s, &ana, Method::GET, "/api/me", None).await;
+    assert_eq!(me.expect(200)["name"], "Ana");
+    // By name, without case.
+    assert_eq!(
+        s.send(s.req(Method::DELETE, "/api/members/ANA"))
+            .await
+            .status,
+        204
+    );
+    let r = as_member(&s, &ana, Method::GET, "/api/asks", None).await;
+    assert_eq!(r.expect(401)["code"], "member-revoked");
+    let r = s
+        .send(s.bare(Method::GET, &format!("/login/{login}")))
+        .await;
+    assert_eq!(r.status, 401);
+    assert!(r.text.contains("does not work"), "{}", r.text);
+    assert!(r.headers.get(SET_COOKIE).is_none());
+    let r = s
+        .send(s.req(Method::DELETE, &format!("/api/members/{id}")))
+        .await;
+    assert_eq!(r.expect(404)["code"], "not-found");
+    let dir = s.stop().await;
+    let s = TestServer::start_in(dir).await;
+    let r = as_member(&s, &ana, Method::GET, "/api/asks", None).await;
+    assert_eq!(r.status, 401, "still revoked after a restart");
+    s.stop().await;
+}

@@ -1,0 +1,124 @@
+//! `askd members add NAME | list | revoke ID-OR-NAME`: the team's members (team mode,
+//! `askd_daemon::members`), through the daemon's API with the install's token. `add`
+//! prints the member's login URL once — the daemon keeps only its hash.
+
+use std::process::ExitCode;
+
+use askd_daemon::config;
+use clap::Subcommand;
+use serde_json::{Value, json};
+
+use super::EXIT_USAGE;
+use super::flags::ConfigFlags;
+
+#[derive(Debug, Subcommand)]
+pub enum MembersCommand {
+    /// Add a member: prints their login URL, once (open it in their browser to sign in).
+    Add {
+        /// The member's name, as answers will record it (at most 40 characters).
+        name: String,
+        #[command(flatten)]
+        config: ConfigFlags,
+    },
+    /// List the members (id, name, when added).
+    List {
+        #[command(flatten)]
+        config: ConfigFlags,
+    },
+    /// Revoke a member (by id or name): their login stops working on every daemon.
+    Revoke {
+        /// The member's id (from `askd members list`) or name.
+        member: String,
+        #[command(flatten)]
+        config: ConfigFlags,
+    },
+}
+
+pub fn run(cmd: MembersCommand) -> ExitCode {
+    let (flags, method, path, body) = match &cmd {
+        MembersCommand::Add { name, config } => (
+            config,
+            reqwest::Method::POST,
+            "/api/members".to_string(),
+            Some(json!({ "name": name }).to_string()),
+        ),
+        MembersCommand::List { config } => {
+            (config, reqwest::Method::GET, "/api/members".into(), None)
+        }
+        MembersCommand::Revoke { member, config } => {
+            (config, reqwest::Method::DELETE, member_path(member), None)
+        }
+    };
+    let paths = match config::load_from_process(&flags.0) {
+        Ok((paths, _)) => paths,
+        Err(e) => {
+            eprintln!("askd members: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("askd members: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let reply = runtime.block_on(async {
+        askd_client::ensure_daemon(&paths, &flags.0)
+            .await
+            .map_err(|e| eprintln!("askd members: {e}"))
+            .ok()?;
+        let client = super::client::Client::connect(&paths).ok()?;
+        client.call(method, &path, body).await.ok()
+    });
+    let Some(reply) = reply else {
+        return ExitCode::FAILURE;
+    };
+    if !reply.ok() {
+        eprintln!("askd members: {}", reply.error().message);
+        return ExitCode::FAILURE;
+    }
+    match cmd {
+        MembersCommand::Add { .. } => {
+            let name = reply.body["member"]["name"].as_str().unwrap_or_default();
+            let url = reply.body["loginUrl"].as_str().unwrap_or_default();
+            println!("Added {name}. Their login link — shown this once, keep it private:");
+            println!("  {url}");
+            println!(
+                "Opening it signs a browser in as {name}; `askd members revoke {name:?}` ends it."
+            );
+        }
+        MembersCommand::List { .. } => {
+            let members = reply.body["members"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if members.is_empty() {
+                println!("No members yet: askd members add NAME");
+            }
+            for m in &members {
+                println!(
+                    "{}  {}  (added {})",
+                    s(m, "id"),
+                    s(m, "name"),
+                    s(m, "createdAt")
+                );
+            }
+        }
+        MembersCommand::Revoke { member, .. } => println!("Revoked {member}."),
+    }
+    ExitCode::SUCCESS
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or_default()
+}
+
+/// `/api/members/<member>`, the member percent-encoded as one path segment.
+fn member_path(member: &str) -> String {
+    let mut url = reqwest::Url::parse("http://askd/api/members").expect("a valid URL");
+    url.path_segments_mut()
+        .expect("an http URL has path segments")
+        .push(member);
+    url.path().to_string()
+}
