@@ -115,12 +115,19 @@ fn result_schema(outcomes: &[&str], extra: Value) -> Value {
         "title": {"type": "string"},
         "instruction": {"type": "string", "description": "What to do next (pending, pre-flight and superseded outcomes)."},
         "handling": {"type": "string", "description": "How to treat the answers (answered)."},
-        "skipped": {"type": "array", "items": {"type": "string"}, "description": "Question ids asked but left without an answer."}
+        "skipped": {"type": "array", "items": {"type": "string"}, "description": "Question ids asked but left without an answer."},
+        "answered_by": answered_by()
     });
     if let (Some(p), Value::Object(e)) = (props.as_object_mut(), extra) {
         p.extend(e);
     }
     json!({"type": "object", "properties": props, "required": ["outcome", "ask_id"]})
+}
+
+/// Team mode: the member who gave the answer (absent for a single user).
+fn answered_by() -> Value {
+    json!({"type": "object", "description": "Team mode: the member who answered.",
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"}}})
 }
 
 fn survey_answers() -> Value {
