@@ -186,6 +186,16 @@ pub async fn start_with(
     }
     daemon.load_saved_settings().await;
     daemon.devices.load(daemon.store.as_ref()).await;
+    // Alone on its database, a restart voids the pairing codes; in team mode the other
+    // daemons' codes stay good (crate::devices).
+    daemon
+        .devices
+        .forget_codes(
+            daemon.store.as_ref(),
+            &daemon.locks,
+            daemon.settings.database_url.is_none(),
+        )
+        .await;
     // Subscribed before the first request, so no new ask is missed.
     let notify_events = daemon.hub.subscribe();
     let info = DaemonInfo {
