@@ -658,3 +658,88 @@ async fn two_daemons_on_one_draft_at_once_keep_it_whole() {
         );
     }
 }
+
+/// The notifier lock after a database restart: the lock went with its holder's connection,
+/// so the holder stops sending and contends again; one daemon of the team (including one
+/// started after the restart) sends each new ask's message, once; and when the others
+/// leave, the last one sends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_database_restart_one_daemon_sends_each_message() {
+    let cluster = match pg_test::private() {
+        Ok(c) => c,
+        Err(e) => panic!("this test restarts its own PostgreSQL: {e}"),
+    };
+    let db = cluster.database().await;
+    let (got, hook) = receiver().await;
+    let webhook = format!("json={hook}");
+    let env = [
+        ("ASKD_NOTIFY_WEBHOOK", webhook.as_str()),
+        ("ASKD_NOTIFY_DESKTOP", "false"),
+    ];
+    let count = |id: &str| {
+        got.lock()
+            .unwrap()
+            .iter()
+            .filter(|b| b.contains(id))
+            .count()
+    };
+    let wait_for = |id: String| {
+        let got = got.clone();
+        async move {
+            let until = Instant::now() + Duration::from_secs(15);
+            while !got.lock().unwrap().iter().any(|b| b.contains(&id)) && Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let a = start_with(&db.url, &env);
+    let b = start_with(&db.url, &env);
+    let first = a.ask("Before the restart?").await;
+    wait_for(first.clone()).await;
+    assert_eq!(count(&first), 1);
+
+    let _cluster = tokio::task::spawn_blocking(move || {
+        cluster.restart();
+        cluster
+    })
+    .await
+    .unwrap();
+    for d in [&a, &b] {
+        let mut back = false;
+        for _ in 0..200 {
+            let (status, _) = d
+                .call(Method::GET, &format!("/api/asks/{first}"), None)
+                .await;
+            if status == 200 {
+                back = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(back, "the daemon is back after the restart");
+    }
+    // A daemon that joins after the restart finds the lock free in the database unless a
+    // daemon of the team took it again.
+    let c = start_with(&db.url, &env);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut asked = Vec::new();
+    for (i, d) in [&a, &b, &c].into_iter().enumerate() {
+        let id = d
+            .ask(&format!("After the restart, through daemon {i}?"))
+            .await;
+        wait_for(id.clone()).await;
+        asked.push(id);
+    }
+    // Time for a second message, were there one.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let counts: Vec<usize> = asked.iter().map(|id| count(id)).collect();
+    assert_eq!(counts, [1, 1, 1], "{:?}", got.lock().unwrap());
+
+    // The others leave: the last one sends.
+    drop(a);
+    drop(b);
+    let last = c.ask("After the others left?").await;
+    wait_for(last.clone()).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(count(&last), 1, "{:?}", got.lock().unwrap());
+}
