@@ -3,9 +3,8 @@
 //! `askd pair` or the Settings page asks for a **pairing code** ([`Devices::new_code`]):
 //! random, single use, valid for [`CODE_TTL`]. Opening `/pair/{code}` shows a form; sending
 //! it ([`Devices::redeem`]) spends the code and creates a **device token** (256 random
-//! bits) set as the `askd_device` cookie. The
-//! daemon keeps only its SHA-256, with a name, the browser's user agent, and the created
-//! and last-used times. The fence accepts the cookie for the answering routes only
+//! bits) set as the `askd_device` cookie. The daemon keeps only its SHA-256, with a name,
+//! the browser's user agent, and the created and last-used times. The fence accepts the cookie for the answering routes only
 //! (`crate::fence`); revoking removes the device from memory first, so its next request is
 //! refused at once, then from the store.
 //!
@@ -15,7 +14,8 @@
 //! time is exact in memory and written through at most every [`TOUCH_EVERY`].
 //!
 //! Pairing codes are in the same map, one key `paircode.<sha256 of the code>` (the code
-//! itself is never stored) with its expiry (`expiresAt`, Unix milliseconds), so in team
+//! itself is never stored) with its expiry (`expiresAt`, Unix milliseconds) and when it was
+//! made (`madeAt`, Unix nanoseconds: the oldest goes first past 16), so in team
 //! mode a code made through one daemon is redeemed through any other. Making and spending
 //! a code run under [`Locks::pairing`] (this daemon's lock and the database's), and the
 //! spend removes the code in the transaction that stores the device: a code pairs once,
@@ -127,12 +127,31 @@ fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// When a code was made, in Unix nanoseconds (the order of the codes; two codes made in
+/// one millisecond still have one).
+fn now_ns() -> i64 {
+    chrono::Utc::now()
+        .timestamp_nanos_opt()
+        .unwrap_or_else(|| now_ms().saturating_mul(1_000_000))
+}
+
 /// The stored pairing codes (key, expiry in Unix ms; an unreadable one as expired).
 fn stored_codes(saved: &Map<String, Value>) -> Vec<(String, i64)> {
+    stored_codes_made(saved)
+        .into_iter()
+        .map(|(k, until, _)| (k, until))
+        .collect()
+}
+
+/// [`stored_codes`] with when each was made (`madeAt`, Unix ns; 0 when missing).
+fn stored_codes_made(saved: &Map<String, Value>) -> Vec<(String, i64, i64)> {
     saved
         .iter()
         .filter(|(k, _)| k.starts_with(CODE_PREFIX))
-        .map(|(k, v)| (k.clone(), v["expiresAt"].as_i64().unwrap_or(0)))
+        .map(|(k, v)| {
+            let until = v["expiresAt"].as_i64().unwrap_or(0);
+            (k.clone(), until, v["madeAt"].as_i64().unwrap_or(0))
+        })
         .collect()
 }
 
@@ -175,7 +194,8 @@ impl Devices {
     }
 
     /// A new pairing code (32 hex digits) and how long it lives, once it is stored. The
-    /// expired codes go in the same save, and the oldest when [`CODES_MAX`] are out.
+    /// expired codes go in the same save, and the oldest made when `CODES_MAX`
+    /// (16) are out.
     pub async fn new_code(
         &self,
         store: &dyn Store,
@@ -186,9 +206,9 @@ impl Devices {
         let now = now_ms();
         let mut live = Vec::new();
         let mut remove = Vec::new();
-        for (key, until) in stored_codes(&store.settings().await?) {
+        for (key, until, made) in stored_codes_made(&store.settings().await?) {
             if until > now {
-                live.push((until, key));
+                live.push((made, key));
             } else {
                 remove.push(key);
             }
@@ -198,7 +218,10 @@ impl Devices {
         remove.extend(live.into_iter().take(over).map(|(_, k)| k));
         let mut set = Map::new();
         let ttl_ms = i64::try_from(CODE_TTL.as_millis()).unwrap_or(i64::MAX);
-        set.insert(code_key(&code), json!({"expiresAt": now + ttl_ms}));
+        set.insert(
+            code_key(&code),
+            json!({"expiresAt": now + ttl_ms, "madeAt": now_ns()}),
+        );
         store.save_settings(&set, &remove).await?;
         Ok((code, CODE_TTL))
     }
