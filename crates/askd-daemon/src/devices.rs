@@ -1,11 +1,10 @@
 //! Paired devices: a phone (or any browser) that answers asks without the install's token.
 //!
 //! `askd pair` or the Settings page asks for a **pairing code** ([`Devices::new_code`]):
-//! random, single use, valid for [`CODE_TTL`], kept in memory only (a restart voids it).
-//! Opening `/pair/{code}` shows a form; sending it ([`Devices::redeem`]) spends the code
-//! and creates a **device token** (256 random bits) set as the `askd_device` cookie. The
-//! daemon keeps only its SHA-256, with a name, the browser's user agent, and the created
-//! and last-used times. The fence accepts the cookie for the answering routes only
+//! random, single use, valid for [`CODE_TTL`]. Opening `/pair/{code}` shows a form; sending
+//! it ([`Devices::redeem`]) spends the code and creates a **device token** (256 random
+//! bits) set as the `askd_device` cookie. The daemon keeps only its SHA-256, with a name,
+//! the browser's user agent, and the created and last-used times. The fence accepts the cookie for the answering routes only
 //! (`crate::fence`); revoking removes the device from memory first, so its next request is
 //! refused at once, then from the store.
 //!
@@ -13,15 +12,27 @@
 //! (committed before the cookie is set or the revoke answered) without a migration; the
 //! map is small (a device is a few hundred bytes) and read once at start. The last-used
 //! time is exact in memory and written through at most every [`TOUCH_EVERY`].
+//!
+//! Pairing codes are in the same map, one key `paircode.<sha256 of the code>` (the code
+//! itself is never stored) with its expiry (`expiresAt`, Unix milliseconds) and when it was
+//! made (`madeAt`, Unix nanoseconds: the oldest goes first past 16), so in team
+//! mode a code made through one daemon is redeemed through any other. Making and spending
+//! a code run under [`Locks::pairing`] (this daemon's lock and the database's), and the
+//! spend removes the code in the transaction that stores the device: a code pairs once,
+//! across daemons. Expired codes are removed when a code is made or tried; a daemon alone
+//! on its SQLite file removes every code at start (a restart voids them, as before), a
+//! daemon in team mode only the expired ones (the others' codes stay good).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use askd_store::Store;
+use askd_store::{Store, StoreError, StoreResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+
+use crate::locks::Locks;
 
 /// The cookie that carries a device token.
 pub const COOKIE: &str = "askd_device";
@@ -34,6 +45,7 @@ const CODES_MAX: usize = 16;
 /// The longest device name kept.
 pub const NAME_MAX: usize = 60;
 const KEY_PREFIX: &str = "device.";
+const CODE_PREFIX: &str = "paircode.";
 
 /// One paired device, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -71,11 +83,9 @@ struct Entry {
 struct Inner {
     /// By token hash.
     devices: HashMap<String, Entry>,
-    /// Pairing code → when it expires.
-    codes: HashMap<String, Instant>,
 }
 
-/// The daemon's paired devices and outstanding pairing codes.
+/// The daemon's paired devices (the pairing codes are in the store).
 #[derive(Default)]
 pub struct Devices {
     inner: Mutex<Inner>,
@@ -106,6 +116,43 @@ pub(crate) fn random_hex(n: usize) -> Result<String, String> {
     let mut bytes = vec![0u8; n];
     getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
     Ok(hex(&bytes))
+}
+
+/// The stored key of a pairing code.
+fn code_key(code: &str) -> String {
+    format!("{CODE_PREFIX}{}", hash(code))
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// When a code was made, in Unix nanoseconds (the order of the codes; two codes made in
+/// one millisecond still have one).
+fn now_ns() -> i64 {
+    chrono::Utc::now()
+        .timestamp_nanos_opt()
+        .unwrap_or_else(|| now_ms().saturating_mul(1_000_000))
+}
+
+/// The stored pairing codes (key, expiry in Unix ms; an unreadable one as expired).
+fn stored_codes(saved: &Map<String, Value>) -> Vec<(String, i64)> {
+    stored_codes_made(saved)
+        .into_iter()
+        .map(|(k, until, _)| (k, until))
+        .collect()
+}
+
+/// [`stored_codes`] with when each was made (`madeAt`, Unix ns; 0 when missing).
+fn stored_codes_made(saved: &Map<String, Value>) -> Vec<(String, i64, i64)> {
+    saved
+        .iter()
+        .filter(|(k, _)| k.starts_with(CODE_PREFIX))
+        .map(|(k, v)| {
+            let until = v["expiresAt"].as_i64().unwrap_or(0);
+            (k.clone(), until, v["madeAt"].as_i64().unwrap_or(0))
+        })
+        .collect()
 }
 
 /// A device's stored value, under `device.<id>`.
@@ -146,47 +193,100 @@ impl Devices {
         inner.devices = devices;
     }
 
-    /// A new pairing code (32 hex digits) and how long it lives.
-    pub fn new_code(&self) -> Result<(String, Duration), String> {
-        let code = random_hex(16)?;
-        let mut inner = self.lock();
-        let now = Instant::now();
-        inner.codes.retain(|_, until| *until > now);
-        while inner.codes.len() >= CODES_MAX {
-            let oldest = inner
-                .codes
-                .iter()
-                .min_by_key(|(_, until)| **until)
-                .map(|(c, _)| c.clone());
-            match oldest {
-                Some(c) => inner.codes.remove(&c),
-                None => break,
-            };
+    /// A new pairing code (32 hex digits) and how long it lives, once it is stored. The
+    /// expired codes go in the same save, and the oldest made when `CODES_MAX`
+    /// (16) are out.
+    pub async fn new_code(
+        &self,
+        store: &dyn Store,
+        locks: &Locks,
+    ) -> StoreResult<(String, Duration)> {
+        let code = random_hex(16).map_err(StoreError::Backend)?;
+        let _held = locks.pairing(store).await?;
+        let now = now_ms();
+        let mut live = Vec::new();
+        let mut remove = Vec::new();
+        for (key, until, made) in stored_codes_made(&store.settings().await?) {
+            if until > now {
+                live.push((made, key));
+            } else {
+                remove.push(key);
+            }
         }
-        inner.codes.insert(code.clone(), now + CODE_TTL);
+        live.sort();
+        let over = (live.len() + 1).saturating_sub(CODES_MAX);
+        remove.extend(live.into_iter().take(over).map(|(_, k)| k));
+        let mut set = Map::new();
+        let ttl_ms = i64::try_from(CODE_TTL.as_millis()).unwrap_or(i64::MAX);
+        set.insert(
+            code_key(&code),
+            json!({"expiresAt": now + ttl_ms, "madeAt": now_ns()}),
+        );
+        store.save_settings(&set, &remove).await?;
         Ok((code, CODE_TTL))
     }
 
-    /// Whether `code` is outstanding (not spent, not expired).
-    pub fn code_valid(&self, code: &str) -> bool {
-        self.lock()
-            .codes
-            .get(code)
-            .is_some_and(|until| *until > Instant::now())
+    /// Whether `code` is outstanding (not spent, not expired), in the store.
+    pub async fn code_valid(&self, store: &dyn Store, code: &str) -> StoreResult<bool> {
+        let saved = store.settings().await?;
+        Ok(saved
+            .get(&code_key(code))
+            .and_then(|v| v["expiresAt"].as_i64())
+            .is_some_and(|until| until > now_ms()))
+    }
+
+    /// Removes the stored pairing codes at start: all of them (`all`, a daemon alone on its
+    /// database: a restart voids them) or the expired ones (team mode). Logged on failure.
+    pub async fn forget_codes(&self, store: &dyn Store, locks: &Locks, all: bool) {
+        let forget = async {
+            let _held = locks.pairing(store).await?;
+            let now = now_ms();
+            let remove: Vec<String> = stored_codes(&store.settings().await?)
+                .into_iter()
+                .filter(|(_, until)| all || *until <= now)
+                .map(|(k, _)| k)
+                .collect();
+            if !remove.is_empty() {
+                store.save_settings(&Map::new(), &remove).await?;
+            }
+            StoreResult::Ok(())
+        };
+        if let Err(e) = forget.await {
+            tracing::warn!(error = %e, "cannot remove old pairing codes");
+        }
     }
 
     /// Spends `code` and pairs a device: its token (for the cookie), once the device is
-    /// stored. `Err` when the code is unknown, spent or expired, or the store failed.
+    /// stored — in the transaction that removes the code, under [`Locks::pairing`], so a
+    /// code pairs once whichever daemons it is sent to. `Err` when the code is unknown,
+    /// spent or expired, or the store failed.
     pub async fn redeem(
         &self,
         store: &dyn Store,
+        locks: &Locks,
         code: &str,
         name: &str,
         user_agent: &str,
     ) -> Result<String, RedeemError> {
-        let until = self.lock().codes.remove(code);
-        if until.is_none_or(|u| u <= Instant::now()) {
-            return Err(RedeemError::BadCode);
+        let other = |e: StoreError| RedeemError::Other(e.to_string());
+        let _held = locks.pairing(store).await.map_err(other)?;
+        let key = code_key(code);
+        let until = store
+            .settings()
+            .await
+            .map_err(other)?
+            .get(&key)
+            .map(|v| v["expiresAt"].as_i64().unwrap_or(0));
+        match until {
+            None => return Err(RedeemError::BadCode),
+            Some(until) if until <= now_ms() => {
+                store
+                    .save_settings(&Map::new(), std::slice::from_ref(&key))
+                    .await
+                    .map_err(other)?;
+                return Err(RedeemError::BadCode);
+            }
+            Some(_) => {}
         }
         let token = random_hex(32).map_err(RedeemError::Other)?;
         let id = uuid::Uuid::now_v7().simple().to_string();
@@ -213,13 +313,10 @@ impl Devices {
             created_at: now.clone(),
             last_used_at: now,
         };
-        let (key, value) = stored(&device);
+        let (device_key, value) = stored(&device);
         let mut set = Map::new();
-        set.insert(key, value);
-        store
-            .save_settings(&set, &[])
-            .await
-            .map_err(|e| RedeemError::Other(e.to_string()))?;
+        set.insert(device_key, value);
+        store.save_settings(&set, &[key]).await.map_err(other)?;
         self.lock().devices.insert(
             device.hash.clone(),
             Entry {

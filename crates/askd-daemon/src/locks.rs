@@ -7,17 +7,22 @@
 //!   database shared by several daemons (team mode) it is the database's lock too.
 //!   Entries nobody holds are dropped on the next lock.
 //! - **Draft** ([`Locks::draft`]): every operation on one builder draft (`survey.md` §10);
-//!   entries are tiny and drafts never expire, so they stay.
+//!   entries are tiny and drafts never expire, so they stay. On a shared database it is the
+//!   database's lock `draft:<slug>` too.
 //! - **Draft begin** ([`Locks::draft_begin`]): held by `begin` from picking a free slug until
-//!   the draft is registered.
+//!   the draft is registered; on a shared database the database's lock `draft-begin` too.
 //! - **Review settle** ([`Locks::review_settle`]): one per review being settled (the persist
 //!   file of a losing submit is never written); dropped once the review has settled
 //!   ([`Locks::review_settled`]).
 //! - **Settings save** ([`Locks::settings_save`]): one save of the Settings page at a time,
 //!   so the values applied last are the ones saved last.
+//! - **Pairing** ([`Locks::pairing`]): making or spending a pairing code
+//!   (`crate::devices`), so a code is spent once; on a shared database the database's lock
+//!   `pairing` too (the codes live in the store, any daemon may redeem one).
 //!
 //! Lock order, outermost first: draft begin → draft → session → review settle; the settings
-//! lock is never held with another.
+//! and pairing locks are never held with another. Each lock that has a database part takes
+//! this daemon's part first, then the database's, so the daemons agree on the order too.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -41,9 +46,20 @@ type KeyLocks = Mutex<HashMap<String, KeyLock>>;
 pub struct Locks {
     sessions: KeyLocks,
     drafts: KeyLocks,
-    draft_begin: tokio::sync::Mutex<()>,
+    draft_begin: KeyLock,
     review_settle: KeyLocks,
     settings_save: tokio::sync::Mutex<()>,
+    pairing: KeyLock,
+}
+
+/// Holds `local`, then the database's lock `key` ([`Store::hold`]).
+async fn both(local: KeyLock, store: &dyn Store, key: &str) -> StoreResult<Held> {
+    let local = local.lock_owned().await;
+    let shared = store.hold(key).await?;
+    Ok(Held {
+        _shared: shared,
+        _local: local,
+    })
 }
 
 fn entry(map: &KeyLocks, key: &str) -> KeyLock {
@@ -63,22 +79,23 @@ impl Locks {
             map.retain(|_, l| Arc::strong_count(l) > 1);
             map.entry(session.to_string()).or_default().clone()
         };
-        let local = lock.lock_owned().await;
-        let shared = store.hold(&format!("session:{session}")).await?;
-        Ok(Held {
-            _shared: shared,
-            _local: local,
-        })
+        both(lock, store, &format!("session:{session}")).await
     }
 
-    /// The lock of the draft `slug`.
-    pub fn draft(&self, slug: &str) -> KeyLock {
-        entry(&self.drafts, slug)
+    /// Waits for and holds the lock of the draft `slug`: this daemon's, then the database's.
+    pub async fn draft(&self, store: &dyn Store, slug: &str) -> StoreResult<Held> {
+        both(entry(&self.drafts, slug), store, &format!("draft:{slug}")).await
     }
 
-    /// Waits for and holds the lock `begin` takes while it picks a free slug.
-    pub async fn draft_begin(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.draft_begin.lock().await
+    /// Waits for and holds the lock `begin` takes while it picks a free slug: this daemon's,
+    /// then the database's.
+    pub async fn draft_begin(&self, store: &dyn Store) -> StoreResult<Held> {
+        both(self.draft_begin.clone(), store, "draft-begin").await
+    }
+
+    /// Waits for and holds the pairing lock: this daemon's, then the database's.
+    pub async fn pairing(&self, store: &dyn Store) -> StoreResult<Held> {
+        both(self.pairing.clone(), store, "pairing").await
     }
 
     /// The settle lock of the review `ask_id`.

@@ -187,6 +187,16 @@ pub async fn start_with(
     daemon.load_saved_settings().await;
     daemon.devices.load(daemon.store.as_ref()).await;
     daemon.members.load(daemon.store.as_ref()).await;
+    // Alone on its database, a restart voids the pairing codes; in team mode the other
+    // daemons' codes stay good (crate::devices).
+    daemon
+        .devices
+        .forget_codes(
+            daemon.store.as_ref(),
+            &daemon.locks,
+            daemon.settings.database_url.is_none(),
+        )
+        .await;
     // Subscribed before the first request, so no new ask is missed.
     let notify_events = daemon.hub.subscribe();
     let info = DaemonInfo {
@@ -251,41 +261,86 @@ pub async fn start_with(
 }
 
 /// Stops the daemon after `idle` with no request and nothing pending.
+/// How often the team's notifier checks that it still holds the database lock `notifier`.
+const NOTIFIER_PROBE: Duration = Duration::from_millis(500);
+/// The retry backoff of a failed take of that lock: from the first to the last, doubling.
+const NOTIFIER_RETRY: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
+
 /// The notifier (`crate::notify`). In team mode one daemon sends for the whole team: the
 /// one holding the database lock `notifier` (the others wait for it, and one takes over when
 /// its holder stops); it follows the hub from the moment it holds the lock, so asks already
-/// pending then get reminders, not a second "new ask" message. Alone on SQLite it starts at
-/// once with `events`, subscribed before the first request.
+/// pending then get reminders, not a second "new ask" message. The holder probes its lock
+/// every [`NOTIFIER_PROBE`] ([`askd_store::Held::alive`]): when the database restarted, the
+/// lock went with the connection, so it stops sending and contends again with the others
+/// (a take that fails — the database away — is retried with a backoff). Alone on SQLite it
+/// starts at once with `events`, subscribed before the first request.
 async fn notifier(
     daemon: Arc<Daemon>,
     events: tokio::sync::broadcast::Receiver<askd_store::Event>,
     mut stop: watch::Receiver<bool>,
 ) {
-    let (held, events) = if daemon.settings.database_url.is_some() {
-        drop(events);
+    let run = |events, stop| {
+        crate::notify::run(
+            daemon.store.clone(),
+            events,
+            daemon.notify.subscribe(),
+            daemon.notify.status().clone(),
+            stop,
+        )
+    };
+    if daemon.settings.database_url.is_none() {
+        return run(events, stop).await;
+    }
+    drop(events);
+    let mut retry = NOTIFIER_RETRY.0;
+    loop {
         let held = tokio::select! {
             _ = stop.wait_for(|s| *s) => return,
             h = daemon.store.hold("notifier") => h,
         };
-        match held {
-            Ok(h) => (h, daemon.hub.subscribe()),
+        let mut held = match held {
+            Ok(h) => h,
             Err(e) => {
-                tracing::error!(error = %e, "no notifications from this daemon: cannot take the team's notifier lock");
+                tracing::warn!(error = %e, "cannot take the team's notifier lock; trying again");
+                tokio::select! {
+                    _ = stop.wait_for(|s| *s) => return,
+                    _ = tokio::time::sleep(retry) => {}
+                }
+                retry = (retry * 2).min(NOTIFIER_RETRY.1);
+                continue;
+            }
+        };
+        retry = NOTIFIER_RETRY.0;
+        tracing::debug!("holding the team's notifier lock");
+        let (halt, halted) = watch::channel(false);
+        let sending = run(daemon.hub.subscribe(), halted);
+        tokio::pin!(sending);
+        let lost = async {
+            loop {
+                tokio::time::sleep(NOTIFIER_PROBE).await;
+                if let Some(h) = held.as_mut()
+                    && !h.alive().await
+                {
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            // It ended by itself (the hub or the settings closed): nothing more to send.
+            _ = &mut sending => return,
+            _ = async { stop.wait_for(|s| *s).await.is_ok() } => {
+                let _ = halt.send(true);
+                sending.await;
                 return;
             }
+            _ = lost => {
+                tracing::warn!("lost the team's notifier lock (its database connection ended); taking it again");
+                let _ = halt.send(true);
+                sending.await;
+            }
         }
-    } else {
-        (None, events)
-    };
-    crate::notify::run(
-        daemon.store.clone(),
-        events,
-        daemon.notify.subscribe(),
-        daemon.notify.status().clone(),
-        stop,
-    )
-    .await;
-    drop(held);
+        drop(held);
+    }
 }
 
 async fn idle_watch(daemon: Arc<Daemon>, idle: Duration, stop: watch::Sender<bool>) {

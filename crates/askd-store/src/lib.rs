@@ -85,7 +85,15 @@ impl std::error::Error for StoreError {}
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// A lock held across daemons ([`Store::hold`]): released when dropped.
-pub trait Held: Send + Sync {}
+#[async_trait]
+pub trait Held: Send + Sync {
+    /// Whether the lock is still held: `false` once the connection that holds it is gone
+    /// (a database restart ends the session and its locks) — the holder must stop acting
+    /// as the holder and contend for the lock again. A probe of the database; keep it rare.
+    async fn alive(&mut self) -> bool {
+        true
+    }
+}
 
 /// The one store interface. Both backends (SQLite now, PostgreSQL for team mode) implement
 /// it and pass [`conformance`].

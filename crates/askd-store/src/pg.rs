@@ -169,7 +169,28 @@ struct PgHeld {
     conn: Option<sqlx::pool::PoolConnection<Postgres>>,
 }
 
-impl crate::Held for PgHeld {}
+/// How long [`crate::Held::alive`]'s probe of the lock's connection may take.
+const HELD_PROBE: Duration = Duration::from_secs(2);
+
+#[async_trait]
+impl crate::Held for PgHeld {
+    /// `SELECT 1` on the connection holding the advisory lock: a session lock lives as long
+    /// as its session, so an answer means it is still held. A dead connection is closed,
+    /// not returned to the pool.
+    async fn alive(&mut self) -> bool {
+        let Some(conn) = self.conn.as_mut() else {
+            return false;
+        };
+        let probe = sqlx::query("SELECT 1").execute(&mut **conn);
+        if matches!(tokio::time::timeout(HELD_PROBE, probe).await, Ok(Ok(_))) {
+            return true;
+        }
+        if let Some(mut conn) = self.conn.take() {
+            conn.close_on_drop();
+        }
+        false
+    }
+}
 
 impl Drop for PgHeld {
     fn drop(&mut self) {

@@ -46,8 +46,9 @@ pub fn qr_svg(text: &str) -> Option<String> {
 pub async fn new_pairing(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {
     let (code, ttl) = d
         .devices
-        .new_code()
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e))?;
+        .new_code(d.store.as_ref(), &d.locks)
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
     let expires = chrono::Utc::now() + chrono::Duration::seconds(ttl.as_secs() as i64);
     Ok(AxumJson(json!({
         "code": code,
@@ -59,9 +60,10 @@ pub async fn new_pairing(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Val
 }
 
 pub async fn qr_code(State(d): State<Arc<Daemon>>, Path(code): Path<String>) -> Response {
-    let svg = valid_code(&code)
-        .filter(|c| d.devices.code_valid(c))
-        .and_then(|c| qr_svg(&pair_url(&d, c)));
+    let svg = match outstanding(&d, &code).await {
+        Ok(code) => code.and_then(|c| qr_svg(&pair_url(&d, c))),
+        Err(e) => return e.into_response(),
+    };
     match svg {
         Some(svg) => (
             [
@@ -130,6 +132,19 @@ pub async fn notify_save(
     Ok(AxumJson(v))
 }
 
+/// `code` when it is a pairing code that is outstanding (`crate::devices`, in the store).
+async fn outstanding<'c>(d: &Daemon, code: &'c str) -> ApiResult<Option<&'c str>> {
+    let Some(code) = valid_code(code) else {
+        return Ok(None);
+    };
+    let valid = d
+        .devices
+        .code_valid(d.store.as_ref(), code)
+        .await
+        .map_err(|e| ApiError::store(e, "-"))?;
+    Ok(valid.then_some(code))
+}
+
 /// A pairing code as [`crate::devices`] makes them: 32 lowercase hex digits.
 fn valid_code(code: &str) -> Option<&str> {
     (code.len() == 32
@@ -163,8 +178,13 @@ fn bad_code() -> Response {
 }
 
 pub async fn pair_page(State(d): State<Arc<Daemon>>, Path(code): Path<String>) -> Response {
-    let Some(code) = valid_code(&code).filter(|c| d.devices.code_valid(c)) else {
-        return bad_code();
+    let code = match outstanding(&d, &code).await {
+        Ok(Some(code)) => code,
+        Ok(None) => return bad_code(),
+        Err(e) => {
+            tracing::error!(error = %e.message, "cannot read the pairing codes");
+            return unavailable();
+        }
     };
     page(
         StatusCode::OK,
@@ -198,7 +218,11 @@ pub async fn pair_submit(
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    match d.devices.redeem(d.store.as_ref(), code, &name, ua).await {
+    match d
+        .devices
+        .redeem(d.store.as_ref(), &d.locks, code, &name, ua)
+        .await
+    {
         Ok(token) => {
             // Lax, not Strict: a link from a notification (another site) must open the ask.
             let secure = d
@@ -220,11 +244,15 @@ pub async fn pair_submit(
         Err(RedeemError::BadCode) => bad_code(),
         Err(RedeemError::Other(e)) => {
             tracing::error!(error = %e, "pairing failed");
-            page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Pairing failed",
-                "<p>askd could not store the device. Try again with a new link; the daemon's log says why.</p>",
-            )
+            unavailable()
         }
     }
+}
+
+fn unavailable() -> Response {
+    page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Pairing failed",
+        "<p>askd could not store the device. Try again with a new link; the daemon's log says why.</p>",
+    )
 }

@@ -517,8 +517,10 @@ impl Daemon {
         if row.status != Status::Launched.as_str() {
             return Vec::new();
         }
-        let lock = self.locks.draft(&row.slug);
-        let _guard = lock.lock().await;
+        let Ok(_guard) = self.locks.draft(self.store.as_ref(), &row.slug).await else {
+            tracing::warn!(slug = %row.slug, "draft settle transition not applied: no draft lock");
+            return Vec::new();
+        };
         let Ok(Some(row)) = self.store.draft(&row.slug).await else {
             return Vec::new();
         };
@@ -552,8 +554,11 @@ impl Daemon {
             _ => {
                 let prefix = format!("survey_draft_set {} failed", op.as_str());
                 let slug = self.resolve_slug(&session, explicit, &prefix).await?;
-                let lock = self.locks.draft(&slug);
-                let _guard = lock.lock().await;
+                let _guard = self
+                    .locks
+                    .draft(self.store.as_ref(), &slug)
+                    .await
+                    .map_err(|e| store_failure(&prefix, e))?;
                 match self.draft_load(&session, &slug, &prefix, &mut events).await {
                     Ok(loaded) => {
                         self.draft_op(&session, op, &args, grounding, loaded, &prefix, &mut events)
@@ -576,7 +581,11 @@ impl Daemon {
     ) -> ApiResult<Value> {
         let prefix = "survey_draft_set begin failed";
         let edited = draft::begin(args).map_err(draft_error)?;
-        let _begin = self.locks.draft_begin().await;
+        let _begin = self
+            .locks
+            .draft_begin(self.store.as_ref())
+            .await
+            .map_err(|e| store_failure(prefix, e))?;
         let (dir, workspace) = match &session.workspace {
             Some(ws) => (
                 workspace_dir(ws).map_err(|e| store_failure(prefix, e))?,
@@ -607,8 +616,11 @@ impl Daemon {
             n += 1;
             slug = format!("{base}-{n}");
         }
-        let lock = self.locks.draft(&slug);
-        let _guard = lock.lock().await;
+        let _guard = self
+            .locks
+            .draft(self.store.as_ref(), &slug)
+            .await
+            .map_err(|e| store_failure(prefix, e))?;
         let now = askd_store::now();
         let file = DraftFile {
             slug: slug.clone(),
@@ -806,8 +818,11 @@ impl Daemon {
         let explicit = draft::parse_slug(args).map_err(draft_error)?;
         let prefix = "survey_draft_get failed";
         let slug = self.resolve_slug(&session, explicit, prefix).await?;
-        let lock = self.locks.draft(&slug);
-        let _guard = lock.lock().await;
+        let _guard = self
+            .locks
+            .draft(self.store.as_ref(), &slug)
+            .await
+            .map_err(|e| store_failure(prefix, e))?;
         let mut events = Vec::new();
         let loaded = self.draft_load(&session, &slug, prefix, &mut events).await;
         let result = match loaded {
@@ -849,8 +864,11 @@ impl Daemon {
         let explicit = draft::parse_slug(args).map_err(draft_error)?;
         let prefix = "survey_draft_launch failed";
         let slug = self.resolve_slug(&session, explicit, prefix).await?;
-        let lock = self.locks.draft(&slug);
-        let _guard = lock.lock().await;
+        let _guard = self
+            .locks
+            .draft(self.store.as_ref(), &slug)
+            .await
+            .map_err(|e| store_failure(prefix, e))?;
         let mut events = Vec::new();
         let result = self
             .launch_locked(&session, &slug, prefix, &mut events)

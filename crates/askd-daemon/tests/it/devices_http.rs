@@ -189,3 +189,50 @@ async fn pairing_codes_are_random_and_unknown_ones_fail() {
     assert_eq!(r.status, 401);
     s.stop().await;
 }
+
+async fn status(s: &TestServer, code: &str) -> reqwest::StatusCode {
+    s.send(s.bare(Method::GET, &format!("/pair/{code}")))
+        .await
+        .status
+}
+
+/// Alone on its SQLite file, a restart voids the outstanding pairing codes (they are kept
+/// in the store, for team mode, but not across this daemon's restart); at most 16 are out
+/// at once, the oldest going first; the code itself is never stored, only its hash.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_voids_pairing_codes_and_sixteen_are_out_at_most() {
+    let s = TestServer::start().await;
+    let mut codes = Vec::new();
+    for _ in 0..17 {
+        let p = s.post("/api/pair", &json!({})).await.expect(200).clone();
+        codes.push(p["code"].as_str().unwrap().to_string());
+    }
+    assert_eq!(status(&s, &codes[0]).await, 404, "the oldest went first");
+    for code in &codes[1..] {
+        assert_eq!(status(&s, code).await, 200);
+    }
+    let dir = s.stop().await;
+    let db = std::fs::read(dir.path().join("askd.db")).unwrap_or_default();
+    let wal = std::fs::read(dir.path().join("askd.db-wal")).unwrap_or_default();
+    for code in &codes {
+        let needle = code.as_bytes();
+        for bytes in [&db, &wal] {
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle),
+                "the code is not stored"
+            );
+        }
+    }
+    let s = TestServer::start_in(dir).await;
+    for code in &codes {
+        assert_eq!(status(&s, code).await, 404, "a restart voids the codes");
+    }
+    let r = s
+        .send(
+            s.bare(Method::POST, &format!("/pair/{}", codes[16]))
+                .body("name=x"),
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    s.stop().await;
+}

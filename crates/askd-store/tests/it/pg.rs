@@ -234,3 +234,44 @@ async fn a_held_lock_is_held_for_every_store_on_the_database() {
         .unwrap();
     assert!(got.is_some());
 }
+
+/// A held lock knows when it is gone: alive while its connection is, not after the database
+/// restarted (the session and its advisory locks ended) — and the lock is then free for
+/// another store, though the first guard still exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_lock_is_not_alive_after_a_database_restart() {
+    let cluster = askd_store::pg_test::private().expect("this test restarts its own PostgreSQL");
+    let db = cluster.database().await;
+    let a = PgStore::open(&db.url).await.unwrap();
+    let b = PgStore::open(&db.url).await.unwrap();
+    let mut held = a.hold("notifier").await.unwrap().expect("PostgreSQL holds");
+    assert!(held.alive().await, "alive while its connection is");
+    assert!(held.alive().await, "and again (a probe leaves it held)");
+    let wait = Duration::from_millis(300);
+    assert!(
+        tokio::time::timeout(wait, b.hold("notifier"))
+            .await
+            .is_err(),
+        "b waits while a holds it"
+    );
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.restart();
+        cluster
+    })
+    .await
+    .unwrap();
+    assert!(!held.alive().await, "gone with the restart");
+    assert!(!held.alive().await, "and stays gone");
+    let mut got = None;
+    for _ in 0..100 {
+        if let Ok(Ok(h)) = tokio::time::timeout(wait, b.hold("notifier")).await {
+            got = h;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut got = got.expect("the lock is free for b while a's guard still exists");
+    assert!(got.alive().await);
+    drop(held);
+    drop(cluster);
+}

@@ -29,10 +29,17 @@ impl Daemon {
     /// Starts `askd serve` on `home` (loopback, any port); returns once `daemon.json` names
     /// it, or panics after `within`.
     pub fn spawn(home: &Path, within: Duration) -> Daemon {
+        Daemon::spawn_with(home, &[], within)
+    }
+
+    /// [`Daemon::spawn`] with more environment (configuration keys as `ASKD_*`, e.g.
+    /// `ASKD_DATABASE_URL` for team mode).
+    pub fn spawn_with(home: &Path, env: &[(&str, &str)], within: Duration) -> Daemon {
         let mut child = Command::new(env!("CARGO_BIN_EXE_askd"))
             .args(["serve", "--listen", "127.0.0.1:0"])
             .env("ASKD_HOME", home)
             .env("ASKD_LOG", "warn")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())

@@ -474,3 +474,272 @@ async fn two_daemons_send_one_message_per_new_ask_and_one_takes_over() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(count(&later), 1, "{:?}", got.lock().unwrap());
 }
+
+/// A client that does not follow redirects (the pairing form answers `303`).
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Sends the pairing form of `code` to `d`: the status and the device cookie, if any.
+async fn redeem(d: &Daemon, code: &str, name: &str) -> (u16, Option<String>) {
+    let r = no_redirects()
+        .post(format!("{}/pair/{code}", d.url))
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(format!("name={name}"))
+        .send()
+        .await
+        .unwrap();
+    let cookie = r
+        .headers()
+        .get(reqwest::header::SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or("").to_string());
+    (r.status().as_u16(), cookie)
+}
+
+async fn new_code(d: &Daemon) -> String {
+    let (status, p) = d.call(Method::POST, "/api/pair", Some(json!({}))).await;
+    assert_eq!(status, 200, "{p}");
+    p["code"].as_str().unwrap().to_string()
+}
+
+/// Pairing codes live in the database: a code made through A is shown and redeemed
+/// through B, then refused through A; a code sent to two daemons at once pairs once; and
+/// the device paired through B is known to A.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pairing_code_made_on_one_daemon_pairs_once_on_another() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let code = new_code(&a).await;
+    let page = reqwest::get(format!("{}/pair/{code}", b.url))
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200, "B shows A's code's form");
+    let qr = b
+        .call(Method::GET, &format!("/api/pair/{code}/qr.svg"), None)
+        .await;
+    assert_eq!(qr.0, 200, "B draws A's code");
+    let (status, cookie) = redeem(&b, &code, "Bo%27s+phone").await;
+    assert_eq!(status, 303, "B redeems A's code");
+    let cookie = cookie.expect("the device cookie");
+    assert!(cookie.starts_with("askd_device="), "{cookie}");
+    // Spent, for every daemon.
+    assert_eq!(redeem(&a, &code, "again").await.0, 404);
+    assert_eq!(redeem(&b, &code, "again").await.0, 404);
+    let page = reqwest::get(format!("{}/pair/{code}", a.url))
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 404);
+
+    // One code, two daemons, at once: one pairs, the other is refused.
+    for round in 0..5 {
+        let code = new_code(if round % 2 == 0 { &a } else { &b }).await;
+        let (ra, rb) = tokio::join!(redeem(&a, &code, "race"), redeem(&b, &code, "race"));
+        let mut statuses = [ra.0, rb.0];
+        statuses.sort();
+        assert_eq!(statuses, [303, 404], "round {round}");
+    }
+
+    // The device paired through B answers through A (A reloads its devices on B's save).
+    let mut kind = Value::Null;
+    let until = Instant::now() + Duration::from_secs(10);
+    while kind != "device" && Instant::now() < until {
+        let r = reqwest::Client::new()
+            .get(format!("{}/api/me", a.url))
+            .header(reqwest::header::COOKIE, &cookie)
+            .send()
+            .await
+            .unwrap();
+        kind = r.json::<Value>().await.unwrap_or(Value::Null)["kind"].clone();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(kind, "device", "A knows the device paired through B");
+    let (_, list) = a.call(Method::GET, "/api/devices", None).await;
+    let names: Vec<&str> = list["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert_eq!(
+        names.iter().filter(|n| **n == "Bo's phone").count(),
+        1,
+        "{list}"
+    );
+    assert_eq!(names.len(), 6, "one device per spent code: {list}");
+}
+
+/// A builder skeleton (`survey.md` §10.4 begin / structure): three questions of five options.
+fn skeleton() -> Value {
+    let keys: Vec<Value> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|k| json!({"key": k}))
+        .collect();
+    json!({"entry": "policy", "questions": {
+        "policy": {"options": keys, "next": "window"},
+        "window": {"options": keys, "next": "comms"},
+        "comms": {"options": keys}
+    }})
+}
+
+/// `POST /api/drafts/set` for `session`; must succeed.
+async fn draft_set(d: &Daemon, session: &str, args: Value) -> Value {
+    let body = json!({"session": session, "args": args});
+    let (status, r) = d.call(Method::POST, "/api/drafts/set", Some(body)).await;
+    assert_eq!(status, 200, "{r}");
+    r
+}
+
+/// Two daemons working on one session's drafts at once (the session's workspace is shared):
+/// begins of one title get distinct slugs, and structure edits of one draft — each bumps the
+/// revision it read — are serialised across the daemons (no lost update).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_daemons_on_one_draft_at_once_keep_it_whole() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let ws = tempfile::tempdir().unwrap();
+    let (status, s) = a
+        .call(
+            Method::POST,
+            "/api/sessions",
+            Some(json!({"client": "team-test", "workspace": ws.path()})),
+        )
+        .await;
+    assert_eq!(status, 200, "{s}");
+    let session = s["session"]["id"].as_str().unwrap().to_string();
+    let begin = json!({"op": "begin", "title": "Team draft", "survey": skeleton()});
+    let begun = futures_util::future::join_all(
+        [&a, &b, &a, &b].map(|d| draft_set(d, &session, begin.clone())),
+    )
+    .await;
+    let mut slugs: Vec<&str> = begun.iter().map(|r| r["slug"].as_str().unwrap()).collect();
+    slugs.sort();
+    assert_eq!(
+        slugs,
+        ["team-draft", "team-draft-2", "team-draft-3", "team-draft-4"],
+        "one slug per begin"
+    );
+
+    let structure = json!({"op": "structure", "slug": "team-draft", "survey": skeleton()});
+    let edits = futures_util::future::join_all(
+        [&a, &b, &a, &b, &a, &b, &a, &b].map(|d| draft_set(d, &session, structure.clone())),
+    )
+    .await;
+    let mut revisions: Vec<i64> = edits
+        .iter()
+        .map(|r| r["revision"].as_i64().unwrap())
+        .collect();
+    revisions.sort();
+    assert_eq!(
+        revisions,
+        (1..=8).collect::<Vec<i64>>(),
+        "each edit its own revision"
+    );
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.path().join(".askd/survey-drafts/team-draft.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file["revision"], 8);
+    for d in [&a, &b] {
+        let (_, manifest) = d
+            .call(Method::GET, &format!("/api/drafts?session={session}"), None)
+            .await;
+        assert_eq!(
+            manifest["drafts"]["team-draft"]["revision"], 8,
+            "{manifest}"
+        );
+    }
+}
+
+/// The notifier lock after a database restart: the lock went with its holder's connection,
+/// so the holder stops sending and contends again; one daemon of the team (including one
+/// started after the restart) sends each new ask's message, once; and when the others
+/// leave, the last one sends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_database_restart_one_daemon_sends_each_message() {
+    let cluster = match pg_test::private() {
+        Ok(c) => c,
+        Err(e) => panic!("this test restarts its own PostgreSQL: {e}"),
+    };
+    let db = cluster.database().await;
+    let (got, hook) = receiver().await;
+    let webhook = format!("json={hook}");
+    let env = [
+        ("ASKD_NOTIFY_WEBHOOK", webhook.as_str()),
+        ("ASKD_NOTIFY_DESKTOP", "false"),
+    ];
+    let count = |id: &str| {
+        got.lock()
+            .unwrap()
+            .iter()
+            .filter(|b| b.contains(id))
+            .count()
+    };
+    let wait_for = |id: String| {
+        let got = got.clone();
+        async move {
+            let until = Instant::now() + Duration::from_secs(15);
+            while !got.lock().unwrap().iter().any(|b| b.contains(&id)) && Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let a = start_with(&db.url, &env);
+    let b = start_with(&db.url, &env);
+    let first = a.ask("Before the restart?").await;
+    wait_for(first.clone()).await;
+    assert_eq!(count(&first), 1);
+
+    let _cluster = tokio::task::spawn_blocking(move || {
+        cluster.restart();
+        cluster
+    })
+    .await
+    .unwrap();
+    for d in [&a, &b] {
+        let mut back = false;
+        for _ in 0..200 {
+            let (status, _) = d
+                .call(Method::GET, &format!("/api/asks/{first}"), None)
+                .await;
+            if status == 200 {
+                back = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(back, "the daemon is back after the restart");
+    }
+    // A daemon that joins after the restart finds the lock free in the database unless a
+    // daemon of the team took it again.
+    let c = start_with(&db.url, &env);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut asked = Vec::new();
+    for (i, d) in [&a, &b, &c].into_iter().enumerate() {
+        let id = d
+            .ask(&format!("After the restart, through daemon {i}?"))
+            .await;
+        wait_for(id.clone()).await;
+        asked.push(id);
+    }
+    // Time for a second message, were there one.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let counts: Vec<usize> = asked.iter().map(|id| count(id)).collect();
+    assert_eq!(counts, [1, 1, 1], "{:?}", got.lock().unwrap());
+
+    // The others leave: the last one sends.
+    drop(a);
+    drop(b);
+    let last = c.ask("After the others left?").await;
+    wait_for(last.clone()).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(count(&last), 1, "{:?}", got.lock().unwrap());
+}
