@@ -97,7 +97,10 @@ async function hostPage(theme) {
   const calls = [];
   await page.exposeFunction('hostCallTool', async (params) => {
     calls.push(params);
-    return client.callTool(params);
+    const r = await client.callTool(params);
+    const status = r.structuredContent?.status;
+    if (r.isError || status >= 400) problems.push(`askd_app ${params.arguments?.method} ${params.arguments?.path}: ${JSON.stringify(r.structuredContent)}`);
+    return r;
   });
   await page.goto(`${hostUrl}/host.html`);
   return { context, page, problems, calls };
@@ -136,6 +139,15 @@ async function shots(page, name) {
 
 /** The result keys a page answer gives (the same ask answered through the daemon's API as
  * the page submits it), for comparing shapes. */
+async function settled(app, page, problems, name, selector = '.card.settled, .settled-body') {
+  try {
+    await app.locator(selector).first().waitFor({ timeout: 10000 });
+  } catch (e) {
+    await page.screenshot({ path: screenshotPath(`apps-${name}-failed`), fullPage: true });
+    throw new Error(`${name} did not settle in the app: ${e.message}\n${problems.join('\n')}`);
+  }
+}
+
 function shape(r) {
   return Object.keys(r).filter((k) => !['alignment', 'guidance', 'surface'].includes(k)).sort();
 }
@@ -173,23 +185,28 @@ test('a questions card is answered inside the app', async () => {
 test('a survey is walked and submitted inside the app', async () => {
   const survey = {
     title: 'Release plan (app)',
+    intro: 'Pick the **shape** of the next release.',
     entry: 'q1',
     questions: {
       q1: { header: 'Scope', prompt: 'Which direction fits the release?', next: 'q2',
-        options: [{ key: 'a', label: 'Ship the public API', recommended: true }, { key: 'b', label: 'Rework the core first' }] },
-      q2: { prompt: 'Who writes the docs?', options: [{ key: 'x', label: 'The team' }, { key: 'y', label: 'A writer' }] },
+        options: [{ key: 'a', label: 'Ship the public API', recommended: true }, { key: 'b', label: 'Rework the core first' },
+          { key: 'c', label: 'Split the release in two' }, { key: 'd', label: 'Cut scope to bug fixes' }, { key: 'e', label: 'Delay a quarter' }] },
+      q2: { prompt: 'Who writes the docs?' },
     },
   };
   const result = await askTool('ask_survey', { survey });
   const id = result.structuredContent.ask_id;
   const { context, page, problems } = await hostPage('light');
   const app = await render(page, { survey }, result, 'light');
-  await app.locator('.row[data-key="a"] .row-hit').waitFor();
+  await settled(app, page, problems, 'survey-start', '.seg.primary');
+  await shots(page, 'survey-intro');
+  await app.locator('.seg.primary').click();
+  await settled(app, page, problems, 'survey-q1', '.row[data-key="a"] .row-hit');
   await shots(page, 'survey');
   await app.locator('.row[data-key="b"] .row-hit').click();
   await app.locator('.seg.primary').click();
-  await app.locator('.row[data-key="y"] .row-hit').waitFor();
-  await app.locator('.row[data-key="y"] .row-hit').click();
+  await app.locator('.custom-input').waitFor();
+  await app.locator('.custom-input').fill('The team');
   await app.locator('.seg.primary').click();
   await app.locator('dialog[open].recap').waitFor();
   await page.screenshot({ path: screenshotPath('apps-survey-recap-light'), fullPage: true });
@@ -202,8 +219,8 @@ test('a survey is walked and submitted inside the app', async () => {
   assert.deepEqual(got.answers.map((a) => a.id), ['q1', 'q2']);
   // The page's submit of the same survey: the same shape (the page names no surface).
   const twin = await daemon.createSurvey({ ...survey, title: 'Release plan (page)' });
-  await daemon.api('POST', `/api/asks/${twin}/bank`, { answers: [{ id: 'q1', selected: ['b'] }, { id: 'q2', selected: ['y'] }] });
-  const sub = await daemon.api('POST', `/api/asks/${twin}/submit`, { answers: [{ id: 'q1', selected: ['b'] }, { id: 'q2', selected: ['y'] }] });
+  await daemon.api('POST', `/api/asks/${twin}/bank`, { answers: [{ id: 'q1', selected: ['b'] }, { id: 'q2', selected: [], custom: 'The team' }] });
+  const sub = await daemon.api('POST', `/api/asks/${twin}/submit`, { answers: [{ id: 'q1', selected: ['b'] }, { id: 'q2', selected: [], custom: 'The team' }] });
   assert.equal(sub.status, 200, JSON.stringify(sub.body));
   const pageResult = await daemon.result(twin);
   assert.deepEqual(shape(got), shape(pageResult));
@@ -223,11 +240,11 @@ test('a review is answered inside the app', async () => {
   const app = await render(page, review, result, 'light');
   await app.locator('.rv-submit').waitFor();
   await shots(page, 'review');
-  await app.locator('.rv-bar .rv-all-pass').click().catch(() => {});
   await app.locator('.rv-opt[data-v="pass"]').first().click();
   await app.locator('.rv-opt[data-v="yes"]').first().click();
   await app.locator('.rv-submit').click();
-  await app.locator('.card.settled, .rv-settled, .settled-body').first().waitFor();
+  await settled(app, page, problems, 'review', '.card.settled, .settled-body, [class*="settled"]');
+  await page.screenshot({ path: screenshotPath('apps-review-settled-light'), fullPage: true });
   const got = await awaitAnswer(id);
   assert.equal(got.surface, 'app', JSON.stringify(got));
   assert.deepEqual(got.items.map((i) => [i.id, i.verdict]), [['build', 'pass'], ['tag', 'yes']]);
@@ -252,10 +269,13 @@ test('a drift card is decided inside the app', async () => {
   await shots(page, 'drift');
   await app.locator('.dir-row[data-index="0"]').click();
   await app.locator('.drift-send').click();
-  await app.locator('.card.settled, .settled-body').first().waitFor();
+  await settled(app, page, problems, 'drift', '.drift-outcome-head');
+  await page.screenshot({ path: screenshotPath('apps-drift-settled-light'), fullPage: true });
   const got = await awaitAnswer(id);
   assert.equal(got.surface, 'app', JSON.stringify(got));
-  assert.equal(got.outcome, 'answered', JSON.stringify(got));
+  assert.equal(got.outcome, 'decided', JSON.stringify(got));
+  assert.equal(got.choice, 'Skip PDF');
+  assert.equal(got.choice_source, 'option');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -358,14 +358,18 @@ pub fn build(modules: &[(&str, &str)], styles: &[(&str, &str)]) -> Result<String
     check_cycles(&graph)?;
     script.push_str("__req(\"app/main.js\");\n");
     let mut css = String::new();
+    let mut names = Vec::new();
     for (path, text) in styles {
+        // `css/align.css` → `align`: js/align.js finds it inlined and loads nothing.
+        names.push(path.trim_start_matches("css/").trim_end_matches(".css"));
         if text.to_ascii_lowercase().contains("</style") {
             return Err(format!("ui/{path}: `</style` would end the inline style"));
         }
         css.push_str(&format!("/* ui/{path} */\n{text}\n"));
     }
+    let names = names.join(" ");
     Ok(format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>askd</title>\n<style>\n{css}</style>\n</head>\n<body class=\"mcp-app\">\n<main id=\"app\" class=\"app\"></main>\n<script type=\"module\">\n{script}</script>\n</body>\n</html>\n"
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>askd</title>\n<style data-askd-css=\"{names}\">\n{css}</style>\n</head>\n<body class=\"mcp-app\">\n<main id=\"app\" class=\"app\"></main>\n<script type=\"module\">\n{script}</script>\n</body>\n</html>\n"
     ))
 }
 
