@@ -23,7 +23,10 @@ const MODULES: &[(&str, &str)] = &[
     ("js/drift.js", include_str!("../../../ui/js/drift.js")),
     ("js/html.js", include_str!("../../../ui/js/html.js")),
     ("js/i18n.js", include_str!("../../../ui/js/i18n.js")),
-    ("js/questions.js", include_str!("../../../ui/js/questions.js")),
+    (
+        "js/questions.js",
+        include_str!("../../../ui/js/questions.js"),
+    ),
     ("js/recap.js", include_str!("../../../ui/js/recap.js")),
     ("js/review.js", include_str!("../../../ui/js/review.js")),
     ("js/rows.js", include_str!("../../../ui/js/rows.js")),
@@ -32,7 +35,10 @@ const MODULES: &[(&str, &str)] = &[
     ("js/wizard.js", include_str!("../../../ui/js/wizard.js")),
     ("i18n/en.js", include_str!("../../../ui/i18n/en.js")),
     ("i18n/zh-CN.js", include_str!("../../../ui/i18n/zh-CN.js")),
-    ("i18n/align-en.js", include_str!("../../../ui/i18n/align-en.js")),
+    (
+        "i18n/align-en.js",
+        include_str!("../../../ui/i18n/align-en.js"),
+    ),
     (
         "i18n/align-zh-CN.js",
         include_str!("../../../ui/i18n/align-zh-CN.js"),
@@ -126,8 +132,12 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
     let mut exports = Vec::new();
     let mut deps = Vec::new();
     let target = |line: usize, spec: &str| -> Result<String, RewriteError> {
-        let path = resolve(module, spec)
-            .ok_or_else(|| fail(line, format!("the specifier {spec:?} is not a relative .js path")))?;
+        let path = resolve(module, spec).ok_or_else(|| {
+            fail(
+                line,
+                format!("the specifier {spec:?} is not a relative .js path"),
+            )
+        })?;
         if !known.contains(&path.as_str()) {
             return Err(fail(
                 line,
@@ -152,7 +162,10 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
             if let Some((spec, tail)) = quoted(rest) {
                 // import './x.js';  (side effects only)
                 if tail.trim() != ";" {
-                    return Err(fail(n, "an import statement must end with `;` on its line".into()));
+                    return Err(fail(
+                        n,
+                        "an import statement must end with `;` on its line".into(),
+                    ));
                 }
                 let path = target(n, spec)?;
                 line = format!("__req({path:?});");
@@ -165,7 +178,10 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
                     return Err(fail(n, "the import's specifier must be quoted".into()));
                 };
                 if tail.trim() != ";" {
-                    return Err(fail(n, "an import statement must end with `;` on its line".into()));
+                    return Err(fail(
+                        n,
+                        "an import statement must end with `;` on its line".into(),
+                    ));
                 }
                 let path = target(n, spec)?;
                 let names = names.trim();
@@ -179,13 +195,22 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
                         if !ident(a) || !ident(b) {
                             return Err(fail(n, format!("cannot read the imported name {item:?}")));
                         }
-                        bound.push(if a == b { a.to_string() } else { format!("{a}: {b}") });
+                        bound.push(if a == b {
+                            a.to_string()
+                        } else {
+                            format!("{a}: {b}")
+                        });
                     }
                     line = format!("const {{ {} }} = __req({path:?});", bound.join(", "));
                 } else if ident(names) {
                     line = format!("const {names} = __req({path:?}).default;");
                 } else {
-                    return Err(fail(n, format!("unsupported import form {names:?} (use `{{ a, b as c }}` or a default import)")));
+                    return Err(fail(
+                        n,
+                        format!(
+                            "unsupported import form {names:?} (use `{{ a, b as c }}` or a default import)"
+                        ),
+                    ));
                 }
                 deps.push(path);
             }
@@ -218,7 +243,13 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
                 exports.push("default".into());
                 line = format!("const __default = {value}");
             } else {
-                return Err(fail(n, format!("unsupported export form: {}", trimmed.chars().take(40).collect::<String>())));
+                return Err(fail(
+                    n,
+                    format!(
+                        "unsupported export form: {}",
+                        trimmed.chars().take(40).collect::<String>()
+                    ),
+                ));
             }
         }
         // Dynamic imports and import.meta, anywhere on the line.
@@ -227,14 +258,20 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
         while let Some(at) = find_keyword(rest, "import") {
             out.push_str(&rest[..at]);
             let after = &rest[at + "import".len()..];
-            if let Some(a) = after.strip_prefix("('").or_else(|| after.strip_prefix("(\"")) {
+            if let Some(a) = after
+                .strip_prefix("('")
+                .or_else(|| after.strip_prefix("(\""))
+            {
                 let q = &after[1..2];
                 let Some(end) = a.find(q) else {
                     return Err(fail(n, "an unterminated dynamic import".into()));
                 };
                 let spec = &a[..end];
                 let Some(tail) = a[end + 1..].strip_prefix(')') else {
-                    return Err(fail(n, "a dynamic import must be `import('./x.js')`".into()));
+                    return Err(fail(
+                        n,
+                        "a dynamic import must be `import('./x.js')`".into(),
+                    ));
                 };
                 let path = target(n, spec)?;
                 out.push_str(&format!("__import({path:?})"));
@@ -267,7 +304,8 @@ fn find_keyword(s: &str, word: &str) -> Option<usize> {
     while let Some(i) = s[from..].find(word) {
         let at = from + i;
         let before = s[..at].chars().next_back();
-        let boundary = !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.');
+        let boundary =
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.');
         if boundary {
             return Some(at);
         }
@@ -368,6 +406,8 @@ pub fn build(modules: &[(&str, &str)], styles: &[(&str, &str)]) -> Result<String
         css.push_str(&format!("/* ui/{path} */\n{text}\n"));
     }
     let names = names.join(" ");
+    // The page's in-app links (inbox, session page) lead nowhere inside the host's frame.
+    css.push_str("/* the MCP App */\nbody.mcp-app a[data-nav] { display: none !important; }\n");
     Ok(format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>askd</title>\n<style data-askd-css=\"{names}\">\n{css}</style>\n</head>\n<body class=\"mcp-app\">\n<main id=\"app\" class=\"app\"></main>\n<script type=\"module\">\n{script}</script>\n</body>\n</html>\n"
     ))
@@ -396,11 +436,17 @@ mod tests {
         let doc = build(MODULES, STYLES).expect("the app document builds");
         assert!(doc.contains("__defs[\"js/wizard.js\"]"));
         assert!(doc.contains("__defs[\"app/api.js\"]"));
-        assert!(!doc.contains("__defs[\"js/api.js\"]"), "js/api.js is replaced");
+        assert!(
+            !doc.contains("__defs[\"js/api.js\"]"),
+            "js/api.js is replaced"
+        );
         // No import/export statement survives.
         for line in doc.lines() {
             let t = line.trim_start();
-            assert!(!t.starts_with("import ") && !t.starts_with("export "), "{line}");
+            assert!(
+                !t.starts_with("import ") && !t.starts_with("export "),
+                "{line}"
+            );
         }
         assert!(
             !doc.replace("__import(", "").contains("import("),
@@ -450,8 +496,14 @@ mod tests {
     fn a_cycle_of_static_imports_is_refused() {
         let mods = [
             ("app/main.js", "import { a } from '../js/a.js';\n"),
-            ("js/a.js", "import { b } from './b.js';\nexport const a = 1;\n"),
-            ("js/b.js", "import { a } from './a.js';\nexport const b = 1;\n"),
+            (
+                "js/a.js",
+                "import { b } from './b.js';\nexport const a = 1;\n",
+            ),
+            (
+                "js/b.js",
+                "import { a } from './a.js';\nexport const b = 1;\n",
+            ),
         ];
         let e = build(&mods, &[]).unwrap_err();
         assert!(e.contains("cycle"), "{e}");

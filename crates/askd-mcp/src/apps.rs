@@ -143,6 +143,8 @@ impl UiCall {
     }
 
     /// The call named by `method` and `path`, or the refusal naming what is allowed.
+    // The tools' one error type, as every tool's refusal is.
+    #[allow(clippy::result_large_err)]
     pub fn parse(method: &str, path: &str) -> Result<UiCall, ToolError> {
         let refuse = || {
             let mut e = ToolError::new(

@@ -1783,7 +1783,9 @@ impl ServerHandler for AskdServer {
             listed.push(
                 Resource::new(crate::apps::RESOURCE_URI, "askd-ask")
                     .with_title("askd ask")
-                    .with_description("Every askd ask (survey, questions, review, drift card) as an MCP App.")
+                    .with_description(
+                        "Every askd ask (survey, questions, review, drift card) as an MCP App.",
+                    )
                     .with_mime_type(crate::apps::MIME_TYPE)
                     .with_size(doc.len() as u64)
                     .with_meta(crate::apps::resource_meta()),
@@ -1798,12 +1800,10 @@ impl ServerHandler for AskdServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri == crate::apps::RESOURCE_URI && Self::apps(&context) {
-            let contents = ResourceContents::text(
-                crate::app_html::document(),
-                crate::apps::RESOURCE_URI,
-            )
-            .with_mime_type(crate::apps::MIME_TYPE)
-            .with_meta(crate::apps::resource_meta());
+            let contents =
+                ResourceContents::text(crate::app_html::document(), crate::apps::RESOURCE_URI)
+                    .with_mime_type(crate::apps::MIME_TYPE)
+                    .with_meta(crate::apps::resource_meta());
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         if request.uri != instructions::SKILL_URI {

@@ -105,7 +105,10 @@ async fn apps_capability_links_the_ask_tools_and_serves_the_app() {
         // Self-contained: the page's modules inline, no src/href to fetch.
         assert!(html.contains("__defs[\"js/wizard.js\"]"));
         assert!(html.contains("__defs[\"i18n/zh-CN.js\"]"));
-        assert!(!html.contains("<script src") && !html.contains("<link"), "{era}");
+        assert!(
+            !html.contains("<script src") && !html.contains("<link"),
+            "{era}"
+        );
 
         // The app-only tool reaches an ask's endpoints only.
         for (m, p) in [
@@ -120,7 +123,10 @@ async fn apps_capability_links_the_ask_tools_and_serves_the_app() {
             let e = &r["structuredContent"]["error"];
             assert_eq!(e["code"], "APP_ENDPOINT_REFUSED", "{era}: {m} {p}: {r}");
             assert!(
-                e["message"].as_str().unwrap().contains("GET /api/asks/{id}"),
+                e["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("GET /api/asks/{id}"),
                 "{e}"
             );
         }
@@ -151,7 +157,10 @@ async fn without_the_extension_nothing_of_the_app_shows() {
             .is_err()
     );
     let r = app(&a, "GET", "/api/asks/x", None).await;
-    assert_eq!(r["structuredContent"]["error"]["code"], "UNKNOWN_TOOL", "{r}");
+    assert_eq!(
+        r["structuredContent"]["error"]["code"], "UNKNOWN_TOOL",
+        "{r}"
+    );
     // An ask still waits as today (the pending handle only after the budget).
     let r = a
         .call(
@@ -242,10 +251,15 @@ async fn the_app_tool_refuses_another_conversations_ask() {
     let id = structured(&r)["ask_id"].as_str().unwrap().to_string();
     let a = apps_adapter(&home, false).await;
     let _ = raw_call(&a, "ask_user_question", questions(4)).await;
-    let r = app(&a, "POST", &format!("/api/asks/{id}/cancel"), Some(json!({}))).await;
+    let r = app(
+        &a,
+        "POST",
+        &format!("/api/asks/{id}/cancel"),
+        Some(json!({})),
+    )
+    .await;
     assert_eq!(
-        r["structuredContent"]["error"]["code"],
-        "APP_ENDPOINT_REFUSED",
+        r["structuredContent"]["error"]["code"], "APP_ENDPOINT_REFUSED",
         "{r}"
     );
     assert_eq!(home.api().ask(&id).await["state"], "pending");
