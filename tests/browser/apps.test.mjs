@@ -279,3 +279,25 @@ test('a drift card is decided inside the app', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a Chinese ask speaks Chinese in the app; dismissing it inside the app cancels', async () => {
+  const questions = [
+    { id: 'db', header: '数据库', question: '我们应该用哪个数据库？', options: [{ label: 'SQLite（推荐）' }, { label: 'Postgres' }] },
+  ];
+  const result = await askTool('ask_user_question', { questions });
+  const id = result.structuredContent.ask_id;
+  const { context, page, problems } = await hostPage('dark');
+  const app = await render(page, { questions }, result, 'dark');
+  await app.locator('.card.flat').waitFor();
+  assert.equal((await app.locator('.seg.primary').textContent()).trim(), '发送答案');
+  assert.equal(await app.locator('html').getAttribute('lang'), 'zh-CN');
+  await page.screenshot({ path: screenshotPath('apps-questions-zh-dark'), fullPage: true });
+  await app.locator('.seg:has-text("忽略"), .seg:not(.primary)').first().click();
+  await app.locator('dialog[open] button[value="yes"]').click();
+  await settled(app, page, problems, 'questions-zh');
+  const r = await client.callTool({ name: 'await_answer', arguments: { ask_id: id, timeout_s: 20 } });
+  assert.equal(r.isError, true, JSON.stringify(r.structuredContent));
+  assert.equal(r.structuredContent.error.code, 'ASK_CANCELLED');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
