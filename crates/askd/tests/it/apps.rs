@@ -264,3 +264,105 @@ async fn the_app_tool_refuses_another_conversations_ask() {
     );
     assert_eq!(home.api().ask(&id).await["state"], "pending");
 }
+
+/// The JSON-RPC message of a (possibly event-stream) `/mcp` answer.
+fn rpc_message(text: &str) -> Value {
+    let body = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(text);
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {text}"))
+}
+
+/// The daemon's own `/mcp` (stateless 2026-07-28, the extension per request): the app's
+/// calls go through the daemon's ask routes in-process, and the answer says `surface: "app"`.
+#[tokio::test]
+async fn the_app_over_the_daemons_mcp_answers_in_process() {
+    use crate::common_daemon::TestServer;
+    use reqwest::Method;
+    let s = TestServer::start().await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": apps_caps(),
+        "io.modelcontextprotocol/clientInfo": {"name": "apps-web-host", "version": "1.0.0"}
+    });
+    let mut next_id = 0;
+    let mut rpc = async |method: &str, params: Value| -> Value {
+        next_id += 1;
+        let mut params = params;
+        params["_meta"] = meta.clone();
+        let body = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+        let mut rb = s
+            .req(Method::POST, "/mcp")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", method);
+        if let Some(name) = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+        {
+            rb = rb.header("Mcp-Name", name);
+        }
+        let r = s.send(rb.body(body.to_string())).await;
+        assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+        rpc_message(&r.text)["result"].clone()
+    };
+    let listed = rpc("tools/list", json!({})).await;
+    assert!(
+        listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "askd_app"),
+        "{listed}"
+    );
+    let r = rpc(
+        "tools/call",
+        json!({"name": "ask_user_question", "arguments": questions(9)}),
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["outcome"], "pending", "{r}");
+    let id = r["structuredContent"]["ask_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let call = |method: &str, path: String, body: Option<Value>| {
+        let mut args = json!({"method": method, "path": path});
+        if let Some(b) = body {
+            args["body"] = b;
+        }
+        json!({"name": "askd_app", "arguments": args})
+    };
+    let view = rpc("tools/call", call("GET", format!("/api/asks/{id}"), None)).await;
+    assert_eq!(view["structuredContent"]["status"], 200, "{view}");
+    assert_eq!(view["structuredContent"]["body"]["ask_id"], id.as_str());
+    let refused = rpc(
+        "tools/call",
+        call("PUT", "/api/settings".into(), Some(json!({}))),
+    )
+    .await;
+    assert_eq!(
+        refused["structuredContent"]["error"]["code"],
+        "APP_ENDPOINT_REFUSED"
+    );
+    let sent = rpc(
+        "tools/call",
+        call(
+            "POST",
+            format!("/api/asks/{id}/submit"),
+            Some(json!({"answers": [{"id": "q", "selected": ["Yes (Recommended)"]}]})),
+        ),
+    )
+    .await;
+    assert_eq!(sent["structuredContent"]["status"], 200, "{sent}");
+    let done = rpc(
+        "tools/call",
+        json!({"name": "await_answer", "arguments": {"ask_id": id}}),
+    )
+    .await;
+    assert_eq!(done["structuredContent"]["surface"], "app", "{done}");
+    let read = rpc("resources/read", json!({"uri": URI})).await;
+    assert_eq!(read["contents"][0]["mimeType"], MIME, "{read}");
+}
