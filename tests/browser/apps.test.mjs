@@ -239,6 +239,8 @@ test('a review is answered inside the app', async () => {
   const { context, page, problems } = await hostPage('light');
   const app = await render(page, review, result, 'light');
   await app.locator('.rv-submit').waitFor();
+  // Daemon links (exports, the inbox) have no place in the host's frame.
+  assert.equal(await app.locator('.rv-export:visible, a[data-nav]:visible').count(), 0);
   await shots(page, 'review');
   await app.locator('.rv-opt[data-v="pass"]').first().click();
   await app.locator('.rv-opt[data-v="yes"]').first().click();

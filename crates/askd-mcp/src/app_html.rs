@@ -406,8 +406,9 @@ pub fn build(modules: &[(&str, &str)], styles: &[(&str, &str)]) -> Result<String
         css.push_str(&format!("/* ui/{path} */\n{text}\n"));
     }
     let names = names.join(" ");
-    // The page's in-app links (inbox, session page) lead nowhere inside the host's frame.
-    css.push_str("/* the MCP App */\nbody.mcp-app a[data-nav] { display: none !important; }\n");
+    // The page's in-app links (inbox, session page) and a review's export downloads (daemon
+    // URLs) lead nowhere inside the host's frame, which has no network.
+    css.push_str("/* the MCP App */\nbody.mcp-app a[data-nav], body.mcp-app .rv-exports, body.mcp-app .rv-export, body.mcp-app .rv-hint-link { display: none !important; }\n");
     Ok(format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>askd</title>\n<style data-askd-css=\"{names}\">\n{css}</style>\n</head>\n<body class=\"mcp-app\">\n<main id=\"app\" class=\"app\"></main>\n<script type=\"module\">\n{script}</script>\n</body>\n</html>\n"
     ))
