@@ -303,3 +303,16 @@ test('a Chinese ask speaks Chinese in the app; dismissing it inside the app canc
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a survey without an intro opens on its title alone', async () => {
+  const opts = ['Ship it', 'Hold it', 'Split it', 'Shrink it', 'Delay it'].map((label, i) => ({ key: 'abcde'[i], label }));
+  const survey = { title: 'No intro (app)', entry: 'q1', questions: { q1: { prompt: 'What now?', options: opts } } };
+  const result = await askTool('ask_survey', { survey });
+  const { context, page, problems } = await hostPage('light');
+  const app = await render(page, { survey }, result, 'light');
+  await app.locator('.intro-title').waitFor();
+  const text = await app.locator('.intro-title').evaluate((el) => el.parentElement.textContent);
+  assert.equal(text.trim(), 'No intro (app)');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
