@@ -10,6 +10,8 @@ addStrings(enStrings, zhStrings);
 let styles = null;
 /** Loads css/align.css once (the inbox does not need it); resolves when it applies. */
 export function alignStyles() {
+  // The MCP App inlines css/align.css (crates/askd-mcp/src/app_html.rs): nothing to load.
+  if (!styles && document.querySelector('style[data-askd-css~="align"]')) styles = Promise.resolve();
   if (!styles) {
     styles = new Promise((resolve) => {
       // Beside this module, under the same versioned prefix (long-lived caching).

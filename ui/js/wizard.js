@@ -550,7 +550,8 @@ export class Wizard {
     const heading = h('h1', { class: 'prompt intro-title', tabindex: '-1' }, plainText(this.spec.title || t('title.default')));
     const body = h('div', { class: 'prose intro' });
     if (this.rendered.intro) setSanitizedHtml(body, this.rendered.intro);
-    this.page.replaceChildren(heading, this.rendered.intro ? body : null);
+    // replaceChildren writes a null as the text "null": a survey without an intro has none.
+    this.page.replaceChildren(heading, ...(this.rendered.intro ? [body] : []));
     this.page.className = 'page page-intro';
     return heading;
   }

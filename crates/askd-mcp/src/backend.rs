@@ -135,6 +135,14 @@ pub trait Backend: Send + Sync + 'static {
     async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError>;
     /// The human dismissed the ask (settles it `cancelled`).
     async fn cancel(&self, ask_id: &str) -> Result<(), ToolError>;
+    /// One whitelisted call of the MCP App (`crate::apps::UiCall`): `method` and `path` as
+    /// the page's `ui/js/api.js` sends them; the daemon's status and JSON body as they are.
+    async fn ui(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), ToolError>;
     /// Banks survey answers as the wizard does (`{"answers": [entry…]}`, write-ahead).
     async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError>;
     /// A survey's path for `{"answers": {id: {selected, custom?, skipped?}}}`, computed by
@@ -396,6 +404,17 @@ impl Backend for HttpBackend {
         } else {
             Err(Self::error(&b, Some(ask_id)))
         }
+    }
+
+    async fn ui(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), ToolError> {
+        let method = Method::from_bytes(method.as_bytes())
+            .map_err(|_| ToolError::new("APP_ENDPOINT_REFUSED", "an HTTP method"))?;
+        self.call(method, path, body, None).await
     }
 
     async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError> {

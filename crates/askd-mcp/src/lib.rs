@@ -25,6 +25,8 @@
 //!   for clients that show the model only text blocks.
 //! - Cancelling a call never settles its ask.
 
+pub mod app_html;
+pub mod apps;
 pub mod backend;
 pub mod elicit;
 pub mod instructions;

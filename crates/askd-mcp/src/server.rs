@@ -484,6 +484,59 @@ impl AskdServer {
             .unwrap_or_default()
     }
 
+    /// Whether the calling client renders MCP Apps (`crate::apps`): declared per request in
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]` (which wins), or at `initialize`.
+    fn apps(ctx: &RequestContext<RoleServer>) -> bool {
+        if let Some(caps) = ctx.meta.get(META_CLIENT_CAPABILITIES) {
+            return crate::apps::declared(caps);
+        }
+        ctx.peer
+            .peer_info()
+            .and_then(|i| serde_json::to_value(&i.capabilities).ok())
+            .is_some_and(|caps| crate::apps::declared(&caps))
+    }
+
+    /// `askd_app` (`crate::apps`): one whitelisted call of the app onto the daemon, for an
+    /// ask of this connection; `{status, body}` as the daemon answered (a refusal of the
+    /// daemon is the app's to show, not a tool error).
+    async fn app_call(
+        &self,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        if !Self::apps(ctx) {
+            return Err(ToolError::new(
+                "UNKNOWN_TOOL",
+                format!(
+                    "{} is askd's MCP App's own tool: a client that declares the {} extension (mimeTypes [{:?}]) has it",
+                    crate::apps::APP_TOOL,
+                    crate::apps::EXTENSION,
+                    crate::apps::MIME_TYPE
+                ),
+            ));
+        }
+        let method = args.get("method").and_then(Value::as_str).unwrap_or("");
+        let path = args.get("path").and_then(Value::as_str).unwrap_or("");
+        let call = crate::apps::UiCall::parse(method, path)?;
+        let ask = self.backend.ask(&call.ask_id).await?;
+        if !self.owns(&ask, ctx) {
+            return Err(ToolError::new(
+                "APP_ENDPOINT_REFUSED",
+                format!(
+                    "{} acts only on this conversation's own asks; {} is another's",
+                    crate::apps::APP_TOOL,
+                    call.ask_id
+                ),
+            ));
+        }
+        let body = crate::apps::body(&call, args.get("body"));
+        let (status, body) = self
+            .backend
+            .ui(call.method(), &call.path(), body.as_ref())
+            .await?;
+        Ok(json!({"status": status, "body": body}))
+    }
+
     /// Whether this request speaks 2026-07-28 or later, where a server sends no request of
     /// its own: elicitation is the `input_required` round trip instead.
     fn round_trips(ctx: &RequestContext<RoleServer>) -> bool {
@@ -676,6 +729,12 @@ impl AskdServer {
         use rmcp::model::{ClientResult, ElicitResult, ServerRequest};
         use rmcp::service::PeerRequestOptions;
 
+        if Self::apps(ctx) {
+            // The host renders the app from this result (issue 20): the pending handle goes
+            // back at once, and the agent continues with await_answer.
+            let _ = budget;
+            return self.wait(ask_id, Some(Duration::ZERO), ctx).await;
+        }
         let Some((plan, ask)) = self.plan(ask_id, ctx).await else {
             return self.wait(ask_id, budget, ctx).await;
         };
@@ -913,6 +972,7 @@ impl AskdServer {
                     &records, query, limit, include,
                 ))
             }
+            crate::apps::APP_TOOL => self.app_call(&args, ctx).await,
             other => Err(ToolError::new(
                 "UNKNOWN_TOOL",
                 format!(
@@ -1597,11 +1657,13 @@ impl ServerHandler for AskdServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::listed(
-            self.current_mode().await,
-        )))
+        let mut listed = tools::listed(self.current_mode().await);
+        if Self::apps(&context) {
+            crate::apps::decorate(&mut listed);
+        }
+        Ok(ListToolsResult::with_all_items(listed))
     }
 
     async fn list_prompts(
@@ -1707,7 +1769,7 @@ impl ServerHandler for AskdServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let text = instructions::skill(self.opts.language);
         let skill = Resource::new(instructions::SKILL_URI, instructions::SKILL_NAME)
@@ -1715,14 +1777,35 @@ impl ServerHandler for AskdServer {
             .with_description("The survey authoring doctrine; read it before authoring.")
             .with_mime_type("text/markdown")
             .with_size(text.len() as u64);
-        Ok(ListResourcesResult::with_all_items(vec![skill]))
+        let mut listed = vec![skill];
+        if Self::apps(&context) {
+            let doc = crate::app_html::document();
+            listed.push(
+                Resource::new(crate::apps::RESOURCE_URI, "askd-ask")
+                    .with_title("askd ask")
+                    .with_description(
+                        "Every askd ask (survey, questions, review, drift card) as an MCP App.",
+                    )
+                    .with_mime_type(crate::apps::MIME_TYPE)
+                    .with_size(doc.len() as u64)
+                    .with_meta(crate::apps::resource_meta()),
+            );
+        }
+        Ok(ListResourcesResult::with_all_items(listed))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri == crate::apps::RESOURCE_URI && Self::apps(&context) {
+            let contents =
+                ResourceContents::text(crate::app_html::document(), crate::apps::RESOURCE_URI)
+                    .with_mime_type(crate::apps::MIME_TYPE)
+                    .with_meta(crate::apps::resource_meta());
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         if request.uri != instructions::SKILL_URI {
             return Err(ErrorData::resource_not_found(
                 format!(

@@ -162,7 +162,7 @@ fn question_answers() -> Value {
             },
             "required": ["id", "selected"]
         }},
-        "surface": {"type": "string", "enum": ["page", "terminal", "client-form"], "description": "Where the human answered."}
+        "surface": {"type": "string", "enum": ["page", "terminal", "client-form", "app"], "description": "Where the human answered."}
     })
 }
 
@@ -170,7 +170,7 @@ fn question_answers() -> Value {
 fn review_result() -> Value {
     json!({
         "cancelled": {"type": "boolean", "description": "true exactly when the review settled without verdicts (cancelled or aborted): items is then empty — ask again."},
-        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "import", "client-form"]},
+        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "import", "client-form", "app"]},
         "items": {"type": "array", "description": "One entry per item, in input order; empty when cancelled.", "items": {
             "type": "object",
             "properties": {
@@ -286,7 +286,7 @@ fn await_answer() -> Tool {
         // A review's surface (card, panel, …) or a question's (page, client-form, …).
         o.insert(
             "surface".into(),
-            json!({"type": "string", "enum": ["page", "terminal", "client-form", "card", "panel", "import"]}),
+            json!({"type": "string", "enum": ["page", "terminal", "client-form", "card", "panel", "import", "app"]}),
         );
     }
     // A drift card's result (report_drift, re-attached here).

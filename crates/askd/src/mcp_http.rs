@@ -173,6 +173,41 @@ impl Backend for InProcess {
             .map_err(|e| tool_error(e, Some(ask_id)))
     }
 
+    /// The MCP App's call, through the daemon's own ask routes (the same handlers the page
+    /// reaches; the fence already admitted the `/mcp` request this call came in).
+    async fn ui(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), ToolError> {
+        use tower::ServiceExt;
+        let method = Method::from_bytes(method.as_bytes())
+            .map_err(|_| ToolError::new("APP_ENDPOINT_REFUSED", "an HTTP method"))?;
+        let mut req = Request::builder().method(method).uri(path);
+        let body = match body {
+            Some(b) => {
+                req = req.header(header::CONTENT_TYPE, "application/json");
+                Body::from(b.to_string())
+            }
+            None => Body::empty(),
+        };
+        let req = req
+            .body(body)
+            .map_err(|e| ToolError::new("APP_ENDPOINT_REFUSED", e.to_string()))?;
+        let routes = askd_daemon::http::routes::routes().with_state(self.0.clone());
+        let resp = routes
+            .oneshot(req)
+            .await
+            .map_err(|e| ToolError::unavailable(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .map_err(|e| ToolError::unavailable(e.to_string()))?;
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Ok((status, body))
+    }
+
     async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError> {
         self.0
             .bank(ask_id, &Json::from_value(body))

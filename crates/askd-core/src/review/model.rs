@@ -128,6 +128,8 @@ pub enum Surface {
     /// A form inside the agent's client (MCP form elicitation, `clients.md` §3).
     #[serde(rename = "client-form")]
     ClientForm,
+    /// askd's MCP App inside the agent's client (issue 20).
+    App,
 }
 
 impl Surface {
@@ -138,6 +140,7 @@ impl Surface {
             Surface::Terminal => "terminal",
             Surface::Import => "import",
             Surface::ClientForm => "client-form",
+            Surface::App => "app",
         }
     }
 
@@ -148,6 +151,7 @@ impl Surface {
             "panel" => Some(Surface::Panel),
             "terminal" => Some(Surface::Terminal),
             "client-form" => Some(Surface::ClientForm),
+            "app" => Some(Surface::App),
             _ => None,
         }
     }

@@ -409,7 +409,10 @@ impl ClientHandler for TestClient {
     }
 
     fn get_info(&self) -> ClientConfig {
-        let capabilities = if self.forms.is_some() {
+        let capabilities = if self.caps.get("extensions").is_some() {
+            // A whole capabilities object (the MCP Apps tests declare an extension).
+            serde_json::from_value(self.caps.clone()).unwrap()
+        } else if self.forms.is_some() {
             serde_json::from_value(json!({"elicitation": self.caps})).unwrap()
         } else {
             ClientCapabilities::default()
