@@ -6,7 +6,7 @@
 // {kind: 'poll'}, so each page reloads its state.
 import { onReachability, checkReachable } from './api.js';
 
-const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'settings.updated'];
+const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'ask.claimed', 'settings.updated'];
 const POLL_MS = 20000;
 
 export class Live {

@@ -1,7 +1,7 @@
 // The inbox (`/`): every pending ask across sessions, grouped by session (client, workspace,
 // waiting time), live through the event stream; recently settled asks below. A new ask raises
 // a browser notification (when permitted) and the pending count shows in the tab title.
-import { ask as askApi, me } from './api.js';
+import { api, ask as askApi, me } from './api.js';
 import { h, icon, duration, plainText } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
 import { Builder } from './builder.js';
@@ -107,6 +107,13 @@ export class Inbox {
         this.render();
       }
       this.reloadSoon();
+    } else if (kind === 'ask.claimed') {
+      // Team mode: who is on it, live on every member's inbox.
+      const a = this.pending.find((x) => x.id === data.ask_id);
+      if (a) {
+        a.claim = data.claim || null;
+        this.render();
+      }
     } else if (kind === 'ask.banked') {
       const a = this.pending.find((x) => x.id === data.ask_id);
       if (a) {
@@ -159,6 +166,9 @@ export class Inbox {
     }, t('lang.switch')));
     me().then((who) => {
       if (who.kind === 'device') tools.prepend(h('span', { class: 'who-chip', 'data-tip': t('who.device.hint') }, icon('phone'), t('who.device', { name: who.name })));
+      if (who.kind === 'member') tools.prepend(h('span', { class: 'who-chip who-member', 'data-tip': t('who.member.hint') }, t('who.member', { name: who.name })));
+      this.who = who;
+      this.render();
     });
     tools.appendChild(h('a', { href: '/records', class: 'btn ghost inbox-records', 'data-nav': '' }, t('records.link')));
     tools.appendChild(h('a', { href: '/settings', class: 'btn ghost inbox-settings', 'data-nav': '' }, t('settings.title')));
@@ -272,8 +282,32 @@ export class Inbox {
             h('span', { class: `chip kind-chip${a.kind === 'drift' ? ' drift-badge' : ''}` }, a.kind === 'drift' ? t('drift.badge') : t(`kind.${a.kind}`)),
             a.banked ? h('span', { class: 'chip' }, t('inbox.bankedCount', { n: a.banked })) : null,
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
+            a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
             waitingSpan('muted', since, now))),
-        h('span', { class: 'btn small' }, a.kind === 'survey' ? t('nav.resume') : t('nav.open'))));
+        h('span', { class: 'btn small' }, a.kind === 'survey' ? t('nav.resume') : t('nav.open'))),
+      this.who && this.who.kind === 'member' ? this.claimButton(a) : null);
+  }
+
+  mine(a) {
+    return !!(this.who && a.claim && a.claim.id === this.who.id);
+  }
+
+  /** Team mode: a member says they are on an ask (others can still answer: settle-once decides). */
+  claimButton(a) {
+    const mine = this.mine(a);
+    return h('button', {
+      type: 'button', class: 'btn ghost small claim-btn', 'data-tip': t('claim.hint'),
+      onclick: async (e) => {
+        e.preventDefault();
+        try {
+          const r = await api(mine ? 'DELETE' : 'POST', `/api/asks/${encodeURIComponent(a.id)}/claim`);
+          a.claim = r.claim || null;
+          this.render();
+        } catch (err) {
+          this.status.textContent = (err && err.message) || String(err);
+        }
+      },
+    }, mine ? t('claim.release') : t('claim.take'));
   }
 
   settledRow(a, now) {

@@ -179,6 +179,7 @@ export class RecordsPage {
       t(`kind.${r.kind}`), t(`outcome.${r.outcome}`),
       [rec.client, rec.workspace].filter(Boolean).join(' · '),
       rec.surface ? t('records.surface', { surface: rec.surface }) : null,
+      rec.answered_by && rec.answered_by.name ? t('who.answeredBy', { name: rec.answered_by.name }) : null,
     ].filter(Boolean).join(' · ');
     const items = recordItems(r);
     return h('li', { class: `rec card outcome-${r.outcome}`, 'data-ask-id': r.ask_id, 'data-kind': r.kind },

@@ -231,8 +231,9 @@ async fn a_member_signs_in_answers_claims_and_is_named_in_every_answer() {
     let store = s.daemon().store.clone();
     let log = store.session_log(&session).await.unwrap();
     assert!(
-        log.iter()
-            .any(|e| e.kind == "alignment.drift_decided" && e.payload["answered_by"]["name"] == "Bo"),
+        log.iter().any(
+            |e| e.kind == "alignment.drift_decided" && e.payload["answered_by"]["name"] == "Bo"
+        ),
         "{:?}",
         log.iter()
             .map(|e| (&e.kind, &e.payload))
