@@ -16,11 +16,11 @@ export const SCREENSHOTS = join(TARGET, 'screenshots');
 export const BINARY = process.env.ASKD_BIN || join(TARGET, 'debug', 'askd');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-export async function startDaemon() {
+export async function startDaemon({ env = {} } = {}) {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run cargo build --locked -p askd first`);
   const home = mkdtempSync(join(tmpdir(), 'askd-browser-'));
   const child = spawn(BINARY, ['serve', '--listen', '127.0.0.1:0'], {
-    env: { ...process.env, ASKD_HOME: home, ASKD_LOG: 'warn' },
+    env: { ...process.env, ASKD_HOME: home, ASKD_LOG: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
