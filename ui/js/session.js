@@ -354,7 +354,8 @@ export class SessionPage {
       const repeat = seen.has(key);
       seen.add(key);
       return h('tr', { 'data-ask-id': q.ask_id },
-        h('td', { class: 'nowrap' }, h('a', { href: `/a/${encodeURIComponent(q.ask_id)}`, 'data-nav': '' }, when(q.settled_at))),
+        h('td', { class: 'nowrap' }, h('a', { href: `/a/${encodeURIComponent(q.ask_id)}`, 'data-nav': '' }, when(q.settled_at)),
+          q.answered_by ? h('span', { class: 'muted answered-by' }, ` · ${t('who.answeredBy', { name: q.answered_by })}`) : null),
         h('td', { class: 'mono small' }, q.tool),
         h('td', null, plainText(q.question), repeat ? [' ', h('span', { class: 'chip warn repeat', 'data-tip': t('session.repeat.hint') }, t('session.repeat'))] : null),
         h('td', null, (q.chosen || []).length ? h('ul', { class: 'chosen' }, q.chosen.map((c) => h('li', null, c))) : '—'),

@@ -601,6 +601,44 @@ mod tests {
     }
 
     #[test]
+    fn a_member_may_answer_claim_and_read_history() {
+        let (get, post, del, put) = (Method::GET, Method::POST, Method::DELETE, Method::PUT);
+        for (m, p) in [
+            (&get, "/"),
+            (&post, "/api/asks/01ab/submit"),
+            (&post, "/api/asks/01ab/claim"),
+            (&del, "/api/asks/01ab/claim"),
+            (&get, "/records"),
+            (&get, "/api/records"),
+            (&get, "/api/sessions"),
+            (&get, "/sessions/s1"),
+            (&get, "/api/sessions/s1/alignment"),
+        ] {
+            assert!(member_may(m, p), "{m} {p}");
+        }
+        for (m, p) in [
+            (&get, "/api/asks/01ab/claim"),
+            (&post, "/api/asks//claim"),
+            (&post, "/api/asks/a/b/claim"),
+            (&get, "/settings"),
+            (&put, "/api/settings"),
+            (&get, "/api/members"),
+            (&post, "/api/members"),
+            (&post, "/api/sessions"),
+            (&post, "/api/sessions/s1/alignment/align"),
+            (&get, "/api/sessions//alignment"),
+            (&post, "/api/asks"),
+            (&get, "/api/asks/01ab/wait"),
+            (&post, "/api/pair"),
+        ] {
+            assert!(!member_may(m, p), "{m} {p}");
+        }
+        assert_eq!(login_token("/login/abc"), Some("abc"));
+        assert_eq!(login_token("/login/"), None);
+        assert_eq!(login_token("/login/a/b"), None);
+    }
+
+    #[test]
     fn token_query_is_removed_from_the_url() {
         assert_eq!(query_token("token=abc&x=1"), (Some("abc"), "x=1".into()));
         assert_eq!(query_token(""), (None, String::new()));

@@ -534,7 +534,7 @@ async fn settle_in(tx: &mut PgConnection, ask_id: &str, s: &Settlement) -> Store
     .await
     .map_err(backend)?;
     let mut payload = json!({"ask_id": ask_id, "kind": kind, "session": session_id, "outcome": s.outcome, "settledAt": at});
-    for member in ["answers", "path", "skipped"] {
+    for member in ["answers", "path", "skipped", "answered_by"] {
         if let Some(v) = s.result.get(member) {
             payload[member] = v.clone();
         }

@@ -70,6 +70,9 @@ pub struct SettledDecision {
     pub chosen: Vec<String>,
     pub custom: Option<String>,
     pub settled_at: String,
+    /// Team mode: the name of the member who answered (`answered_by` of the settle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
 }
 
 /// The requirement baseline's five fields (§5.5).
@@ -528,6 +531,11 @@ impl AlignmentState {
         let settled_at = text(d, "settledAt")
             .or_else(|| text(d, "settled_at"))
             .unwrap_or_else(|| e.at.clone());
+        let answered_by = d
+            .get("answered_by")
+            .and_then(|b| b.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let mut decisions = Vec::new();
         for entry in answer_entries(d.get("answers")) {
             let Some(qid) = text(&entry, "id").or_else(|| text(&entry, "question_id")) else {
@@ -552,6 +560,7 @@ impl AlignmentState {
                 chosen,
                 custom,
                 settled_at: settled_at.clone(),
+                answered_by: answered_by.clone(),
             });
         }
         self.rounds += 1;

@@ -162,6 +162,20 @@ async fn a_member_signs_in_answers_claims_and_is_named_in_every_answer() {
         .unwrap_or_else(|| panic!("no record of {q}: {records}"));
     assert!(rec.to_string().contains("\"answered_by\""), "{rec}");
     assert!(rec.to_string().contains("\"Bo\""), "{rec}");
+    // The session page's questions table names him too (the fold of the real settle event).
+    let page = s
+        .get("/api/sessions/http/alignment")
+        .await
+        .expect(200)
+        .clone();
+    let decided = page["settled_decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["ask_id"] == q.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("{page}"));
+    assert_eq!(decided["answered_by"], "Bo", "{decided}");
 
     // A survey: each banked answer names who banked it, the result who submitted.
     let sv = s.survey(None).await;
