@@ -9,6 +9,41 @@ use reqwest::Method;
 
 use super::EXIT_USAGE;
 
+/// One call to this install's daemon, started when needed, for the command `cmd` (its
+/// messages start with `askd <cmd>:`): the reply and the configuration in effect. Failures
+/// (configuration, runtime, the daemon) are printed; a reply that is an error is printed and
+/// returned as `Err` too.
+pub fn call_daemon(
+    cmd: &str,
+    flags: &super::flags::ConfigFlags,
+    method: Method,
+    path: &str,
+    body: Option<String>,
+) -> Result<(Reply, askd_daemon::config::Config), ExitCode> {
+    let (paths, config) = askd_daemon::config::load_from_process(&flags.0).map_err(|e| {
+        eprintln!("askd {cmd}: {e}");
+        ExitCode::from(EXIT_USAGE)
+    })?;
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| {
+        eprintln!("askd {cmd}: cannot start the async runtime: {e}");
+        ExitCode::FAILURE
+    })?;
+    let reply = runtime.block_on(async {
+        askd_client::ensure_daemon(&paths, &flags.0)
+            .await
+            .map_err(|e| eprintln!("askd {cmd}: {e}"))
+            .ok()?;
+        let client = Client::connect(&paths).ok()?;
+        client.call(method, path, body).await.ok()
+    });
+    let reply = reply.ok_or(ExitCode::FAILURE)?;
+    if !reply.ok() {
+        eprintln!("askd {cmd}: {}", reply.error().message);
+        return Err(ExitCode::FAILURE);
+    }
+    Ok((reply, config))
+}
+
 pub struct Client {
     inner: askd_client::Client,
 }

@@ -4,11 +4,9 @@
 
 use std::process::ExitCode;
 
-use askd_daemon::config;
 use clap::Subcommand;
 use serde_json::{Value, json};
 
-use super::EXIT_USAGE;
 use super::flags::ConfigFlags;
 
 #[derive(Debug, Subcommand)]
@@ -49,35 +47,10 @@ pub fn run(cmd: MembersCommand) -> ExitCode {
             (config, reqwest::Method::DELETE, member_path(member), None)
         }
     };
-    let paths = match config::load_from_process(&flags.0) {
-        Ok((paths, _)) => paths,
-        Err(e) => {
-            eprintln!("askd members: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+    let reply = match super::client::call_daemon("members", flags, method, &path, body) {
+        Ok((reply, _)) => reply,
+        Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("askd members: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let reply = runtime.block_on(async {
-        askd_client::ensure_daemon(&paths, &flags.0)
-            .await
-            .map_err(|e| eprintln!("askd members: {e}"))
-            .ok()?;
-        let client = super::client::Client::connect(&paths).ok()?;
-        client.call(method, &path, body).await.ok()
-    });
-    let Some(reply) = reply else {
-        return ExitCode::FAILURE;
-    };
-    if !reply.ok() {
-        eprintln!("askd members: {}", reply.error().message);
-        return ExitCode::FAILURE;
-    }
     match cmd {
         MembersCommand::Add { .. } => {
             let name = reply.body["member"]["name"].as_str().unwrap_or_default();

@@ -6,46 +6,22 @@
 
 use std::process::ExitCode;
 
-use askd_daemon::config;
 use qrcode::QrCode;
 use qrcode::render::unicode::Dense1x2;
 
-use super::EXIT_USAGE;
 use super::flags::ConfigFlags;
 
 pub fn run(flags: ConfigFlags) -> ExitCode {
-    let (paths, config) = match config::load_from_process(&flags.0) {
-        Ok(pc) => pc,
-        Err(e) => {
-            eprintln!("askd pair: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let runtime = match tokio::runtime::Runtime::new() {
+    let (reply, config) = match super::client::call_daemon(
+        "pair",
+        &flags,
+        reqwest::Method::POST,
+        "/api/pair",
+        Some("{}".to_string()),
+    ) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("askd pair: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
-    let reply = runtime.block_on(async {
-        askd_client::ensure_daemon(&paths, &flags.0)
-            .await
-            .map_err(|e| eprintln!("askd pair: {e}"))
-            .ok()?;
-        let client = super::client::Client::connect(&paths).ok()?;
-        client
-            .call(reqwest::Method::POST, "/api/pair", Some("{}".to_string()))
-            .await
-            .ok()
-    });
-    let Some(reply) = reply else {
-        return ExitCode::FAILURE;
-    };
-    if !reply.ok() {
-        eprintln!("askd pair: {}", reply.error().message);
-        return ExitCode::FAILURE;
-    }
     let url = reply.body["url"].as_str().unwrap_or_default();
     let minutes = reply.body["expiresInSeconds"].as_u64().unwrap_or(600) / 60;
     match QrCode::new(url.as_bytes()) {

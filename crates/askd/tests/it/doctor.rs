@@ -188,3 +188,76 @@ async fn doctor_shows_webhook_failures_without_the_url_and_pair_prints_a_qr_code
     assert!(text.contains("loopback"), "the loopback note: {text}");
     assert!(!text.contains(&token));
 }
+
+/// `askd members add | list | revoke` through the running daemon: the login link printed
+/// once signs a browser in as the member; a taken name and an unknown member are refused
+/// with a message; a revoked login stops working.
+#[tokio::test(flavor = "multi_thread")]
+async fn members_are_added_listed_and_revoked_from_the_command_line() {
+    let home = tempfile::tempdir().unwrap();
+    let (_daemon, url, token) = serve(home.path());
+    let members = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_askd"))
+            .arg("members")
+            .args(args)
+            .env("ASKD_HOME", home.path())
+            .output()
+            .expect("run askd members");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, text, err) = members(&["add", "Ana Lima"]);
+    assert_eq!(code, 0, "{text} {err}");
+    let link = text
+        .split_whitespace()
+        .find(|w| w.starts_with(&format!("{url}/login/")))
+        .unwrap_or_else(|| panic!("no login link: {text}"))
+        .to_string();
+    assert!(
+        !text.contains(&token),
+        "the install's token is never printed"
+    );
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let r = http.get(&link).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.starts_with("askd_member="), "{cookie}");
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let me: Value = http
+        .get(format!("{url}/api/me"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["name"], "Ana Lima");
+
+    let (code, _, err) = members(&["add", "ana lima"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exists already"), "{err}");
+    let (code, text, _) = members(&["list"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("Ana Lima"), "{text}");
+    let (code, _, err) = members(&["revoke", "Nobody Here"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no member has the id or name"), "{err}");
+    let (code, text, err) = members(&["revoke", "Ana Lima"]);
+    assert_eq!(code, 0, "{text} {err}");
+    let r = http
+        .get(format!("{url}/api/asks"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let (_, text, _) = members(&["list"]);
+    assert!(text.contains("No members yet"), "{text}");
+}
