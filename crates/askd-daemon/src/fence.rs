@@ -105,8 +105,19 @@ fn unauthorized() -> Response {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Who {
     Install,
-    Device { id: String, name: String },
-    Member { id: String, name: String },
+    Device {
+        id: String,
+        name: String,
+    },
+    Member {
+        id: String,
+        name: String,
+    },
+    /// An agent member's token (`crate::members`, Bearer only).
+    Agent {
+        id: String,
+        name: String,
+    },
 }
 
 tokio::task_local! {
@@ -154,6 +165,10 @@ impl Who {
             Who::Member { id, name } => serde_json::json!({
                 "kind": "member", "id": id, "name": name,
                 "may": {"settings": false, "records": true, "sessions": true, "claim": true},
+            }),
+            Who::Agent { id, name } => serde_json::json!({
+                "kind": "agent", "id": id, "name": name,
+                "may": {"settings": false, "records": true, "sessions": true},
             }),
         }
     }
@@ -243,6 +258,18 @@ pub fn member_may(method: &Method, path: &str) -> bool {
             .is_some_and(|rest| rest.split('/').all(|p| !p.is_empty())))
 }
 
+/// Whether an agent member's token may make this request: what the install's token may,
+/// except managing members, devices and pairing and changing settings (reading them is
+/// fine: the adapter reads the saved elicitation setting).
+pub fn agent_may(method: &Method, path: &str) -> bool {
+    let read = method == Method::GET || method == Method::HEAD;
+    let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+    !(under("/api/members")
+        || under("/api/devices")
+        || under("/api/pair")
+        || (matches!(path, "/api/settings" | "/api/notify") && !read))
+}
+
 /// `/pair/{code}`: the pairing page and its form (no token: the code is the secret).
 fn is_pair_page(path: &str) -> bool {
     path.strip_prefix("/pair/")
@@ -281,7 +308,7 @@ fn secure_for(d: &Daemon, host: &str) -> bool {
 /// A member's login URL opened: the `askd_member` cookie and the inbox, or a page saying
 /// the link no longer works.
 fn member_login(d: &Daemon, host: &str, token: &str) -> Response {
-    let Some(member) = d.members.check(token) else {
+    let Some(member) = d.members.check(token).filter(|m| !m.agent) else {
         return (
             StatusCode::UNAUTHORIZED,
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
@@ -455,8 +482,32 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
     {
         return run_as(Who::Install, req, next).await;
     }
+    // An agent member's token, as Bearer (never a cookie: a browser never holds one).
+    if let Some(m) = bearer(headers).and_then(|t| d.members.check(t)) {
+        if !m.agent {
+            return ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "member-token-as-bearer",
+                "this is a person's login token: open the login link in a browser; agents use an agent token (askd members add --agent NAME)",
+            )
+            .into_response();
+        }
+        if !agent_may(req.method(), req.uri().path()) {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "agent-scope",
+                "an agent token asks and waits (MCP, the ask API): members, devices, pairing and settings changes need the install's token",
+            )
+            .into_response();
+        }
+        let who = Who::Agent {
+            id: m.id,
+            name: m.name,
+        };
+        return run_as(who, req, next).await;
+    }
     if let Some(t) = named_cookie(headers, crate::members::COOKIE) {
-        let Some(m) = d.members.check(t) else {
+        let Some(m) = d.members.check(t).filter(|m| !m.agent) else {
             return ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 "member-revoked",
@@ -632,6 +683,20 @@ mod tests {
             (&post, "/api/pair"),
         ] {
             assert!(!member_may(m, p), "{m} {p}");
+        }
+        for (m, p, ok) in [
+            (&post, "/api/asks", true),
+            (&get, "/api/asks/01ab/wait", true),
+            (&post, "/mcp", true),
+            (&get, "/api/settings", true),
+            (&put, "/api/settings", false),
+            (&put, "/api/notify", false),
+            (&get, "/api/members", false),
+            (&del, "/api/members/x", false),
+            (&get, "/api/devices", false),
+            (&post, "/api/pair", false),
+        ] {
+            assert_eq!(agent_may(m, p), ok, "{m} {p}");
         }
         assert_eq!(login_token("/login/abc"), Some("abc"));
         assert_eq!(login_token("/login/"), None);

@@ -10,6 +10,11 @@
 //! request is refused on this daemon at once, and on the others of a shared database when
 //! they read the `settings.updated` event (`crate::follow`).
 //!
+//! An **agent** member (`askd members add --agent NAME`) is a token for agents on other
+//! machines (`askd mcp --url … --token-file F`): sent as `Authorization: Bearer`, never as a
+//! browser login, it may do what the install's token does except manage members, devices,
+//! pairing and change settings (`crate::fence::agent_may`).
+//!
 //! Storage: the store's saved-settings map, one key `member.<id>` per member (as devices:
 //! durable, no migration, one database shared by every daemon of a team).
 
@@ -37,12 +42,18 @@ pub struct Member {
     pub hash: String,
     pub name: String,
     pub created_at: String,
+    /// An agent's token (Bearer, for `askd mcp --url`), not a person's login.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub agent: bool,
 }
 
 impl Member {
     /// What the API shows (no hash).
     pub fn view(&self) -> Value {
-        json!({"id": self.id, "name": self.name, "createdAt": self.created_at})
+        json!({
+            "id": self.id, "name": self.name, "createdAt": self.created_at,
+            "kind": if self.agent { "agent" } else { "person" },
+        })
     }
 }
 
@@ -112,7 +123,12 @@ impl Members {
     }
 
     /// Adds a member: the member and its token (shown once, never stored).
-    pub async fn add(&self, store: &dyn Store, name: &str) -> Result<(Member, String), AddError> {
+    pub async fn add(
+        &self,
+        store: &dyn Store,
+        name: &str,
+        agent: bool,
+    ) -> Result<(Member, String), AddError> {
         let name = clean_name(name)?;
         // Against the database's members, not only this daemon's: another daemon of the
         // team may have added one a moment ago.
@@ -130,6 +146,7 @@ impl Members {
             hash: hash(&token),
             name,
             created_at: askd_store::now(),
+            agent,
         };
         let mut set = Map::new();
         set.insert(format!("{KEY_PREFIX}{}", member.id), json!(member));

@@ -2,9 +2,11 @@
 //! devices out):
 //!
 //! - `GET /api/members` — `{members: [{id, name, createdAt}]}`.
-//! - `POST /api/members` `{name}` — 201 `{member: {id, name, createdAt}, token, loginUrl}`:
-//!   the token is shown this once; `loginUrl` (`<publicUrl or address>/login/<token>`)
-//!   signs a browser in as the member. 409 `member-exists` when the name is taken.
+//! - `POST /api/members` `{name, agent?}` — 201 `{member: {id, name, createdAt, kind},
+//!   token, loginUrl}`: the token is shown this once; `loginUrl`
+//!   (`<publicUrl or address>/login/<token>`) signs a browser in as the member. With
+//!   `agent: true` the token is an agent's (Bearer, `askd mcp --url URL --token-file F`):
+//!   `url` instead of `loginUrl`. 409 `member-exists` when the name is taken.
 //! - `DELETE /api/members/{id}` — revokes (the id, or the name): 204; 404 when unknown.
 
 use std::sync::Arc;
@@ -13,6 +15,8 @@ use axum::Json as AxumJson;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
+
+use askd_core::json::Json;
 
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
@@ -36,15 +40,31 @@ pub async fn add(
             "name is required: the member's name, e.g. {\"name\": \"Ana\"}".into(),
         ));
     };
-    match d.members.add(d.store.as_ref(), name).await {
-        Ok((member, token)) => Ok((
-            StatusCode::CREATED,
-            AxumJson(json!({
-                "member": member.view(),
-                "token": token,
-                "loginUrl": format!("{}/login/{token}", d.link_base().trim_end_matches('/')),
-            })),
-        )),
+    let agent = match b.as_object().and_then(|o| o.get_present("agent")) {
+        None | Some(Json::Null) => false,
+        Some(Json::Bool(a)) => *a,
+        Some(_) => {
+            return Err(field_problem(
+                "agent",
+                "agent_not_boolean",
+                "agent must be true (a token for agents, askd mcp --url) or false (a person's login)".into(),
+            ));
+        }
+    };
+    match d.members.add(d.store.as_ref(), name, agent).await {
+        Ok((member, token)) => {
+            let mut body = json!({"member": member.view(), "token": token});
+            // A person signs in with a link; an agent's token goes in a file.
+            if !agent {
+                body["loginUrl"] = json!(format!(
+                    "{}/login/{token}",
+                    d.link_base().trim_end_matches('/')
+                ));
+            } else {
+                body["url"] = json!(d.link_base());
+            }
+            Ok((StatusCode::CREATED, AxumJson(body)))
+        }
         Err(AddError::Name(why)) => Err(field_problem("name", "name_invalid", why)),
         Err(AddError::Taken(name)) => Err(ApiError::new(
             StatusCode::CONFLICT,

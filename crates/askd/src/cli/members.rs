@@ -11,10 +11,14 @@ use super::flags::ConfigFlags;
 
 #[derive(Debug, Subcommand)]
 pub enum MembersCommand {
-    /// Add a member: prints their login URL, once (open it in their browser to sign in).
+    /// Add a member: prints their login URL, once (open it in their browser to sign in);
+    /// with --agent, a token for agents on other machines (askd mcp --url … --token-file F).
     Add {
         /// The member's name, as answers will record it (at most 40 characters).
         name: String,
+        /// An agent's token (Bearer), not a person's login.
+        #[arg(long)]
+        agent: bool,
         #[command(flatten)]
         config: ConfigFlags,
     },
@@ -34,11 +38,15 @@ pub enum MembersCommand {
 
 pub fn run(cmd: MembersCommand) -> ExitCode {
     let (flags, method, path, body) = match &cmd {
-        MembersCommand::Add { name, config } => (
+        MembersCommand::Add {
+            name,
+            agent,
+            config,
+        } => (
             config,
             reqwest::Method::POST,
             "/api/members".to_string(),
-            Some(json!({ "name": name }).to_string()),
+            Some(json!({ "name": name, "agent": agent }).to_string()),
         ),
         MembersCommand::List { config } => {
             (config, reqwest::Method::GET, "/api/members".into(), None)
@@ -52,6 +60,15 @@ pub fn run(cmd: MembersCommand) -> ExitCode {
         Err(code) => return code,
     };
     match cmd {
+        MembersCommand::Add { agent: true, .. } => {
+            let name = reply.body["member"]["name"].as_str().unwrap_or_default();
+            let token = reply.body["token"].as_str().unwrap_or_default();
+            let url = reply.body["url"].as_str().unwrap_or_default();
+            println!("Added the agent {name}. Its token — shown this once, keep it private:");
+            println!("  {token}");
+            println!("On the agent's machine, put it in a file (one line) and run:");
+            println!("  askd mcp --url {url} --token-file FILE");
+        }
         MembersCommand::Add { .. } => {
             let name = reply.body["member"]["name"].as_str().unwrap_or_default();
             let url = reply.body["loginUrl"].as_str().unwrap_or_default();
@@ -71,9 +88,10 @@ pub fn run(cmd: MembersCommand) -> ExitCode {
             }
             for m in &members {
                 println!(
-                    "{}  {}  (added {})",
+                    "{}  {}  {}  (added {})",
                     s(m, "id"),
                     s(m, "name"),
+                    s(m, "kind"),
                     s(m, "createdAt")
                 );
             }

@@ -129,3 +129,113 @@ async fn a_refused_token_or_a_wrong_address_ends_the_adapter_with_the_fix() {
     assert!(err.contains("--token-file"), "{err}");
     assert!(agent.serve_processes().is_empty());
 }
+
+/// An agent member's token (`askd members add --agent`): the remote adapter runs on it as on
+/// the install's token, while the token itself cannot manage members, pair devices or change
+/// settings, and is not a browser login; a person's login token is refused as Bearer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_token_asks_through_a_remote_adapter_and_manages_nothing() {
+    let team = Home::new();
+    let local = team.adapter("team-box", &[]).await;
+    let daemon = team.daemon().expect("the team daemon runs");
+    let api = team.api();
+    let (status, made) = api
+        .call(
+            reqwest::Method::POST,
+            "/api/members",
+            Some(json!({"name": "ci-bot", "agent": true})),
+        )
+        .await;
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["member"]["kind"], "agent");
+    assert!(made.get("loginUrl").is_none(), "{made}");
+    let token = made["token"].as_str().unwrap().to_string();
+
+    let agent = Home::new();
+    let file = agent.path().join("ci.token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let a = Adapter::spawn(remote_command(&agent, &daemon.url, &file), "ci-remote").await;
+    let call = a
+        .start_call(
+            "ask_user_question",
+            json!({"questions": [{"id": "go", "question": "Deploy?",
+                "options": [{"label": "Yes"}, {"label": "No"}]}]}),
+        )
+        .await;
+    let ask = api.new_ask(&[]).await;
+    let id = ask["id"].as_str().unwrap().to_string();
+    api.submit(&id, json!({"answers": [{"id": "go", "selected": ["No"]}]}))
+        .await;
+    let r = finish(call).await;
+    assert_eq!(
+        structured(&r)["answers"][0]["selected"],
+        json!(["No"]),
+        "{r}"
+    );
+
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let as_agent = |m: reqwest::Method, p: &str| {
+        http.request(m, format!("{}{p}", daemon.url))
+            .bearer_auth(&token)
+    };
+    let me: serde_json::Value = as_agent(reqwest::Method::GET, "/api/me")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (&me["kind"], &me["name"]),
+        (&json!("agent"), &json!("ci-bot"))
+    );
+    for (m, p) in [
+        (reqwest::Method::GET, "/api/members"),
+        (reqwest::Method::POST, "/api/pair"),
+        (reqwest::Method::GET, "/api/devices"),
+        (reqwest::Method::PUT, "/api/settings"),
+    ] {
+        let r = as_agent(m.clone(), p)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 403, "{m} {p}");
+    }
+    let r = as_agent(reqwest::Method::GET, "/api/settings")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status().as_u16(),
+        200,
+        "the adapter reads the saved settings"
+    );
+    // Not a browser login.
+    let r = http
+        .get(format!("{}/login/{token}", daemon.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    // A person's login token is not an agent's.
+    let (_, person) = api
+        .call(
+            reqwest::Method::POST,
+            "/api/members",
+            Some(json!({"name": "Ana"})),
+        )
+        .await;
+    let r = http
+        .get(format!("{}/api/asks", daemon.url))
+        .bearer_auth(person["token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    drop(a);
+    drop(local);
+}
