@@ -472,7 +472,15 @@ impl AlignmentState {
                     return;
                 };
                 let at = e.at.clone();
-                let by = text(d, "decided_by").or_else(|| Some(e.actor.clone()));
+                // Team mode: the member who decided (`answered_by`), else the actor.
+                let member = d
+                    .get("answered_by")
+                    .and_then(|b| b.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let by = member
+                    .or_else(|| text(d, "decided_by"))
+                    .or_else(|| Some(e.actor.clone()));
                 let Some(drift) = self.drift_mut(&id) else {
                     return;
                 };

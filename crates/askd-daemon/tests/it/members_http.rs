@@ -254,6 +254,13 @@ async fn a_member_signs_in_answers_claims_and_is_named_in_every_answer() {
             .collect::<Vec<_>>()
     );
 
+    let page = s
+        .get(&format!("/api/sessions/{session}/alignment"))
+        .await
+        .expect(200)
+        .clone();
+    assert_eq!(page["drifts"][0]["decided_by"], "Bo", "{}", page["drifts"]);
+
     // The install's answers name nobody.
     let q2 = s.create("questions", None, &questions()).await.expect(201)["ask_id"]
         .as_str()
