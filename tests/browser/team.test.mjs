@@ -107,6 +107,8 @@ test('an ask through daemon A is claimed and answered by members on B, and wakes
   const boTab = await memberPage(bo.body.loginUrl, b);
   await boTab.page.waitForSelector('.who-chip:has-text("Signed in as Bo")');
   await boTab.page.waitForSelector(`[data-ask-id="${id}"]`);
+  assert.equal(await boTab.page.isVisible('.inbox-settings'), false, 'a member does not open Settings');
+  assert.equal(await boTab.page.isVisible('.inbox-records'), true);
   const anaTab = await memberPage(ana.body.loginUrl, b);
   await anaTab.page.click(`[data-ask-id="${id}"] .claim-btn`);
   await anaTab.page.waitForSelector(`[data-ask-id="${id}"] .claim-chip:has-text("You are on it")`);
