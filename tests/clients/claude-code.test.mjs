@@ -255,6 +255,40 @@ for (const era of ['modern', 'legacy']) {
       assertQuoted(r);
     });
 
+    // CLAUDE_CODE_MCP_APPS_HOST=1: Claude Code declares the MCP Apps extension, so askd's ask
+    // tool returns the pending handle at once (the host renders the app from it) and the model
+    // goes on with await_answer, which gets the human's answer (given here through the API).
+    test('as an MCP Apps host: the ask returns its handle at once, await_answer the answer', async () => {
+      let askdHome;
+      let handleAt = null;
+      const started = Date.now();
+      const steps = [
+        { tool: { name: 'ToolSearch', input: { query: `select:${T('ask_user_question')},${T('await_answer')}` } } },
+        { tool: { name: T('ask_user_question'), input: QUESTIONS } },
+        async (results) => {
+          handleAt = Date.now() - started;
+          const handle = json(results.at(-1).text);
+          if (handle?.outcome !== 'pending') return { text: `No pending handle: ${results.at(-1).text}` };
+          const h = await pendingAsk(askdHome, { kind: 'questions', timeoutMs: 5000 });
+          await humanSubmit(h.daemon, handle.ask_id, QUESTIONS_ANSWER);
+          return { tool: { name: T('await_answer'), input: { ask_id: handle.ask_id } } };
+        },
+        (results) => ({ text: `The tool returned: ${results.at(-1).text}` }),
+      ];
+      const r = await claude({
+        era, tools: ['ask_user_question', 'await_answer'], steps,
+        env: { CLAUDE_CODE_MCP_APPS_HOST: '1' },
+        human: async (h) => { askdHome = h; },
+      });
+      const handle = json(r.shown[1]?.text ?? '');
+      assert.equal(handle?.outcome, 'pending', `the handle at once: ${JSON.stringify(r.shown)}`);
+      assert.ok(handleAt !== null && handleAt < 60000, `returned before any wait budget: ${handleAt} ms`);
+      const result = json(r.shown.at(-1).text);
+      assert.equal(result?.outcome, 'answered', r.shown.at(-1).text);
+      assert.deepEqual(result.answers.find((a) => a.id === 'db').selected, ['Postgres (Recommended)']);
+      assertQuoted(r);
+    });
+
     test('a cancel: the human dismisses the ask and the model is told so', async () => {
       const r = await claude({
         era, tools: ['ask_user_question'], steps: callSteps('ask_user_question', QUESTIONS),
