@@ -61,13 +61,26 @@ fn ended(outcome: &str, spec: &Value, at: &str) -> Settlement {
 }
 
 /// Everything a store gives back, as one JSON document.
+/// An ask (or its summary) without the members added after schema v5, which an upgraded
+/// database reads as empty: `claim` (v8, team mode) is `null` for every ask written before.
+fn since_v5(mut ask: Value) -> Value {
+    let claim = ask.as_object_mut().and_then(|o| o.remove("claim"));
+    assert_eq!(
+        claim,
+        Some(Value::Null),
+        "an ask from before claims has none: {ask}"
+    );
+    ask
+}
+
 async fn dump(store: &dyn Store) -> Value {
     let sessions = store.sessions().await.unwrap();
     let summaries = store.asks(&AskFilter::default()).await.unwrap();
     let mut asks = Vec::new();
     for a in &summaries {
-        asks.push(json!(store.ask(&a.id).await.unwrap().unwrap()));
+        asks.push(since_v5(json!(store.ask(&a.id).await.unwrap().unwrap())));
     }
+    let summaries: Vec<Value> = summaries.iter().map(|a| since_v5(json!(a))).collect();
     let mut session_events = serde_json::Map::new();
     let mut drafts_by_session = serde_json::Map::new();
     for s in &sessions {
@@ -90,7 +103,7 @@ async fn dump(store: &dyn Store) -> Value {
     json!({
         "sessions": sessions,
         "summaries": summaries,
-        "pending": store.asks(&AskFilter { state: Some(askd_store::AskState::Pending), ..Default::default() }).await.unwrap(),
+        "pending": store.asks(&AskFilter { state: Some(askd_store::AskState::Pending), ..Default::default() }).await.unwrap().iter().map(|a| since_v5(json!(a))).collect::<Vec<_>>(),
         "counts": [store.count_asks(None).await.unwrap(), store.count_asks(Some(askd_store::AskState::Pending)).await.unwrap()],
         "asks": asks,
         "records": store.records(&RecordFilter::default()).await.unwrap(),
