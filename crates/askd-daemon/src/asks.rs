@@ -40,6 +40,26 @@ pub fn require_pending(ask: &Ask) -> ApiResult<()> {
     }
 }
 
+/// 403 unless the calling principal may read the ask ([`crate::access::may_read`]): a
+/// paired device reads the pending asks and the ones it answered, nothing else.
+pub fn require_readable(ask: &Ask) -> ApiResult<()> {
+    let Some(who) = crate::fence::caller() else {
+        return Ok(());
+    };
+    if crate::access::may_read(&who, &crate::access::AskFacts::of(ask)) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            "ask-out-of-scope",
+            format!(
+                "ask {} was settled, not by this device: a paired device sees the pending asks and the ones it answered (the records open with the install's token or a member's login)",
+                ask.id
+            ),
+        ))
+    }
+}
+
 /// 422 `invalid-answers` with every problem.
 pub fn invalid_answers(problems: Vec<Problem>) -> ApiError {
     ApiError::invalid("invalid-answers", None, problems)
@@ -89,7 +109,7 @@ impl Daemon {
     /// decides. Claims are a member's (`crate::fence::Who::Member`); the install's token
     /// may release anyone's. Returns `{ask_id, claim}`.
     pub async fn claim(&self, ask_id: &str, release: bool) -> ApiResult<Value> {
-        use crate::fence::Who;
+        use crate::fence::Principal as Who;
         let who = crate::fence::caller();
         let ask = self.load(ask_id).await?;
         require_pending(&ask)?;
@@ -174,11 +194,13 @@ impl Daemon {
     }
 }
 
-/// Team mode: names the member whose request makes this settle (`answered_by`: `{id,
-/// name}`, [`crate::fence::member`]) in its result and its record. Nothing for the install's
-/// token or a device. Every settle a person makes goes through here before its commit.
+/// Names who makes this settle (`answered_by`: `{kind, id, name}`,
+/// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
+/// an agent token (an answer given in the agent's client form — the daemon cannot tell it
+/// from the model's own, so it is the agent's). Nothing for the install's token. Every
+/// settle goes through here before its commit.
 pub fn stamp(settlement: &mut Settlement) {
-    let Some(m) = crate::fence::member() else {
+    let Some(m) = crate::fence::answered_by() else {
         return;
     };
     for v in [&mut settlement.result, &mut settlement.record] {

@@ -159,6 +159,13 @@ pub struct Daemon {
     pub devices: Devices,
     /// Team members (`crate::members`).
     pub members: crate::members::Members,
+    /// Bumped whenever members or devices change (a revoke here, or another daemon's save
+    /// read by `crate::follow`): open responses of a revoked principal end
+    /// (`crate::access::until_revoked`).
+    pub revocations: tokio::sync::watch::Sender<u64>,
+    /// When members and devices were last re-read for an unknown token (team mode:
+    /// `crate::access::reread`), one re-read at a time.
+    pub(crate) reread: tokio::sync::Mutex<Option<Instant>>,
 }
 
 impl Daemon {
@@ -192,7 +199,15 @@ impl Daemon {
             notify,
             devices: Devices::default(),
             members: crate::members::Members::default(),
+            revocations: tokio::sync::watch::Sender::new(0),
+            reread: tokio::sync::Mutex::new(None),
         }
+    }
+
+    /// Members or devices changed: every open response checks whether its principal is
+    /// still valid.
+    pub fn people_changed(&self) {
+        self.revocations.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Where people reach this daemon: `publicUrl` when set, else its own URL.

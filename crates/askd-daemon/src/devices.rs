@@ -83,6 +83,9 @@ struct Entry {
 struct Inner {
     /// By token hash.
     devices: HashMap<String, Entry>,
+    /// Token hashes of the devices revoked while this daemon ran (`device-revoked`; any
+    /// other unknown token is `unknown-device`).
+    revoked: std::collections::HashSet<String>,
 }
 
 /// The daemon's paired devices (the pairing codes are in the store).
@@ -190,7 +193,24 @@ impl Devices {
                 Err(e) => tracing::warn!(key, error = %e, "ignoring an unreadable device"),
             }
         }
+        let gone: Vec<String> = inner
+            .devices
+            .keys()
+            .filter(|h| !devices.contains_key(*h))
+            .cloned()
+            .collect();
         inner.devices = devices;
+        inner.revoked.extend(gone);
+    }
+
+    /// Whether the device with this id is paired (not revoked).
+    pub fn has(&self, id: &str) -> bool {
+        self.lock().devices.values().any(|e| e.device.id == id)
+    }
+
+    /// Whether this token was a device's that was revoked while this daemon ran.
+    pub fn was_revoked(&self, token: &str) -> bool {
+        self.lock().revoked.contains(&hash(token))
     }
 
     /// A new pairing code (32 hex digits) and how long it lives, once it is stored. The
@@ -377,7 +397,11 @@ impl Devices {
                 .iter()
                 .find(|(_, e)| e.device.id == id)
                 .map(|(h, _)| h.clone());
-            hash.and_then(|h| inner.devices.remove(&h))
+            let removed = hash.and_then(|h| inner.devices.remove(&h));
+            if let Some(e) = &removed {
+                inner.revoked.insert(e.device.hash.clone());
+            }
+            removed
         };
         let Some(e) = removed else {
             return Ok(false);

@@ -91,6 +91,8 @@ async fn catch_up(daemon: &Daemon) -> askd_store::StoreResult<()> {
             daemon.load_saved_settings().await;
             daemon.devices.load(daemon.store.as_ref()).await;
             daemon.members.load(daemon.store.as_ref()).await;
+            // A member or device revoked through another daemon: end its open streams.
+            daemon.people_changed();
         }
         if !full {
             return Ok(());

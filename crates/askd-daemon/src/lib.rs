@@ -52,6 +52,7 @@
 //! - No process-wide mutable state: two daemons in one process share nothing.
 //! - It knows nothing of MCP (no `askd-mcp`, no `rmcp`): the binary mounts `/mcp`.
 
+pub mod access;
 pub mod alignment;
 pub mod asks;
 pub mod atomic;
@@ -84,12 +85,12 @@ pub use hub::Hub;
 
 /// The whole HTTP surface of the daemon alone, behind the fence.
 pub fn router(daemon: Arc<Daemon>) -> Router {
-    router_with(daemon, Router::new())
+    router_with(daemon, http::routes::Routes::new())
 }
 
 /// The daemon's HTTP surface with `extra` routes mounted beside its own, all behind the
 /// fence (which runs first on every route, the extra ones included). The binary mounts
 /// `/mcp` this way: the daemon itself knows nothing of MCP.
-pub fn router_with(daemon: Arc<Daemon>, extra: Router<Arc<Daemon>>) -> Router {
+pub fn router_with(daemon: Arc<Daemon>, extra: http::routes::Routes) -> Router {
     http::routes::fenced(http::routes::routes().merge(extra), daemon)
 }

@@ -61,6 +61,10 @@ impl Member {
 #[derive(Default)]
 pub struct Members {
     inner: Mutex<HashMap<String, Member>>,
+    /// Token hashes of the members revoked while this daemon ran (here, or read from the
+    /// database): a request with one is `member-revoked`, any other unknown token
+    /// `unknown-member`.
+    revoked: Mutex<std::collections::HashSet<String>>,
 }
 
 /// Why a member was not added.
@@ -119,7 +123,29 @@ impl Members {
                 Err(e) => tracing::warn!(key, error = %e, "ignoring an unreadable member"),
             }
         }
-        *self.lock() = members;
+        let mut inner = self.lock();
+        let gone: Vec<String> = inner
+            .keys()
+            .filter(|h| !members.contains_key(*h))
+            .cloned()
+            .collect();
+        *inner = members;
+        drop(inner);
+        self.revoked_lock().extend(gone);
+    }
+
+    fn revoked_lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.revoked.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the member with this id exists (not revoked).
+    pub fn has(&self, id: &str) -> bool {
+        self.lock().values().any(|m| m.id == id)
+    }
+
+    /// Whether this token was a member's that was revoked while this daemon ran.
+    pub fn was_revoked(&self, token: &str) -> bool {
+        self.revoked_lock().contains(&hash(token))
     }
 
     /// Adds a member: the member and its token (shown once, never stored).
@@ -191,6 +217,7 @@ impl Members {
         let Some(member) = removed else {
             return Ok(None);
         };
+        self.revoked_lock().insert(member.hash.clone());
         store
             .save_settings(&Map::new(), &[format!("{KEY_PREFIX}{}", member.id)])
             .await

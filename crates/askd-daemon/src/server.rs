@@ -19,8 +19,6 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use axum::Router;
-
 use crate::daemon::{Daemon, Settings};
 use crate::{reserve, router_with};
 
@@ -122,14 +120,14 @@ impl Running {
 /// [`Settings::default`] with the fields a caller needs) and returns once it accepts
 /// connections.
 pub async fn start(cfg: Settings) -> Result<Running, String> {
-    start_with(cfg, |_| Router::new()).await
+    start_with(cfg, |_| crate::http::routes::Routes::new()).await
 }
 
 /// [`start`], with the routes `mount` returns (given the daemon) served beside the
 /// daemon's own, behind the fence ([`crate::router_with`]).
 pub async fn start_with(
     cfg: Settings,
-    mount: impl FnOnce(&Arc<Daemon>) -> Router<Arc<Daemon>>,
+    mount: impl FnOnce(&Arc<Daemon>) -> crate::http::routes::Routes,
 ) -> Result<Running, String> {
     std::fs::create_dir_all(&cfg.data_dir).map_err(|e| {
         format!(
@@ -363,13 +361,13 @@ async fn idle_watch(daemon: Arc<Daemon>, idle: Duration, stop: watch::Sender<boo
 
 /// `askd serve`: runs until SIGTERM, SIGINT or idle exit.
 pub async fn serve(cfg: Settings) -> Result<(), String> {
-    serve_with(cfg, |_| Router::new()).await
+    serve_with(cfg, |_| crate::http::routes::Routes::new()).await
 }
 
 /// [`serve`], with `mount`'s routes behind the fence (as [`start_with`]).
 pub async fn serve_with(
     cfg: Settings,
-    mount: impl FnOnce(&Arc<Daemon>) -> Router<Arc<Daemon>>,
+    mount: impl FnOnce(&Arc<Daemon>) -> crate::http::routes::Routes,
 ) -> Result<(), String> {
     let running = start_with(cfg, mount).await?;
     println!(

@@ -14,15 +14,16 @@ use std::time::Duration;
 use askd_core::json::Json;
 use askd_daemon::Daemon;
 use askd_daemon::Settings;
+use askd_daemon::access::Allow;
 use askd_daemon::error::ApiError;
 use askd_daemon::http::extract::JsonBody;
+use askd_daemon::http::routes::Routes;
 use askd_daemon::kinds::CreateAsk;
 use askd_daemon::server::Running;
 use askd_mcp::backend::{Backend, CreatedAsk, DraftLaunch, SessionOpen, ToolError};
 use askd_mcp::{AskdServer, Options};
 use askd_store::RecordFilter;
 use async_trait::async_trait;
-use axum::Router;
 use axum::body::Body;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -49,9 +50,12 @@ fn tool_error(e: ApiError, ask_id: Option<&str>) -> ToolError {
 
 /// `/mcp` (the body rules, then rmcp's service), for the daemon to serve beside its own
 /// routes behind its fence (`askd_daemon::server::start_with`).
-pub fn mount(daemon: &Arc<Daemon>) -> Router<Arc<Daemon>> {
-    Router::new().nest_service(
+pub fn mount(daemon: &Arc<Daemon>) -> Routes {
+    // The install's token and agent tokens; a person's browser login or a phone does not
+    // speak MCP.
+    Routes::new().nest_service(
         "/mcp",
+        Allow::AGENTS,
         tower::Layer::layer(
             &axum::middleware::from_fn_with_state(daemon.clone(), body_rules),
             service(
@@ -195,7 +199,9 @@ impl Backend for InProcess {
         let req = req
             .body(body)
             .map_err(|e| ToolError::new("APP_ENDPOINT_REFUSED", e.to_string()))?;
-        let routes = askd_daemon::http::routes::routes().with_state(self.0.clone());
+        let routes = askd_daemon::http::routes::routes()
+            .into_router()
+            .with_state(self.0.clone());
         let resp = routes
             .oneshot(req)
             .await

@@ -128,6 +128,7 @@ pub async fn list_asks(
         })
         .await
         .map_err(|e| ApiError::store(e, "-"))?;
+    let asks = readable_rows(&d, asks).await?;
     let asks: Vec<Value> = asks
         .into_iter()
         .map(|a| {
@@ -140,8 +141,40 @@ pub async fn list_asks(
     Ok(AxumJson(json!({"asks": asks})))
 }
 
+/// The rows of a listing the calling principal may read ([`crate::access::may_read`]): all
+/// of them but for a paired device, which sees the pending asks and the ones it answered
+/// (a settled row's result is read to know who answered it).
+async fn readable_rows(
+    d: &Daemon,
+    rows: Vec<askd_store::AskSummary>,
+) -> ApiResult<Vec<askd_store::AskSummary>> {
+    let Some(who @ crate::fence::Principal::Device { .. }) = crate::fence::caller() else {
+        return Ok(rows);
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let facts = if row.state == AskState::Pending {
+            crate::access::AskFacts {
+                pending: true,
+                answered_by: None,
+            }
+        } else {
+            match d.store.ask(&row.id).await {
+                Ok(Some(ask)) => crate::access::AskFacts::of(&ask),
+                Ok(None) => continue,
+                Err(e) => return Err(ApiError::store(e, &row.id)),
+            }
+        };
+        if crate::access::may_read(&who, &facts) {
+            out.push(row);
+        }
+    }
+    Ok(out)
+}
+
 pub async fn show_ask(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
     let ask = d.load(&id).await?;
+    crate::asks::require_readable(&ask)?;
     Ok(AxumJson(d.show(&ask).await?))
 }
 

@@ -88,7 +88,11 @@ pub async fn list(State(d): State<Arc<Daemon>>) -> AxumJson<Value> {
 
 pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> ApiResult<StatusCode> {
     match d.devices.revoke(d.store.as_ref(), &id).await {
-        Ok(true) => Ok(StatusCode::NO_CONTENT),
+        Ok(true) => {
+            // Its open streams and waits end now.
+            d.people_changed();
+            Ok(StatusCode::NO_CONTENT)
+        }
         Ok(false) => Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not-found",
@@ -102,9 +106,9 @@ pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> Api
     }
 }
 
-/// `GET /api/me`: who this request came with ([`crate::fence::Who`]).
-pub async fn me(who: Option<axum::Extension<crate::fence::Who>>) -> AxumJson<Value> {
-    let who = who.map_or(crate::fence::Who::Install, |w| w.0);
+/// `GET /api/me`: who this request came with ([`crate::fence::Principal`]).
+pub async fn me(who: Option<axum::Extension<crate::fence::Principal>>) -> AxumJson<Value> {
+    let who = who.map_or(crate::fence::Principal::Install, |w| w.0);
     AxumJson(who.view())
 }
 

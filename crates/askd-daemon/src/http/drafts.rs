@@ -83,5 +83,22 @@ pub struct ListQuery {
 }
 
 pub async fn list(State(d): St, QueryArgs(q): QueryArgs<ListQuery>) -> ApiResult<AxumJson<Value>> {
-    Ok(AxumJson(d.drafts_manifest(q.session.as_deref()).await?))
+    let mut manifest = d.drafts_manifest(q.session.as_deref()).await?;
+    // A paired device sees the builder's progress, not where its files are.
+    if let Some(crate::fence::Principal::Device { .. }) = crate::fence::caller() {
+        strip_files(&mut manifest);
+    }
+    Ok(AxumJson(manifest))
+}
+
+fn strip_files(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("file");
+            o.remove("workspace");
+            o.values_mut().for_each(strip_files);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_files),
+        _ => {}
+    }
 }

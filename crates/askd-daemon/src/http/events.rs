@@ -5,7 +5,9 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use askd_store::Store;
+use std::collections::HashMap;
+
+use askd_store::{Event, Store};
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -13,6 +15,7 @@ use futures_util::Stream;
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 
+use crate::access::{self, AskFacts, Principal};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 use crate::http::extract::QueryArgs;
@@ -46,9 +49,12 @@ pub async fn events(
         since
     };
     let store = d.store.clone();
+    // What of each event this caller receives (`crate::access::event_view`), live and in
+    // the replay alike.
+    let mut scope = Scope::new(crate::fence::caller());
     let stream = async_stream(move |tx| async move {
         let mut last = start;
-        if !replay(&*store, &mut last, &tx).await {
+        if !replay(&*store, &mut last, &tx, &mut scope).await {
             return;
         }
         loop {
@@ -56,14 +62,16 @@ pub async fn events(
                 Ok(e) if e.seq <= last => {}
                 Ok(e) if e.seq == last + 1 => {
                     last = e.seq;
-                    if tx.send(sse(&e)).await.is_err() {
+                    if let Some(e) = scope.view(&*store, &e).await
+                        && tx.send(sse(&e)).await.is_err()
+                    {
                         return;
                     }
                 }
                 // A gap (an event committed before `e` but not yet seen live) or a lag (the
                 // live channel dropped events for this slow listener): the log has them all.
                 Ok(_) | Err(RecvError::Lagged(_)) => {
-                    if !replay(&*store, &mut last, &tx).await {
+                    if !replay(&*store, &mut last, &tx, &mut scope).await {
                         return;
                     }
                 }
@@ -80,6 +88,7 @@ async fn replay(
     store: &dyn Store,
     last: &mut i64,
     tx: &tokio::sync::mpsc::Sender<Result<SseEvent, Infallible>>,
+    scope: &mut Scope,
 ) -> bool {
     loop {
         let Ok(page) = store.events_after(*last, REPLAY_PAGE).await else {
@@ -88,7 +97,9 @@ async fn replay(
         let n = page.len();
         for e in page {
             *last = e.seq;
-            if tx.send(sse(&e)).await.is_err() {
+            if let Some(e) = scope.view(store, &e).await
+                && tx.send(sse(&e)).await.is_err()
+            {
                 return false;
             }
         }
@@ -98,12 +109,52 @@ async fn replay(
     }
 }
 
+/// The read scope of one stream: the caller, and the facts of the settled asks it has
+/// looked up (a settled ask's facts never change).
+struct Scope {
+    who: Option<Principal>,
+    settled: HashMap<String, AskFacts>,
+}
+
+impl Scope {
+    fn new(who: Option<Principal>) -> Self {
+        Scope {
+            who,
+            settled: HashMap::new(),
+        }
+    }
+
+    /// The event as this caller receives it, or `None`.
+    async fn view(&mut self, store: &dyn Store, e: &Event) -> Option<Event> {
+        let who = match &self.who {
+            Some(who @ Principal::Device { .. }) => who.clone(),
+            _ => return Some(e.clone()),
+        };
+        let facts = match access::event_ask(e) {
+            Some(id) => self.facts(store, id).await,
+            None => None,
+        };
+        access::event_view(&who, e, facts.as_ref())
+    }
+
+    async fn facts(&mut self, store: &dyn Store, id: &str) -> Option<AskFacts> {
+        if let Some(f) = self.settled.get(id) {
+            return Some(f.clone());
+        }
+        let facts = AskFacts::of(&store.ask(id).await.ok()??);
+        if !facts.pending {
+            self.settled.insert(id.to_string(), facts.clone());
+        }
+        Some(facts)
+    }
+}
+
 #[derive(Deserialize)]
 pub struct EventsQuery {
     since: Option<i64>,
 }
 
-fn sse(e: &askd_store::Event) -> Result<SseEvent, Infallible> {
+fn sse(e: &Event) -> Result<SseEvent, Infallible> {
     Ok(SseEvent::default()
         .id(e.seq.to_string())
         .event(e.kind.clone())

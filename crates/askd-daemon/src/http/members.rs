@@ -79,7 +79,11 @@ pub async fn add(
 
 pub async fn revoke(State(d): State<Arc<Daemon>>, Path(id): Path<String>) -> ApiResult<StatusCode> {
     match d.members.revoke(d.store.as_ref(), &id).await {
-        Ok(Some(_)) => Ok(StatusCode::NO_CONTENT),
+        Ok(Some(_)) => {
+            // Its open streams and waits end now.
+            d.people_changed();
+            Ok(StatusCode::NO_CONTENT)
+        }
         Ok(None) => Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not-found",

@@ -10,6 +10,7 @@
 //! - [`review`] — a review's export and import.
 //! - [`settings`] — `/api/settings`.
 //! - [`members`] — `/api/members…` (team members and their login links).
+//! - [`login`] — `/login/{token}`, a member's login link (with its confirm step).
 //! - [`diagram`] — `/api/diagrams/{hash}.svg`.
 //!
 //! Data flows one way: a handler calls the rooms ([`crate::kinds`]) and the session
@@ -22,6 +23,7 @@ pub mod diagram;
 pub mod drafts;
 pub mod events;
 pub mod extract;
+pub mod login;
 pub mod members;
 pub mod review;
 pub mod routes;

@@ -29,6 +29,7 @@ pub async fn export_route(
     AskId(id): AskId,
     QueryArgs(q): QueryArgs<ExportQuery>,
 ) -> ApiResult<Response> {
+    crate::asks::require_readable(&d.load(&id).await?)?;
     let format = q.format.as_deref().unwrap_or("csv");
     let (ct, name, body) = d.review_export(&id, format).await?;
     Ok((

@@ -81,7 +81,11 @@ pub async fn alignment_op(
         let args = v.get("args").cloned().unwrap_or_else(|| json!({}));
         return Ok(AxumJson(d.report_drift(&id, &args).await?));
     }
-    let req = OpRequest::from_value(&v);
+    let mut req = OpRequest::from_value(&v);
+    // An agent token's operations are the agent's, whatever the body says.
+    if let Some(p @ crate::fence::Principal::Agent { .. }) = crate::fence::caller() {
+        req.actor = Some(p.actor().to_string());
+    }
     Ok(AxumJson(d.alignment_op(&id, &op, req).await?))
 }
 

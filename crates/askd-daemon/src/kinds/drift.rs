@@ -297,9 +297,9 @@ impl Daemon {
             expect_banked: None,
         };
         crate::asks::stamp(&mut settlement);
-        // The decision in the session's log names the member too (team mode).
+        // The decision in the session's log names who answered too.
         let mut payload = event.1;
-        if let (Some(m), Some(o)) = (crate::fence::member(), payload.as_object_mut()) {
+        if let (Some(m), Some(o)) = (crate::fence::answered_by(), payload.as_object_mut()) {
             o.insert("answered_by".into(), m);
         }
         let follow = [FollowEvent {
@@ -354,7 +354,9 @@ impl Daemon {
         }
         let id = drift_id(&ask)?;
         let (closed, actor) = if outcome == "cancelled" {
-            ("dismissed", "human")
+            // "Not now" from a person, or a decline in an agent's client form.
+            let actor = crate::fence::caller().map_or("human", |p| p.actor());
+            ("dismissed", actor)
         } else {
             ("withdrawn", "agent")
         };

@@ -167,8 +167,8 @@ impl Daemon {
         if fresh.is_empty() {
             return Ok(banked.len());
         }
-        // Each banked answer names the member who gave it (team mode).
-        let by = crate::fence::member();
+        // Each banked answer names who gave it (a member, a device, an agent's form).
+        let by = crate::fence::answered_by();
         let rows: Vec<NewBanked> = fresh
             .iter()
             .map(|e| {

@@ -1,6 +1,7 @@
 //! `askd-daemon`'s integration tests, in one test binary (one link instead of one per file):
 //! each file below is a module; helpers shared between them are in `common*`.
 
+mod access_http;
 mod common;
 mod devices_http;
 mod hardening_http;
@@ -15,6 +16,5 @@ mod settings_http;
 mod ui_http;
 
 /// The routes the test daemons serve beside their own: none (the binary's tests mount `/mcp`).
-const MOUNT: fn(
-    &std::sync::Arc<askd_daemon::Daemon>,
-) -> axum::Router<std::sync::Arc<askd_daemon::Daemon>> = |_| axum::Router::new();
+const MOUNT: fn(&std::sync::Arc<askd_daemon::Daemon>) -> askd_daemon::http::routes::Routes =
+    |_| askd_daemon::http::routes::Routes::new();

@@ -17,9 +17,13 @@ async fn add(s: &TestServer, name: &str) -> (String, String) {
     let token = b["token"].as_str().unwrap().to_string();
     assert_eq!(b["loginUrl"], format!("{}/login/{token}", s.url));
     assert_eq!(b["member"]["name"], name);
-    // The login URL: the cookie, then the inbox; the token never stays in the address.
+    // The login URL opened from a mail or chat app (`Sec-Fetch-Site: none`): the cookie,
+    // then the inbox; the token never stays in the address.
     let r = s
-        .send(s.bare(Method::GET, &format!("/login/{token}")))
+        .send(
+            s.bare(Method::GET, &format!("/login/{token}"))
+                .header("sec-fetch-site", "none"),
+        )
         .await;
     assert_eq!(r.status, 303, "{}", r.text);
     assert_eq!(r.header("location"), Some("/"));

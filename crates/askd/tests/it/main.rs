@@ -26,6 +26,5 @@ mod team;
 mod tidy;
 
 /// `/mcp`, mounted beside the daemon's routes by the daemon tests' helpers (`common_daemon`).
-const MOUNT: fn(
-    &std::sync::Arc<askd_daemon::Daemon>,
-) -> axum::Router<std::sync::Arc<askd_daemon::Daemon>> = askd::mcp_http::mount;
+const MOUNT: fn(&std::sync::Arc<askd_daemon::Daemon>) -> askd_daemon::http::routes::Routes =
+    askd::mcp_http::mount;

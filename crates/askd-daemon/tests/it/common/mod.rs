@@ -321,6 +321,33 @@ impl SseReader {
         }
     }
 
+    /// Whether the stream ends (the server closes it) within `within`; frames before the
+    /// end are returned in `seen`.
+    pub async fn ends(&mut self, within: Duration, seen: &mut Vec<Frame>) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            while let Some(frame) = self.take_frame() {
+                if frame.event.is_some() || frame.id.is_some() {
+                    seen.push(frame);
+                }
+            }
+            match tokio::time::timeout_at(deadline, self.stream.next()).await {
+                Err(_) => return false,
+                Ok(None) | Ok(Some(Err(_))) => return true,
+                Ok(Some(Ok(chunk))) => self.buf.extend_from_slice(&chunk),
+            }
+        }
+    }
+
+    /// Every frame that arrives until the stream is quiet for `quiet`.
+    pub async fn drain(&mut self, quiet: Duration) -> Vec<Frame> {
+        let mut out = Vec::new();
+        while let Some(f) = self.next(quiet).await {
+            out.push(f);
+        }
+        out
+    }
+
     /// Reads exactly `n` frames, failing if they do not arrive within `within` each.
     pub async fn take(&mut self, n: usize, within: Duration) -> Vec<Frame> {
         let mut out = Vec::with_capacity(n);
