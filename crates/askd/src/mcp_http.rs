@@ -48,14 +48,24 @@ fn tool_error(e: ApiError, ask_id: Option<&str>) -> ToolError {
     ToolError::from_api(api, ask_id)
 }
 
+/// Who may reach `/mcp`: the install's token and agent tokens (a person's browser login or a
+/// phone does not speak MCP).
+pub const ACCESS: Allow = Allow::AGENTS;
+
+/// The whole access table of `askd serve`: the daemon's routes and `/mcp` (`docs/api.md`
+/// shows it; a test holds the two together).
+pub fn access_table() -> askd_daemon::access::Table {
+    let mut table = askd_daemon::http::routes::routes().table().clone();
+    table.push(None, "/mcp", ACCESS);
+    table
+}
+
 /// `/mcp` (the body rules, then rmcp's service), for the daemon to serve beside its own
 /// routes behind its fence (`askd_daemon::server::start_with`).
 pub fn mount(daemon: &Arc<Daemon>) -> Routes {
-    // The install's token and agent tokens; a person's browser login or a phone does not
-    // speak MCP.
     Routes::new().nest_service(
         "/mcp",
-        Allow::AGENTS,
+        ACCESS,
         tower::Layer::layer(
             &axum::middleware::from_fn_with_state(daemon.clone(), body_rules),
             service(

@@ -748,3 +748,143 @@ async fn after_a_database_restart_one_daemon_sends_each_message() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(count(&last), 1, "{:?}", got.lock().unwrap());
 }
+
+/// Adds a member (or an agent token) through `d`: (id, token).
+async fn add_member(d: &Daemon, name: &str, agent: bool) -> (String, String) {
+    let (status, b) = d
+        .call(
+            Method::POST,
+            "/api/members",
+            Some(json!({"name": name, "agent": agent})),
+        )
+        .await;
+    assert_eq!(status, 201, "{b}");
+    (
+        b["member"]["id"].as_str().unwrap().to_string(),
+        b["token"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Opens `d`'s event stream with `header`; the open response.
+async fn open_events(d: &Daemon, header: (&str, String)) -> reqwest::Response {
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/events", d.url))
+        .header(header.0, header.1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    r
+}
+
+/// Whether an open response's body ends within `within`.
+async fn ends_within(r: reqwest::Response, within: Duration) -> bool {
+    use futures_util::StreamExt;
+    let mut body = r.bytes_stream();
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, body.next()).await {
+            Err(_) => return false,
+            Ok(None) | Ok(Some(Err(_))) => return true,
+            Ok(Some(Ok(_))) => {}
+        }
+    }
+}
+
+/// Issue 27 §1 in team mode: a member, an agent token and a phone revoked through daemon A
+/// lose their open event streams on daemon B within a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_1_a_revoke_on_one_daemon_ends_streams_on_every_daemon() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let (_, ana) = add_member(&a, "Ana", false).await;
+    let (bot_id, bot) = add_member(&a, "ci-bot", true).await;
+    let code = new_code(&a).await;
+    let (status, phone) = redeem(&a, &code, "phone").await;
+    assert_eq!(status, 303);
+    let phone = phone.unwrap();
+    let ana_stream = open_events(&b, ("cookie", format!("askd_member={ana}"))).await;
+    let bot_stream = open_events(&b, ("authorization", format!("Bearer {bot}"))).await;
+    let phone_stream = open_events(&b, ("cookie", phone.clone())).await;
+    let (_, devices) = a.call(Method::GET, "/api/devices", None).await;
+    let device = devices["devices"][0]["id"].as_str().unwrap().to_string();
+
+    for (path, stream) in [
+        ("/api/members/Ana".to_string(), ana_stream),
+        (format!("/api/members/{bot_id}"), bot_stream),
+        (format!("/api/devices/{device}"), phone_stream),
+    ] {
+        let t = Instant::now();
+        let (status, _) = a.call(Method::DELETE, &path, None).await;
+        assert_eq!(status, 204);
+        assert!(
+            ends_within(stream, Duration::from_secs(1)).await,
+            "DELETE {path} on A: the stream on B is still open after 1 s"
+        );
+        eprintln!(
+            "DELETE {path} on A: B's stream ended after {:?}",
+            t.elapsed()
+        );
+    }
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/asks", b.url))
+        .header("cookie", phone)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+}
+
+/// Issue 27 §8: a member, an agent token and a phone added through daemon A are let in on
+/// daemon B at once (B re-reads before refusing a token it does not know), and a token
+/// nobody has is `unknown-member`, not `member-revoked`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_8_a_member_added_on_one_daemon_is_let_in_on_another_at_once() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let b = start(&db.url);
+    let client = reqwest::Client::new();
+    for i in 0..10 {
+        let (_, token) = add_member(&a, &format!("member {i}"), false).await;
+        let r = client
+            .get(format!("{}/api/me", b.url))
+            .header("cookie", format!("askd_member={token}"))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let body: Value = r.json().await.unwrap_or(Value::Null);
+        assert_eq!(
+            status, 200,
+            "member {i} on B right after A added them: {body}"
+        );
+        assert_eq!(body["kind"], "member");
+        let (_, token) = add_member(&a, &format!("agent {i}"), true).await;
+        let r = client
+            .get(format!("{}/api/asks", b.url))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200, "agent {i} on B");
+        let code = new_code(&a).await;
+        let (_, phone) = redeem(&a, &code, &format!("phone{i}")).await;
+        let r = client
+            .get(format!("{}/api/me", b.url))
+            .header("cookie", phone.unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200, "phone {i} on B");
+    }
+    let r = client
+        .get(format!("{}/api/me", b.url))
+        .header("cookie", "askd_member=0000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "unknown-member");
+}
