@@ -14,7 +14,7 @@ use std::time::Duration;
 use askd_core::json::Json;
 use askd_daemon::Daemon;
 use askd_daemon::Settings;
-use askd_daemon::access::Allow;
+use askd_daemon::access::{Allow, Principal};
 use askd_daemon::error::ApiError;
 use askd_daemon::http::extract::JsonBody;
 use askd_daemon::http::routes::Routes;
@@ -33,8 +33,21 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 
-/// The daemon's process serving the MCP tools itself: every call goes to its service.
-struct InProcess(Arc<Daemon>);
+/// The daemon's process serving the MCP tools itself: every call goes to its service, as
+/// the principal the fence resolved for the request that opened this MCP connection (or,
+/// stateless, made this request): an agent token's answers in its client's forms are
+/// recorded as the agent's, as they are through the HTTP API.
+struct InProcess(Arc<Daemon>, Option<Principal>);
+
+impl InProcess {
+    /// Runs `f` as this connection's principal.
+    async fn run<F: std::future::Future>(&self, f: F) -> F::Output {
+        match &self.1 {
+            Some(who) => askd_daemon::fence::scope(who.clone(), f).await,
+            None => f.await,
+        }
+    }
+}
 
 /// A daemon refusal as a tool error, mapped like the HTTP backend's
 /// ([`ToolError::from_api`]).
@@ -174,15 +187,13 @@ impl Backend for InProcess {
     }
 
     async fn withdraw(&self, ask_id: &str, reason: Option<&str>) -> Result<Value, ToolError> {
-        self.0
-            .withdraw(ask_id, reason)
+        self.run(self.0.withdraw(ask_id, reason))
             .await
             .map_err(|e| tool_error(e, Some(ask_id)))
     }
 
     async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError> {
-        self.0
-            .submit(ask_id, &Json::from_value(body))
+        self.run(self.0.submit(ask_id, &Json::from_value(body)))
             .await
             .map_err(|e| tool_error(e, Some(ask_id)))
     }
@@ -212,8 +223,8 @@ impl Backend for InProcess {
         let routes = askd_daemon::http::routes::routes()
             .into_router()
             .with_state(self.0.clone());
-        let resp = routes
-            .oneshot(req)
+        let resp = self
+            .run(routes.oneshot(req))
             .await
             .map_err(|e| ToolError::unavailable(e.to_string()))?;
         let status = resp.status().as_u16();
@@ -225,8 +236,7 @@ impl Backend for InProcess {
     }
 
     async fn bank(&self, ask_id: &str, body: &Value) -> Result<(), ToolError> {
-        self.0
-            .bank(ask_id, &Json::from_value(body))
+        self.run(self.0.bank(ask_id, &Json::from_value(body)))
             .await
             .map(|_| ())
             .map_err(|e| tool_error(e, Some(ask_id)))
@@ -244,8 +254,7 @@ impl Backend for InProcess {
     }
 
     async fn cancel(&self, ask_id: &str) -> Result<(), ToolError> {
-        self.0
-            .cancel(ask_id)
+        self.run(self.0.cancel(ask_id))
             .await
             .map(|_| ())
             .map_err(|e| tool_error(e, Some(ask_id)))
@@ -291,9 +300,12 @@ impl Backend for InProcess {
                 .await
                 .map_err(|e| tool_error(e, None));
         }
-        let req = askd_daemon::alignment::OpRequest::from_value(body);
-        self.0
-            .alignment_op(session, op, req)
+        let mut req = askd_daemon::alignment::OpRequest::from_value(body);
+        // An agent token's operations are the agent's, whatever the body says.
+        if let Some(p @ Principal::Agent { .. }) = &self.1 {
+            req.actor = Some(p.actor().to_string());
+        }
+        self.run(self.0.alignment_op(session, op, req))
             .await
             .map_err(|e| tool_error(e, None))
     }
@@ -331,10 +343,15 @@ pub fn service(
     // [`body_rules`] has already held the body to `maxBodyBytes` (a live setting); rmcp's
     // fixed 4 MiB must not refuse what the daemon accepts.
     config.max_request_body_bytes = usize::MAX;
-    let backend: Arc<dyn Backend> = Arc::new(InProcess(daemon));
     let options = Arc::new(options);
     StreamableHttpService::new(
-        move || Ok(AskdServer::new(backend.clone(), options.clone())),
+        // Called in the task of the request that opens the connection (or, stateless, of
+        // each request), inside the fence's scope: the principal is the caller's.
+        move || {
+            let backend: Arc<dyn Backend> =
+                Arc::new(InProcess(daemon.clone(), askd_daemon::fence::caller()));
+            Ok(AskdServer::new(backend, options.clone()))
+        },
         Default::default(),
         config,
     )

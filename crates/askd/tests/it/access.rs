@@ -114,3 +114,69 @@ async fn access_mcp_opens_to_the_install_and_agents_only() {
     assert_eq!(r.status.as_u16(), 401);
     s.stop().await;
 }
+
+/// An agent token's calls over the daemon's own `/mcp` run as the agent (the in-process
+/// backend takes the principal of the request that made the connection): what it settles is
+/// recorded as the agent's, as through the HTTP API.
+#[tokio::test(flavor = "multi_thread")]
+async fn access_5_an_agent_over_mcp_is_named_in_what_it_settles() {
+    let s = TestServer::start().await;
+    let b = s
+        .post("/api/members", &json!({"name": "ci-bot", "agent": true}))
+        .await
+        .expect(201)
+        .clone();
+    let bot = b["token"].as_str().unwrap().to_string();
+    let bot_id = b["member"]["id"].as_str().unwrap().to_string();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "remote-agent", "version": "1.0.0"}
+    });
+    let mut next_id = 0;
+    let mut call = async |name: &str, arguments: Value| -> Value {
+        next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}});
+        let r = s
+            .send(
+                s.bare(Method::POST, "/mcp")
+                    .header(AUTHORIZATION, format!("Bearer {bot}"))
+                    .header(ACCEPT, "application/json, text/event-stream")
+                    .header(CONTENT_TYPE, "application/json")
+                    .header("MCP-Protocol-Version", "2026-07-28")
+                    .header("Mcp-Method", "tools/call")
+                    .header("Mcp-Name", name)
+                    .body(body.to_string()),
+            )
+            .await;
+        assert_eq!(r.status.as_u16(), 200, "{}", r.text);
+        let text = r
+            .text
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap_or(&r.text)
+            .to_string();
+        serde_json::from_str::<Value>(&text).unwrap()["result"]["structuredContent"].clone()
+    };
+    let asked = call(
+        "ask_user_question",
+        json!({"questions": [{"id": "q", "question": "Ship it?",
+            "options": [{"label": "Yes"}, {"label": "No"}]}], "timeout_s": 0}),
+    )
+    .await;
+    let id = asked["ask_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    let withdrawn = call("withdraw_ask", json!({"ask_id": id})).await;
+    assert_eq!(withdrawn["error"]["code"], "ASK_ABORTED", "{withdrawn}");
+    let stored = s.ask(&id).await;
+    assert_eq!(stored["state"], "settled", "{stored}");
+    assert_eq!(
+        stored["result"]["answered_by"],
+        json!({"kind": "agent", "id": bot_id, "name": "ci-bot"}),
+        "{stored}"
+    );
+    s.stop().await;
+}
