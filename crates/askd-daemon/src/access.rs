@@ -11,7 +11,7 @@
 //! - [`may_read`] / [`event_view`] — the read scope: what of an ask or an event a principal
 //!   sees. The asks listing, one ask, its export, the event stream (replay and live), the
 //!   pages' data and the MCP App proxy (which reads through these routes) all call them.
-//! - Revocation: every change to the members or devices bumps [`Revocations`]; the fence
+//! - Revocation: every change to the members or devices bumps `Daemon::revocations`; the fence
 //!   ends a revoked principal's open responses (event streams, waits, `/mcp` streams) at
 //!   once, on every daemon of a team (`crate::follow` reloads and bumps).
 
@@ -259,11 +259,55 @@ pub async fn check(State(table): State<Arc<Table>>, req: Request, next: Next) ->
     }
 }
 
+/// The answer to a request with no token for a route that needs one: the data-free bounce
+/// page for a link opened from another site, else the 401.
+pub fn unauthenticated(req: &Request) -> Response {
+    if cross_site_navigation(req) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            BOUNCE,
+        )
+            .into_response();
+    }
+    unauthorized()
+}
+
+fn unauthorized() -> Response {
+    ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+        "a valid token is required: open the tokenised URL askd printed (…/?token=…), or send Authorization: Bearer <token> (the token is in the data directory's token file)",
+    )
+    .into_response()
+}
+
+/// The page answering a link opened from another site (a notification in Slack or ntfy, a
+/// mail) without the install's cookie: the cookie is `SameSite=Strict` (platform §5), so the
+/// browser withheld it from this one navigation. The page holds no data and reloads itself;
+/// that reload is a navigation from this origin, which carries the cookie. Still a 401. The
+/// reload comes as `Sec-Fetch-Site: same-origin`, so a browser with no cookie at all gets
+/// the plain 401 next, not a loop.
+const BOUNCE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
+
+/// A top-level `GET` navigation to a page (not the API or an asset) from another site.
+fn cross_site_navigation(req: &Request) -> bool {
+    let h = req.headers();
+    let is = |name: &str, want: &str| h.get(name).and_then(|v| v.to_str().ok()) == Some(want);
+    let path = req.uri().path();
+    req.method() == Method::GET
+        && is("sec-fetch-mode", "navigate")
+        && is("sec-fetch-site", "cross-site")
+        && !path.starts_with("/api/")
+        && !path.starts_with("/assets/")
+        && path != "/mcp"
+}
+
 /// The refusal for `who`: no token → the fence's 401 (or its bounce page for a link opened
 /// from another site); a principal → its scope's 403.
 pub fn refuse(who: Option<&Principal>, req: &Request) -> Response {
     match who {
-        None => crate::fence::unauthenticated(req),
+        None => unauthenticated(req),
         Some(p) => p.refusal().into_response(),
     }
 }

@@ -106,7 +106,7 @@ impl Daemon {
 
     /// Team mode: the calling member says they are on a pending ask ("Ana is on it"), or
     /// with `release` that they are not any more. Others can still answer: settle-once
-    /// decides. Claims are a member's (`crate::fence::Who::Member`); the install's token
+    /// decides. Claims are a member's (`crate::fence::Principal::Member`); the install's token
     /// may release anyone's. Returns `{ask_id, claim}`.
     pub async fn claim(&self, ask_id: &str, release: bool) -> ApiResult<Value> {
         use crate::fence::Principal as Who;

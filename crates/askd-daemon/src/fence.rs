@@ -2,22 +2,20 @@
 //! body checks: Host allow-list (403), Origin (403), token (401); then the response headers
 //! every answer carries.
 //!
-//! Besides the install's token, a paired device's token (`crate::devices`, cookie
-//! `askd_device`) opens the answering routes only ([`device_may`]): the inbox, ask pages and
-//! their reads, bank, draft, submit, cancel, path, pre-flight, review export/import, the
-//! event stream, assets and diagrams. Anything else (Settings, devices, pairing, sessions,
-//! creating asks, the agent's wait) is 403 for a device; a revoked device is 401 at once.
-//! `/pair/{code}` needs no token and no Origin (the code is the secret), only the Host check.
-//!
-//! A team member's token (`crate::members`, cookie `askd_member`, set by opening the login
-//! URL `/login/<token>`) opens what a device may, plus claims and the records and session
-//! pages ([`member_may`]). Every request runs with who it came with ([`Who`]) as a task-local
-//! value, so a settle or bank it makes records the member ([`member`]).
+//! The fence then resolves **who is calling**, once, from what the caller cannot forge
+//! ([`Principal`], `crate::access`): the install's token (Bearer, the `askd_token` cookie or
+//! the tokenised URL), an agent token (Bearer), a member's login cookie (`askd_member`), a
+//! paired device's cookie (`askd_device`), or nothing. It does not decide what the caller
+//! may open: the access table declared with the routes does (`crate::access::check`).
+//! `/pair/{code}` and `/login/{token}` need no token and no Origin check (the secret is in
+//! the path). Every request runs with its principal as a task-local value ([`caller`]), so
+//! a settle or bank it makes records who made it ([`answered_by`]), and a revoked
+//! principal's request ends at once ([`run_as`]).
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
@@ -89,15 +87,6 @@ fn same_origin_path(path: &str) -> String {
 
 fn forbidden(why: &str) -> Response {
     ApiError::new(StatusCode::FORBIDDEN, "forbidden", why).into_response()
-}
-
-fn unauthorized() -> Response {
-    ApiError::new(
-        StatusCode::UNAUTHORIZED,
-        "unauthorized",
-        "a valid token is required: open the tokenised URL askd printed (…/?token=…), or send Authorization: Bearer <token> (the token is in the data directory's token file)",
-    )
-    .into_response()
 }
 
 pub use crate::access::Principal;
@@ -196,27 +185,6 @@ impl Principal {
             }),
         }
     }
-}
-
-/// The page answering a link opened from another site (a notification in Slack or ntfy, a
-/// mail) without the install's cookie: the cookie is `SameSite=Strict` (platform §5), so the
-/// browser withheld it from this one navigation. The page holds no data and reloads itself;
-/// that reload is a navigation from this origin, which carries the cookie. Still a 401. The
-/// reload comes as `Sec-Fetch-Site: same-origin`, so a browser with no cookie at all gets
-/// the plain 401 next, not a loop.
-const BOUNCE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
-
-/// A top-level `GET` navigation to a page (not the API or an asset) from another site.
-fn cross_site_navigation(req: &Request) -> bool {
-    let h = req.headers();
-    let is = |name: &str, want: &str| h.get(name).and_then(|v| v.to_str().ok()) == Some(want);
-    let path = req.uri().path();
-    req.method() == Method::GET
-        && is("sec-fetch-mode", "navigate")
-        && is("sec-fetch-site", "cross-site")
-        && !path.starts_with("/api/")
-        && !path.starts_with("/assets/")
-        && path != "/mcp"
 }
 
 /// `/pair/{code}`: the pairing page and its form (no token: the code is the secret).
@@ -488,20 +456,6 @@ async fn principal(
         };
     }
     Ok(None)
-}
-
-/// The answer to a request with no token for a route that needs one: the data-free bounce
-/// page for a link opened from another site, else the 401.
-pub fn unauthenticated(req: &Request) -> Response {
-    if cross_site_navigation(req) {
-        return (
-            StatusCode::UNAUTHORIZED,
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            BOUNCE,
-        )
-            .into_response();
-    }
-    unauthorized()
 }
 
 /// The origin (`scheme://host[:port]`) of `publicUrl`.

@@ -4,7 +4,7 @@
 //! `askd members add NAME` (`POST /api/members`) creates a member and a **member token**
 //! (256 random bits), returned once inside a login URL (`/login/<token>`); the daemon keeps
 //! only its SHA-256. Opening the URL sets the `askd_member` cookie and lands on the inbox.
-//! A member may do what a paired device may (answer: `crate::fence::device_may`), plus
+//! A member may do what a paired device may (answer: the access table, `crate::access`), plus
 //! claim asks and read the records and session pages; Settings, members, devices and
 //! pairing stay with the install's token. `members revoke` removes a member: its next
 //! request is refused on this daemon at once, and on the others of a shared database when
@@ -13,7 +13,7 @@
 //! An **agent** member (`askd members add --agent NAME`) is a token for agents on other
 //! machines (`askd mcp --url … --token-file F`): sent as `Authorization: Bearer`, never as a
 //! browser login, it may do what the install's token does except manage members, devices,
-//! pairing and change settings (`crate::fence::agent_may`).
+//! pairing and change settings (the `agent` column of the access table).
 //!
 //! Storage: the store's saved-settings map, one key `member.<id>` per member (as devices:
 //! durable, no migration, one database shared by every daemon of a team).

@@ -257,7 +257,7 @@ async fn method_not_allowed(req: Request) -> Response {
             "this route does not serve that method",
         )
         .into_response(),
-        None => fence::unauthenticated(&req),
+        None => access::unauthenticated(&req),
     }
 }
 
@@ -268,6 +268,6 @@ async fn not_found(req: Request) -> Response {
         Some(_) => {
             ApiError::new(StatusCode::NOT_FOUND, "not-found", "no such route").into_response()
         }
-        None => fence::unauthenticated(&req),
+        None => access::unauthenticated(&req),
     }
 }

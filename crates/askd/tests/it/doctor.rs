@@ -224,7 +224,13 @@ async fn members_are_added_listed_and_revoked_from_the_command_line() {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let r = http.get(&link).send().await.unwrap();
+    // Opened from a mail or chat app (`Sec-Fetch-Site: none`): signed in at once.
+    let r = http
+        .get(&link)
+        .header("sec-fetch-site", "none")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status().as_u16(), 303);
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(cookie.starts_with("askd_member="), "{cookie}");
