@@ -30,7 +30,9 @@ use crate::settings::Live;
 /// [`Config`] by [`Settings::from_config`] (the one place a configuration key becomes a
 /// setting). `max_items`, `virtual_threshold` and `max_body_bytes` are the values at start;
 /// the Settings page may change them since — read them through [`Daemon::max_items`], ….
-#[derive(Debug, Clone)]
+/// Its `Debug` shows no secret: `database_url` with its password hidden, webhooks as their
+/// scheme and host (as `Config`'s).
+#[derive(Clone)]
 pub struct Settings {
     /// The address to bind (`127.0.0.1:0` picks a free port).
     pub listen: SocketAddr,
@@ -76,6 +78,59 @@ pub struct Settings {
     /// `DBUS_SESSION_BUS_ADDRESS` at start: where desktop notifications go (none: no
     /// desktop session, so none are sent).
     pub dbus_address: Option<String>,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field named, so a new one cannot be forgotten here.
+        let Settings {
+            listen,
+            data_dir,
+            max_wait,
+            max_body_bytes,
+            allowed_hosts,
+            language,
+            workspace_records,
+            max_items,
+            virtual_threshold,
+            allow_external_persist,
+            structure_question_cap,
+            idle_exit,
+            alignment_mode,
+            alignment_section,
+            elicitation,
+            origins,
+            public_url,
+            database_url,
+            notify,
+            dbus_address,
+        } = self;
+        f.debug_struct("Settings")
+            .field("listen", listen)
+            .field("data_dir", data_dir)
+            .field("max_wait", max_wait)
+            .field("max_body_bytes", max_body_bytes)
+            .field("allowed_hosts", allowed_hosts)
+            .field("language", language)
+            .field("workspace_records", workspace_records)
+            .field("max_items", max_items)
+            .field("virtual_threshold", virtual_threshold)
+            .field("allow_external_persist", allow_external_persist)
+            .field("structure_question_cap", structure_question_cap)
+            .field("idle_exit", idle_exit)
+            .field("alignment_mode", alignment_mode)
+            .field("alignment_section", alignment_section)
+            .field("elicitation", elicitation)
+            .field("origins", origins)
+            .field("public_url", public_url)
+            .field(
+                "database_url",
+                &database_url.as_deref().map(crate::config::redact_url),
+            )
+            .field("notify", notify)
+            .field("dbus_address", dbus_address)
+            .finish()
+    }
 }
 
 impl Settings {
