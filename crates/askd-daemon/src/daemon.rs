@@ -346,3 +346,63 @@ impl Daemon {
         self.settings_view().await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 27 item 7: `Debug` of the configuration and of everything made from it (the
+    /// daemon's settings, the notifier's plan, status and live settings) shows no secret — the
+    /// database's password (in the user part or as a query parameter) nor a webhook's path or
+    /// query — as the serialised form hides the password.
+    #[test]
+    fn access_7_debug_redacts_secrets() {
+        let file = "databaseUrl = \"postgresql://askd:pw-s3cret@db.example:5432/askd?sslmode=require&sslpassword=ssl-s3cret\"\n\
+                    [[notify.webhook]]\nname = \"team\"\nurl = \"https://hooks.slack.com/services/T0/B0/hook-s3cret\"\nformat = \"slack\"\n\
+                    [[notify.webhook]]\nurl = \"https://ntfy.sh/topic-s3cret?auth=query-s3cret\"\nformat = \"ntfy\"\n";
+        let paths = Paths::in_home("/h");
+        let cfg = crate::config::load(&paths, Some(file), &Env::new(), &[]).unwrap();
+        let settings = Settings::from_config(&cfg, &paths, &Origins::new(), &Env::new());
+        let plan = crate::notify::Plan::new(&cfg.notify, "http://127.0.0.1:7391", None);
+        let status = crate::notify::Status::new(&plan, &cfg.notify, None, "off");
+        let live = crate::notify::Live::new(&cfg.notify, None, "http://127.0.0.1:7391", None);
+        let dumps = [
+            ("Config", format!("{cfg:?}")),
+            ("Config (pretty)", format!("{cfg:#?}")),
+            ("Settings", format!("{settings:?}")),
+            ("NotifyConfig", format!("{:?}", cfg.notify)),
+            ("WebhookConfig", format!("{:?}", cfg.notify.webhook[0])),
+            ("Plan", format!("{plan:?}")),
+            ("Status", format!("{status:?}")),
+            ("Live", format!("{live:?}")),
+        ];
+        for (what, dump) in &dumps {
+            assert!(!dump.contains("s3cret"), "{what}: {dump}");
+        }
+        // What stays: enough to tell which database and which hooks.
+        for (what, dump) in &dumps[..3] {
+            assert!(
+                dump.contains(
+                    "postgresql://askd:***@db.example:5432/askd?sslmode=require&sslpassword=***"
+                ),
+                "{what}: {dump}"
+            );
+        }
+        for (what, dump) in &dumps {
+            if *what != "Status" {
+                assert!(dump.contains("https://hooks.slack.com/…"), "{what}: {dump}");
+            }
+        }
+        assert!(dumps[2].1.contains("https://ntfy.sh/…"), "{}", dumps[2].1);
+        // The serialised form hides the query's password too.
+        let toml = toml::to_string(&cfg).unwrap();
+        assert!(
+            !toml.contains("pw-s3cret") && !toml.contains("ssl-s3cret"),
+            "{toml}"
+        );
+        assert_eq!(
+            crate::config::redact_url("postgres://u@h/d?password=x&application_name=askd"),
+            "postgres://u@h/d?password=***&application_name=askd"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! Names people give: a member's (`askd members add`, `POST /api/members`) and a paired
 //! device's (the pairing form). One rule for both, so a name reads as what it is:
 //!
-//! - **Normal form**: NFC, trimmed, so `Ana` typed decomposed is the same `Ana`.
+//! - **Normal form**: NFC, runs of spaces one space, trimmed, so `Zoë` typed decomposed is
+//!   the same `Zoë`, and `Ana  Lima` is `Ana Lima`.
 //! - **Nothing hidden**: no control character (Cc, and the line and paragraph separators),
 //!   no text-direction control (`Bidi_Control`: U+061C, U+200E, U+200F, U+202A–U+202E,
 //!   U+2066–U+2069), no format character (Cf: the zero-width U+200B–U+200D, U+2060, U+FEFF,
@@ -140,9 +141,24 @@ fn has_visible(s: &str) -> bool {
     })
 }
 
-/// `name` in its normal form: NFC, trimmed.
+/// `name` in its normal form: NFC, each run of spaces (`Zs`: a space, a no-break space, an
+/// ideographic space…) one space, trimmed — so `Ana  Lima` and `Ana\u{a0}Lima` are
+/// `Ana Lima`.
 pub fn normal(name: &str) -> String {
-    name.nfc().collect::<String>().trim().to_string()
+    let mut out = String::with_capacity(name.len());
+    let mut space = false;
+    for c in name.nfc() {
+        if c.general_category() == GeneralCategory::SpaceSeparator {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out.trim().to_string()
 }
 
 /// A name as given, checked (a member's): its normal form, or why it is refused.
@@ -206,6 +222,7 @@ mod tests {
             "Ana \u{2764}\u{fe0f}"
         );
         assert_eq!(check("O'Brien-Smith", 40).unwrap(), "O'Brien-Smith");
+        assert_eq!(check("Ana \u{a0}\u{3000} Lima", 40).unwrap(), "Ana Lima");
         assert!(check(&"x".repeat(40), 40).is_ok());
     }
 
@@ -265,6 +282,7 @@ mod tests {
             ("Ian", "lan"), // capital I, small l
             ("Paul", "P\u{430}ul"),
             ("Ana", "\u{ff21}na"),  // full-width A
+            ("bob", "\u{ff22}ob"),  // full-width B
             ("Ana", "An\u{1d41a}"), // mathematical bold a
             ("Zoë", "Zoe\u{308}"),
         ] {
@@ -290,7 +308,8 @@ mod tests {
             "Zo\u{eb}'s \u{2764}\u{fe0f}"
         );
         assert_eq!(clean(&"x".repeat(70), 60).unwrap().len(), 60);
-        assert_eq!(clean("ab       c", 4).unwrap(), "ab");
+        assert_eq!(clean("ab       c", 4).unwrap(), "ab c");
+        assert_eq!(clean("abc  d", 4).unwrap(), "abc");
         for gone in ["", "  ", "\u{202e}", "\u{200b}\u{200d}", "\u{fe0f}"] {
             assert_eq!(clean(gone, 60), None, "{gone:?}");
         }
