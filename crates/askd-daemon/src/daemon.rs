@@ -30,7 +30,9 @@ use crate::settings::Live;
 /// [`Config`] by [`Settings::from_config`] (the one place a configuration key becomes a
 /// setting). `max_items`, `virtual_threshold` and `max_body_bytes` are the values at start;
 /// the Settings page may change them since — read them through [`Daemon::max_items`], ….
-#[derive(Debug, Clone)]
+/// Its `Debug` shows no secret: `database_url` with its password hidden, webhooks as their
+/// scheme and host (as `Config`'s).
+#[derive(Clone)]
 pub struct Settings {
     /// The address to bind (`127.0.0.1:0` picks a free port).
     pub listen: SocketAddr,
@@ -76,6 +78,59 @@ pub struct Settings {
     /// `DBUS_SESSION_BUS_ADDRESS` at start: where desktop notifications go (none: no
     /// desktop session, so none are sent).
     pub dbus_address: Option<String>,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field named, so a new one cannot be forgotten here.
+        let Settings {
+            listen,
+            data_dir,
+            max_wait,
+            max_body_bytes,
+            allowed_hosts,
+            language,
+            workspace_records,
+            max_items,
+            virtual_threshold,
+            allow_external_persist,
+            structure_question_cap,
+            idle_exit,
+            alignment_mode,
+            alignment_section,
+            elicitation,
+            origins,
+            public_url,
+            database_url,
+            notify,
+            dbus_address,
+        } = self;
+        f.debug_struct("Settings")
+            .field("listen", listen)
+            .field("data_dir", data_dir)
+            .field("max_wait", max_wait)
+            .field("max_body_bytes", max_body_bytes)
+            .field("allowed_hosts", allowed_hosts)
+            .field("language", language)
+            .field("workspace_records", workspace_records)
+            .field("max_items", max_items)
+            .field("virtual_threshold", virtual_threshold)
+            .field("allow_external_persist", allow_external_persist)
+            .field("structure_question_cap", structure_question_cap)
+            .field("idle_exit", idle_exit)
+            .field("alignment_mode", alignment_mode)
+            .field("alignment_section", alignment_section)
+            .field("elicitation", elicitation)
+            .field("origins", origins)
+            .field("public_url", public_url)
+            .field(
+                "database_url",
+                &database_url.as_deref().map(crate::config::redact_url),
+            )
+            .field("notify", notify)
+            .field("dbus_address", dbus_address)
+            .finish()
+    }
 }
 
 impl Settings {
@@ -304,5 +359,65 @@ impl Daemon {
             )
             .await?;
         self.settings_view().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 27 item 7: `Debug` of the configuration and of everything made from it (the
+    /// daemon's settings, the notifier's plan, status and live settings) shows no secret — the
+    /// database's password (in the user part or as a query parameter) nor a webhook's path or
+    /// query — as the serialised form hides the password.
+    #[test]
+    fn access_7_debug_redacts_secrets() {
+        let file = "databaseUrl = \"postgresql://askd:pw-s3cret@db.example:5432/askd?sslmode=require&sslpassword=ssl-s3cret\"\n\
+                    [[notify.webhook]]\nname = \"team\"\nurl = \"https://hooks.slack.com/services/T0/B0/hook-s3cret\"\nformat = \"slack\"\n\
+                    [[notify.webhook]]\nurl = \"https://ntfy.sh/topic-s3cret?auth=query-s3cret\"\nformat = \"ntfy\"\n";
+        let paths = Paths::in_home("/h");
+        let cfg = crate::config::load(&paths, Some(file), &Env::new(), &[]).unwrap();
+        let settings = Settings::from_config(&cfg, &paths, &Origins::new(), &Env::new());
+        let plan = crate::notify::Plan::new(&cfg.notify, "http://127.0.0.1:7391", None);
+        let status = crate::notify::Status::new(&plan, &cfg.notify, None, "off");
+        let live = crate::notify::Live::new(&cfg.notify, None, "http://127.0.0.1:7391", None);
+        let dumps = [
+            ("Config", format!("{cfg:?}")),
+            ("Config (pretty)", format!("{cfg:#?}")),
+            ("Settings", format!("{settings:?}")),
+            ("NotifyConfig", format!("{:?}", cfg.notify)),
+            ("WebhookConfig", format!("{:?}", cfg.notify.webhook[0])),
+            ("Plan", format!("{plan:?}")),
+            ("Status", format!("{status:?}")),
+            ("Live", format!("{live:?}")),
+        ];
+        for (what, dump) in &dumps {
+            assert!(!dump.contains("s3cret"), "{what}: {dump}");
+        }
+        // What stays: enough to tell which database and which hooks.
+        for (what, dump) in &dumps[..3] {
+            assert!(
+                dump.contains(
+                    "postgresql://askd:***@db.example:5432/askd?sslmode=require&sslpassword=***"
+                ),
+                "{what}: {dump}"
+            );
+        }
+        for (what, dump) in &dumps {
+            if *what != "Status" {
+                assert!(dump.contains("https://hooks.slack.com/…"), "{what}: {dump}");
+            }
+        }
+        assert!(dumps[2].1.contains("https://ntfy.sh/…"), "{}", dumps[2].1);
+        // The serialised form hides the query's password too.
+        let toml = toml::to_string(&cfg).unwrap();
+        assert!(
+            !toml.contains("pw-s3cret") && !toml.contains("ssl-s3cret"),
+            "{toml}"
+        );
+        assert_eq!(
+            crate::config::redact_url("postgres://u@h/d?password=x&application_name=askd"),
+            "postgres://u@h/d?password=***&application_name=askd"
+        );
     }
 }

@@ -311,20 +311,13 @@ impl Devices {
         let token = random_hex(32).map_err(RedeemError::Other)?;
         let id = uuid::Uuid::now_v7().simple().to_string();
         let now = askd_store::now();
-        let name: String = name
-            .trim()
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(NAME_MAX)
-            .collect();
+        // A phone's form: hidden characters (text-direction controls, zero-width ones) are
+        // dropped rather than refused, the rest kept (`crate::names::clean`).
+        let name = crate::names::clean(name, NAME_MAX).unwrap_or_else(|| "Phone".to_string());
         let device = Device {
             id,
             hash: hash(&token),
-            name: if name.is_empty() {
-                "Phone".to_string()
-            } else {
-                name
-            },
+            name,
             user_agent: user_agent
                 .chars()
                 .filter(|c| !c.is_control())

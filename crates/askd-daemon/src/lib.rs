@@ -68,6 +68,7 @@ pub mod hub;
 pub mod kinds;
 pub mod locks;
 pub mod members;
+pub mod names;
 pub mod notify;
 pub mod render;
 pub mod reserve;

@@ -70,33 +70,26 @@ pub struct Members {
 /// Why a member was not added.
 #[derive(Debug)]
 pub enum AddError {
-    /// The name is empty, too long or has control characters: the message says which.
-    Name(String),
+    /// The name breaks the names rule (`crate::names`): the problem code and a message
+    /// saying what to do.
+    Name(&'static str, String),
     /// Another member has this name (names are compared without case).
     Taken(String),
+    /// The name looks like another member's (`crate::names::look_alike`): the name given
+    /// and the existing one.
+    LooksLike {
+        name: String,
+        existing: String,
+    },
     Other(String),
 }
 
-/// A member name as given, checked: trimmed, 1 to [`NAME_MAX`] characters, no control
-/// characters.
+/// A member name as given, checked by the names rule (`crate::names::check`): NFC,
+/// trimmed, 1 to [`NAME_MAX`] characters, nothing hidden (control, format, zero-width or
+/// text-direction characters).
 pub fn clean_name(name: &str) -> Result<String, AddError> {
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(AddError::Name(
-            "name is empty: give the member's name, e.g. askd members add Ana".into(),
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(AddError::Name(
-            "name has control characters (a line break, a tab): use plain text".into(),
-        ));
-    }
-    if name.chars().count() > NAME_MAX {
-        return Err(AddError::Name(format!(
-            "name is longer than {NAME_MAX} characters: use a shorter one"
-        )));
-    }
-    Ok(name.to_string())
+    crate::names::check(name, NAME_MAX)
+        .map_err(|e| AddError::Name(e.code(), e.message("askd members add Ana")))
 }
 
 impl Members {
@@ -159,12 +152,24 @@ impl Members {
         // Against the database's members, not only this daemon's: another daemon of the
         // team may have added one a moment ago.
         self.load(store).await;
-        if self
-            .lock()
-            .values()
-            .any(|m| m.name.to_lowercase() == name.to_lowercase())
         {
-            return Err(AddError::Taken(name));
+            let inner = self.lock();
+            if inner
+                .values()
+                .any(|m| m.name.to_lowercase() == name.to_lowercase())
+            {
+                return Err(AddError::Taken(name));
+            }
+            let key = crate::names::look_alike_key(&name);
+            if let Some(m) = inner
+                .values()
+                .find(|m| crate::names::look_alike_key(&m.name) == key)
+            {
+                return Err(AddError::LooksLike {
+                    name,
+                    existing: m.name.clone(),
+                });
+            }
         }
         let token = random_hex(32).map_err(AddError::Other)?;
         let member = Member {
@@ -207,9 +212,10 @@ impl Members {
                 .values()
                 .find(|m| m.id == which)
                 .or_else(|| {
+                    let which = crate::names::normal(which).to_lowercase();
                     inner
                         .values()
-                        .find(|m| m.name.to_lowercase() == which.trim().to_lowercase())
+                        .find(|m| crate::names::normal(&m.name).to_lowercase() == which)
                 })
                 .map(|m| m.hash.clone());
             hash.and_then(|h| inner.remove(&h))
@@ -234,8 +240,11 @@ mod tests {
     fn names_are_checked() {
         assert_eq!(clean_name("  Ana ").unwrap(), "Ana");
         assert_eq!(clean_name("李明").unwrap(), "李明");
-        for bad in ["", "   ", "a\nb", &"x".repeat(NAME_MAX + 1)] {
-            assert!(matches!(clean_name(bad), Err(AddError::Name(_))), "{bad:?}");
+        for bad in ["", "   ", "a\nb", &"x".repeat(NAME_MAX + 1), "\u{200b}Ana"] {
+            assert!(
+                matches!(clean_name(bad), Err(AddError::Name(..))),
+                "{bad:?}"
+            );
         }
         assert!(clean_name(&"x".repeat(NAME_MAX)).is_ok());
     }

@@ -64,9 +64,26 @@ pub fn allowed_hint(item: &ReviewItem, lang: Lang) -> String {
     }
 }
 
-/// A cell that a spreadsheet would run as a formula gets a leading `'`.
+/// The characters a spreadsheet starts a formula with: `=`, `+`, `-`, `@`, their full-width
+/// forms (`＝` U+FF1D, `＋` U+FF0B, `－` U+FF0D, `＠` U+FF20, which some spreadsheets read as
+/// the ASCII ones, e.g. after an East Asian input method) and their small forms (`﹦` U+FE66,
+/// `﹢` U+FE62, `﹣` U+FE63, `﹫` U+FE6B).
+pub const FORMULA_LEADERS: [char; 12] = [
+    '=', '+', '-', '@', '\u{ff1d}', '\u{ff0b}', '\u{ff0d}', '\u{ff20}', '\u{fe66}', '\u{fe62}',
+    '\u{fe63}', '\u{fe6b}',
+];
+
+/// Whether a spreadsheet could run `s` as a formula: it starts with a tab or a carriage
+/// return, or its first character after any leading whitespace (spreadsheets trim it on
+/// import) is one of [`FORMULA_LEADERS`]. The import's `unguard` uses the same test, so a
+/// guarded cell reads back as it was.
+pub fn formula_like(s: &str) -> bool {
+    s.starts_with(['\t', '\r']) || s.trim_start().starts_with(FORMULA_LEADERS)
+}
+
+/// A cell that a spreadsheet would run as a formula ([`formula_like`]) gets a leading `'`.
 fn guard(s: &str) -> String {
-    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+    if formula_like(s) {
         format!("'{s}")
     } else {
         s.to_string()

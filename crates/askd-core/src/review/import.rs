@@ -189,10 +189,12 @@ fn delimiter(text: &str) -> char {
     if semis > commas { ';' } else { ',' }
 }
 
-/// Removes the `'` the export put before a cell starting with `=`, `+`, `-`, `@`, tab or CR.
+/// Removes the `'` the export put before a cell a spreadsheet could run as a formula
+/// (`super::export::formula_like`: `=`, `+`, `-`, `@` and their full-width and small forms,
+/// after any leading whitespace; a tab or CR first).
 pub fn unguard(cell: &str) -> &str {
     match cell.strip_prefix('\'') {
-        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        Some(rest) if super::export::formula_like(rest) => rest,
         _ => cell,
     }
 }

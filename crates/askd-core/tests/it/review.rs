@@ -1399,6 +1399,90 @@ fn csv_round_trip_settles_like_the_panel() {
     assert_eq!(via_import["report_text"], fixture("report-en.txt").as_str());
 }
 
+/// Issue 27 item 7: a full-width `＝` (or `＋`, `－`, `＠`, or a small form) starts a formula
+/// in some spreadsheets just like `=`, and so does a leader after leading whitespace: every
+/// such cell gets the `'` guard, and the import reads it back as it was.
+#[test]
+fn access_7_csv_neutralises_fullwidth_formulas() {
+    let risky = [
+        "\u{ff1d}HYPERLINK(\"http://x.invalid\")",
+        "\u{ff0b}1",
+        "\u{ff0d}1+1",
+        "\u{ff20}SUM(A1)",
+        "\u{fe66}1+1",
+        "\u{fe62}1",
+        "\u{fe63}1",
+        "\u{fe6b}A1",
+        " =1+1",
+        "\u{3000}\u{ff1d}1+1",
+        "\u{a0}+1",
+        "\n=1+1",
+        "=1+1",
+        "\tx",
+    ];
+    // As an item's text (the agent's, trimmed by validation) and as a note (the human's,
+    // which may start with spaces).
+    let items: Vec<_> = risky
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"id": format!("i{i}"), "title": t, "type": "text"}))
+        .collect();
+    let spec = ok(json!({"title": "T", "items": items}));
+    let notes: Vec<fold::FoldedItem> = spec
+        .items
+        .iter()
+        .zip(risky)
+        .map(|(item, t)| fold::FoldedItem {
+            id: item.id.clone(),
+            title: item.title.clone(),
+            kind: item.kind,
+            verdict: String::new(),
+            verdict_label: String::new(),
+            note: t.to_string(),
+            filled: true,
+            selected: None,
+        })
+        .collect();
+    let csv = export::csv(&spec, Some(&notes));
+    let rows = import::parse_csv(csv.trim_start_matches('\u{feff}'), ',');
+    for (i, t) in risky.iter().enumerate() {
+        // (Validation trims a title: "\tx" is "x", nothing to guard.)
+        let title = &rows[i + 1][4];
+        if *t != "\tx" {
+            assert_eq!(
+                title,
+                &format!("'{}", spec.items[i].title),
+                "item {i}: {title:?}"
+            );
+        }
+        let note = &rows[i + 1][11];
+        assert_eq!(note, &format!("'{t}"), "item {i}: {t:?} → {note:?}");
+        assert_eq!(import::unguard(note), *t, "the import reads {note:?} back");
+    }
+    // Plain text, a leader later in the cell, full-width text that is no leader: untouched.
+    let plain = [
+        "a = b",
+        "x\u{ff1d}1",
+        "\u{ff21}BC",
+        "  ok",
+        "\u{ff08}1\u{ff09}",
+    ];
+    let notes: Vec<fold::FoldedItem> = notes
+        .into_iter()
+        .zip(plain)
+        .map(|(f, t)| fold::FoldedItem {
+            note: t.to_string(),
+            ..f
+        })
+        .collect();
+    let csv = export::csv(&spec, Some(&notes));
+    let rows = import::parse_csv(csv.trim_start_matches('\u{feff}'), ',');
+    for (i, t) in plain.iter().enumerate() {
+        assert_eq!(rows[i + 1][11], *t, "item {i}");
+        assert_eq!(import::unguard(&format!("'{t}")), format!("'{t}"));
+    }
+}
+
 #[test]
 fn csv_import_rules() {
     let spec = all_types("en");

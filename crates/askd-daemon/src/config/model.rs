@@ -269,8 +269,9 @@ impl WebhookFormat {
     }
 }
 
-/// One `[[notify.webhook]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One `[[notify.webhook]]`. Its `Debug` shows the URL as [`webhook_target`] (scheme and
+/// host): the rest may be a secret.
+#[derive(Clone, PartialEq, Eq, Serialize)]
 pub struct WebhookConfig {
     /// Shown in Settings and `askd doctor`; defaults to `<format>-<n>` (1-based).
     pub name: String,
@@ -278,6 +279,39 @@ pub struct WebhookConfig {
     /// the Settings page and `askd doctor` show only its scheme and host.
     pub url: String,
     pub format: WebhookFormat,
+}
+
+impl std::fmt::Debug for WebhookConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let WebhookConfig { name, url, format } = self;
+        f.debug_struct("WebhookConfig")
+            .field("name", name)
+            .field("url", &webhook_target(url))
+            .field("format", format)
+            .finish()
+    }
+}
+
+/// A webhook URL without its secrets: scheme, host and port, `/…` when there is a path or
+/// a query (a Slack hook's path, an ntfy topic). What Settings, `askd doctor`, the
+/// notifier's status and `Debug` show.
+pub fn webhook_target(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => {
+            let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+            let rest = if u.path() == "/" && u.query().is_none() {
+                ""
+            } else {
+                "/…"
+            };
+            format!(
+                "{}://{}{port}{rest}",
+                u.scheme(),
+                u.host_str().unwrap_or("")
+            )
+        }
+        Err(_) => "(invalid URL)".to_string(),
+    }
 }
 
 /// `[notify]`: messages about new and waiting asks.
@@ -311,8 +345,9 @@ impl Default for NotifyConfig {
 }
 
 /// The effective configuration. Serialises (camelCase keys, tables nested) to a valid
-/// `askd.toml`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// `askd.toml`. Neither that nor `Debug` shows a secret: `databaseUrl` with its password
+/// hidden ([`redact_url`]), each webhook as its scheme and host ([`webhook_target`]).
+#[derive(Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
     pub listen: SocketAddr,
@@ -365,6 +400,42 @@ impl Default for Config {
     }
 }
 
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field named, so a new one cannot be forgotten here.
+        let Config {
+            listen,
+            max_wait,
+            max_body_bytes,
+            language,
+            allowed_hosts,
+            idle_exit,
+            elicitation,
+            public_url,
+            database_url,
+            survey,
+            batch_review,
+            alignment,
+            notify,
+        } = self;
+        f.debug_struct("Config")
+            .field("listen", listen)
+            .field("max_wait", max_wait)
+            .field("max_body_bytes", max_body_bytes)
+            .field("language", language)
+            .field("allowed_hosts", allowed_hosts)
+            .field("idle_exit", idle_exit)
+            .field("elicitation", elicitation)
+            .field("public_url", public_url)
+            .field("database_url", &database_url.as_deref().map(redact_url))
+            .field("survey", survey)
+            .field("batch_review", batch_review)
+            .field("alignment", alignment)
+            .field("notify", notify)
+            .finish()
+    }
+}
+
 /// A URL with its password replaced by `***` (a config dump never shows it).
 fn serialize_redacted_url<S: serde::Serializer>(
     url: &Option<String>,
@@ -376,12 +447,31 @@ fn serialize_redacted_url<S: serde::Serializer>(
     }
 }
 
-/// `url` with its password (if any) replaced by `***`, for messages and dumps.
+/// `url` with its password (if any) replaced by `***`, for messages and dumps: the one in
+/// the user part, and a `password` or `sslpassword` query parameter (PostgreSQL takes
+/// both).
 pub fn redact_url(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut u) => {
             if u.password().is_some() {
                 let _ = u.set_password(Some("***"));
+            }
+            let secret = |k: &str| {
+                k.eq_ignore_ascii_case("password") || k.eq_ignore_ascii_case("sslpassword")
+            };
+            if u.query_pairs().any(|(k, _)| secret(&k)) {
+                let pairs: Vec<(String, String)> = u
+                    .query_pairs()
+                    .map(|(k, v)| {
+                        let v = if secret(&k) {
+                            "***".to_string()
+                        } else {
+                            v.into_owned()
+                        };
+                        (k.into_owned(), v)
+                    })
+                    .collect();
+                u.query_pairs_mut().clear().extend_pairs(pairs);
             }
             u.to_string()
         }

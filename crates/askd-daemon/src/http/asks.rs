@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
-use crate::http::extract::{AskId, JsonBody, QueryArgs, field_problem, opt_str};
+use crate::http::extract::{
+    AskId, JsonBody, MaybeJsonBody, QueryArgs, field_problem, opt_str, refuse_unknown,
+};
 use crate::kinds::CreateAsk;
 
 type St = State<Arc<Daemon>>;
@@ -179,11 +181,26 @@ pub async fn show_ask(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Valu
 }
 
 /// `POST /api/asks/{id}/claim`: the calling member is on it; `DELETE`: not any more.
-pub async fn claim(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
+/// Either takes no body or `{}` (a member sent is refused, as everywhere).
+pub async fn claim(
+    State(d): St,
+    AskId(id): AskId,
+    body: MaybeJsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    if let MaybeJsonBody(Some(body)) = body {
+        refuse_unknown(&body.object()?, &[])?;
+    }
     Ok(AxumJson(d.claim(&id, false).await?))
 }
 
-pub async fn release(State(d): St, AskId(id): AskId) -> ApiResult<AxumJson<Value>> {
+pub async fn release(
+    State(d): St,
+    AskId(id): AskId,
+    body: MaybeJsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    if let MaybeJsonBody(Some(body)) = body {
+        refuse_unknown(&body.object()?, &[])?;
+    }
     Ok(AxumJson(d.claim(&id, true).await?))
 }
 

@@ -1,7 +1,8 @@
 //! Devices, pairing and the notifier's status (`crate::devices`, `crate::notify`).
 //!
-//! - `POST /api/pair` — a new pairing code: `{code, url, expiresAt, expiresInSeconds, qr}`
-//!   (`qr`: the path of its QR code as SVG, `GET /api/pair/{code}/qr.svg`).
+//! - `POST /api/pair` (no body, or `{}`: any member is 422 `unknown_field`) — a new pairing
+//!   code: `{code, url, expiresAt, expiresInSeconds, qr}` (`qr`: the path of its QR code as
+//!   SVG, `GET /api/pair/{code}/qr.svg`).
 //! - `GET /api/devices` — `{devices: [{id, name, userAgent, createdAt, lastUsedAt}]}`;
 //!   `DELETE /api/devices/{id}` revokes one (204; 404 when unknown).
 //! - `GET /api/me` — who the request came with: the install's token or a paired device.
@@ -25,7 +26,7 @@ use serde_json::{Value, json};
 use crate::daemon::Daemon;
 use crate::devices::{self, RedeemError};
 use crate::error::{ApiError, ApiResult};
-use crate::http::extract::JsonBody;
+use crate::http::extract::{JsonBody, MaybeJsonBody, refuse_unknown};
 
 /// The pairing link of `code`.
 pub fn pair_url(d: &Daemon, code: &str) -> String {
@@ -43,7 +44,14 @@ pub fn qr_svg(text: &str) -> Option<String> {
     )
 }
 
-pub async fn new_pairing(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<Value>> {
+pub async fn new_pairing(
+    State(d): State<Arc<Daemon>>,
+    body: MaybeJsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    // No body, or `{}`: the request takes no fields, and refuses any (as every route does).
+    if let MaybeJsonBody(Some(body)) = body {
+        refuse_unknown(&body.object()?, &[])?;
+    }
     let (code, ttl) = d
         .devices
         .new_code(d.store.as_ref(), &d.locks)

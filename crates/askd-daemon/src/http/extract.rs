@@ -60,6 +60,56 @@ impl FromRequest<Arc<Daemon>> for JsonBody {
     }
 }
 
+/// The body of a request that takes no fields but may carry `{}` (`POST /api/pair`): no
+/// body at all (whatever its content type) is `None`; a body is checked as [`JsonBody`]
+/// (415, 413), so a caller can then refuse its members.
+pub struct MaybeJsonBody(pub Option<JsonBody>);
+
+impl FromRequest<Arc<Daemon>> for MaybeJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, d: &Arc<Daemon>) -> Result<Self, ApiError> {
+        let is_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
+        let length = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if length == Some(0) {
+            return Ok(MaybeJsonBody(None));
+        }
+        if is_json || length.is_some() {
+            // A body is announced: the JSON body's rules, in their order.
+            return JsonBody::from_request(req, d)
+                .await
+                .map(|b| MaybeJsonBody(Some(b)));
+        }
+        // No length given (chunked, or nothing): read it, then decide.
+        let limit = d.max_body_bytes();
+        let bytes = axum::body::to_bytes(req.into_body(), limit)
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body-too-large",
+                    format!("the body exceeds maxBodyBytes ({limit} bytes)"),
+                )
+            })?;
+        if bytes.is_empty() {
+            return Ok(MaybeJsonBody(None));
+        }
+        Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "json-required",
+            "send the body as JSON with Content-Type: application/json",
+        ))
+    }
+}
+
 impl JsonBody {
     /// The body's bytes, as checked (for a route that hands them on, like `/mcp`).
     pub fn bytes(&self) -> &Bytes {
@@ -146,5 +196,43 @@ pub fn opt_str<'a>(o: &'a Json<'a>, name: &str) -> ApiResult<Option<&'a str>> {
             "type",
             format!("{name} must be a string, got {}", v.kind()),
         )),
+    }
+}
+
+/// Refuses a request object with members other than `fields`: 422 `invalid-request`, one
+/// `unknown_field` problem per unknown member, naming it, the fields there are, and the
+/// field meant when only case, `_` or `-` differ.
+pub fn refuse_unknown(o: &Json<'_>, fields: &[&str]) -> ApiResult<()> {
+    let Some(obj) = o.as_object() else {
+        return Ok(());
+    };
+    let known = fields
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let problems: Vec<askd_core::Problem> = obj
+        .iter()
+        .filter(|(k, _)| !fields.contains(k))
+        .map(|(k, _)| {
+            let near = fields
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(&k.replace(['_', '-'], "")))
+                .map(|f| format!(" (did you mean {f:?}?)"))
+                .unwrap_or_default();
+            let message = if fields.is_empty() {
+                format!(
+                    "{k:?} is not a field of this request, which takes none: send {{}} or no body"
+                )
+            } else {
+                format!("{k:?} is not a field of this request{near}; its fields are {known}")
+            };
+            askd_core::Problem::new(k, "unknown_field", message)
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid("invalid-request", None, problems))
     }
 }

@@ -6,7 +6,9 @@
 //!   token, loginUrl}`: the token is shown this once; `loginUrl`
 //!   (`<publicUrl or address>/login/<token>`) signs a browser in as the member. With
 //!   `agent: true` the token is an agent's (Bearer, `askd mcp --url URL --token-file F`):
-//!   `url` instead of `loginUrl`. 409 `member-exists` when the name is taken.
+//!   `url` instead of `loginUrl`. Any other member is 422 `unknown_field`; a name that
+//!   breaks the names rule (`crate::names`) 422 `name_invalid` / `name_invisible`. 409
+//!   `member-exists` when the name is taken, or looks like a member's name.
 //! - `DELETE /api/members/{id}` — revokes (the id, or the name): 204; 404 when unknown.
 
 use std::sync::Arc;
@@ -20,7 +22,7 @@ use askd_core::json::Json;
 
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
-use crate::http::extract::{JsonBody, field_problem, opt_str};
+use crate::http::extract::{JsonBody, field_problem, opt_str, refuse_unknown};
 use crate::members::AddError;
 
 pub async fn list(State(d): State<Arc<Daemon>>) -> AxumJson<Value> {
@@ -33,6 +35,7 @@ pub async fn add(
     body: JsonBody,
 ) -> ApiResult<(StatusCode, AxumJson<Value>)> {
     let b = body.object()?;
+    refuse_unknown(&b, &["name", "agent"])?;
     let Some(name) = opt_str(&b, "name")? else {
         return Err(field_problem(
             "name",
@@ -65,12 +68,19 @@ pub async fn add(
             }
             Ok((StatusCode::CREATED, AxumJson(body)))
         }
-        Err(AddError::Name(why)) => Err(field_problem("name", "name_invalid", why)),
+        Err(AddError::Name(code, why)) => Err(field_problem("name", code, why)),
         Err(AddError::Taken(name)) => Err(ApiError::new(
             StatusCode::CONFLICT,
             "member-exists",
             format!(
                 "a member named {name:?} exists already: pick another name, or revoke theirs first (askd members revoke {name:?})"
+            ),
+        )),
+        Err(AddError::LooksLike { name, existing }) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "member-exists",
+            format!(
+                "{name:?} looks like the existing member {existing:?} (letters from another script, digits or case that read the same): pick a name that reads differently, or revoke theirs first (askd members revoke {existing:?})"
             ),
         )),
         Err(AddError::Other(e)) => Err(ApiError::internal(e)),

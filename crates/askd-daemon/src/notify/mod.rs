@@ -33,6 +33,7 @@ use std::time::Duration;
 use askd_store::{AskFilter, AskState, Event, Store};
 use serde::Serialize;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tokio::sync::{Semaphore, broadcast, mpsc, watch};
 use tokio::time::Instant;
 
@@ -63,7 +64,8 @@ const CATCH_UP: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SinkStatus {
-    /// Which sink of the plan this is ([`sink_id`]); not shown (it holds the URL).
+    /// Which sink of the plan this is ([`sink_id`]: name, format and the URL's hash); not
+    /// shown.
     #[serde(skip)]
     id: String,
     pub name: String,
@@ -136,24 +138,7 @@ pub struct Status {
 }
 
 /// A webhook URL without its secrets: scheme, host and port, `/…` when there is a path.
-pub fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => {
-            let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
-            let rest = if u.path() == "/" && u.query().is_none() {
-                ""
-            } else {
-                "/…"
-            };
-            format!(
-                "{}://{}{port}{rest}",
-                u.scheme(),
-                u.host_str().unwrap_or("")
-            )
-        }
-        Err(_) => "(invalid URL)".to_string(),
-    }
-}
+pub use crate::config::webhook_target as redact;
 
 /// Why desktop notifications are on or off, for Settings and `askd doctor`.
 pub fn desktop_why(cfg: &NotifyConfig, dbus: Option<&str>) -> &'static str {
@@ -215,7 +200,10 @@ fn sinks_of(plan: &Plan) -> Vec<SinkStatus> {
 
 /// What identifies a webhook's status line: a sink saved again unchanged keeps its counts.
 fn sink_id(w: &WebhookConfig) -> String {
-    format!("webhook\n{}\n{}\n{}", w.name, w.format.as_str(), w.url)
+    // The URL's hash, not the URL: the status (and its `Debug`) holds no secret.
+    let url = Sha256::digest(w.url.as_bytes());
+    let url: String = url.iter().map(|b| format!("{b:02x}")).collect();
+    format!("webhook\n{}\n{}\n{url}", w.name, w.format.as_str())
 }
 
 fn view_of(plan: &Plan, cfg: &NotifyConfig, public_url: Option<&str>, desktop_why: &str) -> Value {

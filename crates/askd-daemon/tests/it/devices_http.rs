@@ -236,3 +236,46 @@ async fn a_restart_voids_pairing_codes_and_sixteen_are_out_at_most() {
     assert_eq!(r.status, 404);
     s.stop().await;
 }
+
+/// Issue 27 item 7: a device's name from the pairing form loses its text-direction controls
+/// and zero-width characters (a phone's user is not refused: the rest of the name is kept,
+/// in NFC); a name with nothing visible left is "Phone".
+#[tokio::test(flavor = "multi_thread")]
+async fn access_7_device_names_lose_bidi_controls() {
+    let s = TestServer::start().await;
+    let pair_as = |name: &'static str| {
+        let s = &s;
+        async move {
+            let p = s.post("/api/pair", &json!({})).await.expect(200).clone();
+            let code = p["code"].as_str().unwrap().to_string();
+            let body: String = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("name", name)
+                .finish();
+            let r = s
+                .send(
+                    s.bare(Method::POST, &format!("/pair/{code}"))
+                        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+                        .body(body),
+                )
+                .await;
+            assert_eq!(r.status, 303, "{name:?}: {}", r.text);
+            let set = r.headers.get(SET_COOKIE).unwrap().to_str().unwrap();
+            set.split(';').next().unwrap().to_string()
+        }
+    };
+    let cookie = pair_as("Ana\u{202e}enohp\u{202c} \u{200b}work").await;
+    pair_as("\u{2067}\u{200f}\u{feff}").await;
+    pair_as("Zoe\u{308}\u{2066}'s\ttablet\u{2069}").await;
+    let devices = s.get("/api/devices").await.expect(200)["devices"].clone();
+    let mut names: Vec<&str> = devices
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Anaenohp work", "Phone", "Zo\u{eb}'s tablet"]);
+    let me = as_device(&s, &cookie, Method::GET, "/api/me").await;
+    assert_eq!(me.expect(200)["name"], "Anaenohp work");
+    s.stop().await;
+}

@@ -320,3 +320,157 @@ async fn a_member_survives_a_restart_and_is_refused_at_once_when_revoked() {
     assert_eq!(r.status, 401, "still revoked after a restart");
     s.stop().await;
 }
+
+/// Issue 27 item 7: `POST /api/members` takes `name` and `agent` and nothing else — a body
+/// with any other member (`admin: true`) is a 422 naming it and adds nobody, as every other
+/// route answers — and `POST /api/pair`, which takes no field, refuses one likewise.
+#[tokio::test(flavor = "multi_thread")]
+async fn access_7_members_refuse_unknown_fields() {
+    let s = TestServer::start().await;
+    let r = s
+        .post("/api/members", &json!({"name": "Ana", "admin": true}))
+        .await;
+    let b = r.expect(422);
+    assert_eq!(b["code"], "invalid-request", "{}", r.text);
+    assert_eq!(b["errors"][0]["path"], "admin", "{}", r.text);
+    assert_eq!(b["errors"][0]["code"], "unknown_field", "{}", r.text);
+    let m = b["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("\"admin\"") && m.contains("\"name\"") && m.contains("\"agent\""),
+        "{m}"
+    );
+    // Every unknown member is named; a near miss says which field was meant.
+    let r = s
+        .post(
+            "/api/members",
+            &json!({"Name": "Ana", "role": "owner", "agent": false}),
+        )
+        .await;
+    let b = r.expect(422);
+    let paths: Vec<&str> = b["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["Name", "role"], "{}", r.text);
+    assert!(
+        b["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"name\""),
+        "{}",
+        r.text
+    );
+    let listed = s.get("/api/members").await.expect(200)["members"].clone();
+    assert_eq!(listed, json!([]), "nobody was added");
+    // The two fields it takes still work.
+    s.post("/api/members", &json!({"name": "Ana", "agent": false}))
+        .await
+        .expect(201);
+
+    // POST /api/pair: no body or {} makes a code; a member is refused, no code made.
+    let r = s.post("/api/pair", &json!({"ttl": 86400})).await;
+    let b = r.expect(422);
+    assert_eq!(b["errors"][0]["path"], "ttl", "{}", r.text);
+    assert_eq!(b["errors"][0]["code"], "unknown_field", "{}", r.text);
+    assert!(r.text.contains("takes none"), "{}", r.text);
+    s.post("/api/pair", &json!({})).await.expect(200);
+    let r = s.send(s.req(Method::POST, "/api/pair")).await;
+    assert_eq!(r.status, 200, "no body at all: {}", r.text);
+    let r = s
+        .send(
+            s.req(Method::POST, "/api/pair")
+                .header(CONTENT_TYPE, "text/plain")
+                .body("ttl=1"),
+        )
+        .await;
+    assert_eq!(r.expect(415)["code"], "json-required");
+    s.stop().await;
+}
+
+/// Issue 27 item 7: member names are normalised (NFC, trimmed); an invisible character
+/// (zero-width, a text-direction control, a format character) is a 422 naming the field,
+/// the character and the fix; a look-alike of a member's name (another script's letters,
+/// a digit for a letter, case) is `409 member-exists` saying whom it looks like.
+#[tokio::test(flavor = "multi_thread")]
+async fn access_7_names_refuse_invisible_and_confusable() {
+    let s = TestServer::start().await;
+    add(&s, "Ana").await;
+    add(&s, "Bob").await;
+    for (name, shown) in [
+        ("\u{200b}Ana", "U+200B"),
+        ("Ana\u{200d}", "U+200D"),
+        ("An\u{feff}a", "U+FEFF"),
+        ("Ana\u{202e}", "U+202E"),
+        ("\u{2066}Ana\u{2069}", "U+2066"),
+        ("Ana\u{200f}", "U+200F"),
+        ("Ana\u{2060}", "U+2060"),
+        ("\u{3164}Ana", "U+3164"),
+    ] {
+        let r = s.post("/api/members", &json!({ "name": name })).await;
+        let b = r.expect(422);
+        assert_eq!(b["errors"][0]["path"], "name", "{name:?}: {}", r.text);
+        assert_eq!(
+            b["errors"][0]["code"], "name_invisible",
+            "{name:?}: {}",
+            r.text
+        );
+        let m = b["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            m.contains(shown) && m.contains("type the name"),
+            "{name:?}: {m}"
+        );
+    }
+    for (name, like) in [
+        ("\u{410}na", "Ana"),       // Cyrillic А
+        ("\u{410}n\u{430}", "Ana"), // Cyrillic А and а
+        ("\u{ff21}na", "Ana"),      // full-width Ａ
+        ("B0b", "Bob"),             // a zero for the o
+        ("B\u{3bf}b", "Bob"),       // Greek omicron
+    ] {
+        let r = s.post("/api/members", &json!({ "name": name })).await;
+        let b = r.expect(409);
+        assert_eq!(b["code"], "member-exists", "{name:?}: {}", r.text);
+        let m = b["message"].as_str().unwrap();
+        assert!(
+            m.contains("looks like") && m.contains(&format!("{like:?}")),
+            "{name:?}: {m}"
+        );
+    }
+    // The plain duplicate still says it exists.
+    let r = s.post("/api/members", &json!({"name": "ANA"})).await;
+    assert!(
+        r.expect(409)["message"]
+            .as_str()
+            .unwrap()
+            .contains("exists already")
+    );
+    // NFC: a decomposed name is stored composed, and its composed twin is taken.
+    let r = s
+        .post("/api/members", &json!({"name": " Zoe\u{308} "}))
+        .await;
+    assert_eq!(r.expect(201)["member"]["name"], "Zo\u{eb}");
+    let r = s.post("/api/members", &json!({"name": "Zo\u{eb}"})).await;
+    assert_eq!(r.expect(409)["code"], "member-exists");
+    // Names in other scripts are welcome when they look like nobody's.
+    s.post("/api/members", &json!({"name": "Алёна"}))
+        .await
+        .expect(201);
+    s.post("/api/members", &json!({"name": "李明"}))
+        .await
+        .expect(201);
+    let names: Vec<String> = s.get("/api/members").await.expect(200)["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    // Revoking by name finds the composed name from the decomposed one too.
+    let r = s
+        .send(s.req(Method::DELETE, "/api/members/zoe%CC%88"))
+        .await;
+    assert_eq!(r.status, 204, "{}", r.text);
+    s.stop().await;
+}

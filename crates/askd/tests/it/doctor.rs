@@ -267,3 +267,46 @@ async fn members_are_added_listed_and_revoked_from_the_command_line() {
     let (_, text, _) = members(&["list"]);
     assert!(text.contains("No members yet"), "{text}");
 }
+
+/// Issue 27 item 7 from the command line: `askd members add` with a zero-width character,
+/// a text-direction control or a look-alike of a member's name (Cyrillic А for Latin A)
+/// exits 1 with the daemon's message (the character, the fix; whom it looks like), and
+/// adds nobody.
+#[tokio::test(flavor = "multi_thread")]
+async fn access_7_cli_names_refuse_invisible_and_confusable() {
+    let home = tempfile::tempdir().unwrap();
+    let (_daemon, _url, _token) = serve(home.path());
+    let members = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_askd"))
+            .arg("members")
+            .args(args)
+            .env("ASKD_HOME", home.path())
+            .output()
+            .expect("run askd members");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, text, err) = members(&["add", "Ana"]);
+    assert_eq!(code, 0, "{text} {err}");
+    let (code, _, err) = members(&["add", "\u{200b}Ana"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("U+200B") && err.contains("invisible"), "{err}");
+    let (code, _, err) = members(&["add", "Bo\u{202e}b"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("U+202E") && err.contains("text-direction"),
+        "{err}"
+    );
+    let (code, _, err) = members(&["add", "\u{410}na"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("looks like the existing member \"Ana\""),
+        "{err}"
+    );
+    let (code, text, _) = members(&["list"]);
+    assert_eq!(code, 0);
+    assert_eq!(text.lines().count(), 1, "only Ana: {text}");
+}
