@@ -1,6 +1,7 @@
 //! `askd`'s integration tests, in one test binary (one link instead of one per file):
 //! each file below is a module; helpers shared between them are in `common*`.
 
+mod access_mcp;
 mod alignment_mcp;
 mod apps;
 mod builder_mcp;
