@@ -76,8 +76,8 @@ fn error_code(r: &Value) -> &str {
         .unwrap_or_default()
 }
 
-/// The ask tool's pending handle for an Apps host: its ask id and the signed app handle.
-async fn app_ask(a: &Adapter, n: usize) -> (String, String) {
+/// The ask tool's pending handle for an Apps host: its ask id and the whole result.
+async fn app_ask(a: &Adapter, n: usize) -> (String, Value) {
     let r = once(
         a,
         json!({"name": "ask_user_question", "arguments": questions(n)}),
@@ -86,14 +86,14 @@ async fn app_ask(a: &Adapter, n: usize) -> (String, String) {
     let sc = structured(&r);
     assert_eq!(sc["outcome"], "pending", "{r}");
     let id = sc["ask_id"].as_str().unwrap().to_string();
+    (id, r)
+}
+
+/// The signed app handle an ask tool's result gives the app, for `id`.
+fn handle_of(r: &Value, id: &str) -> String {
     let app = &r["_meta"]["askd/app"];
-    assert_eq!(
-        app["ask_id"],
-        id.as_str(),
-        "the result gives the app its ask: {r}"
-    );
-    let handle = app["handle"].as_str().expect("a signed handle").to_string();
-    (id, handle)
+    assert_eq!(app["ask_id"], id, "the result gives the app its ask: {r}");
+    app["handle"].as_str().expect("a signed handle").to_string()
 }
 
 /// base64url without padding, both ways (what rmcp's sealed values are made of).
@@ -155,7 +155,7 @@ fn payload(sealed: &str) -> Value {
 async fn access_3_app_proxy_refuses_another_conversations_ask() {
     let home = Home::new();
     let owner = apps_adapter(&home, "apps-host", false).await;
-    let (id, handle) = app_ask(&owner, 31).await;
+    let (id, result) = app_ask(&owner, 31).await;
     let api = home.api();
     let session = api.ask(&id).await["session"].as_str().unwrap().to_string();
     let path = format!("/api/asks/{id}");
@@ -183,7 +183,8 @@ async fn access_3_app_proxy_refuses_another_conversations_ask() {
         let r = app(&fresh, "POST", &cancel, None, meta.clone()).await;
         assert_eq!(error_code(&r), "APP_ENDPOINT_REFUSED", "{meta:?}: {r}");
     }
-    let (_, other_handle) = app_ask(&other, 33).await;
+    let (other_id, other_result) = app_ask(&other, 33).await;
+    let other_handle = handle_of(&other_result, &other_id);
     let r = app(&fresh, "POST", &cancel, Some(&other_handle), None).await;
     assert_eq!(
         error_code(&r),
@@ -201,6 +202,7 @@ async fn access_3_app_proxy_refuses_another_conversations_ask() {
     assert_eq!(api.ask(&id).await["state"], "pending");
 
     // The connection that asked acts without a handle; a fresh one with the handle.
+    let handle = handle_of(&result, &id);
     let r = app(&owner, "GET", &path, None, None).await;
     assert_eq!(structured(&r)["status"], 200, "{r}");
     assert_eq!(structured(&r)["body"]["ask_id"], id.as_str());
@@ -305,11 +307,6 @@ async fn access_3_stateless_request_claiming_the_name_is_refused() {
         .as_str()
         .unwrap()
         .to_string();
-    let handle = r["_meta"]["askd/app"]["handle"]
-        .as_str()
-        .unwrap_or_else(|| panic!("the result gives the app a handle: {r}"))
-        .to_string();
-    assert_eq!(r["_meta"]["askd/app"]["ask_id"], id.as_str());
     let session = s.ask(&id).await["session"].as_str().unwrap().to_string();
     let submit = format!("/api/asks/{id}/submit");
 
@@ -341,6 +338,7 @@ async fn access_3_stateless_request_claiming_the_name_is_refused() {
     assert_eq!(s.ask(&id).await["state"], "pending");
 
     // The app, with its handle.
+    let handle = handle_of(&r, &id);
     let r = claimer
         .app("GET", &format!("/api/asks/{id}"), Some(&handle), json!({}))
         .await;
@@ -415,14 +413,16 @@ async fn access_4_forged_request_state_is_refused() {
         .eliciting_adapter_as("claude-code", &[], json!({"form": {}}), true)
         .await;
     let (mine, state) = round(&a, &api, std::slice::from_ref(&victim), 42).await;
-    let p = payload(&state);
-    assert_eq!(p["ask"], mine.as_str(), "{p}");
-    assert_eq!(p["session"], api.ask(&mine).await["session"], "{p}");
 
     // The old format, naming the other conversation's ask.
     let legacy = format!("askd1:{}", json!({"ask": victim, "sent": 0, "tries": 0}));
     let r = once(&a, retry(42, &legacy, accept("No"))).await;
     refused_state(&r);
+    assert_eq!(api.ask(&victim).await["state"], "pending");
+    // What the state holds is readable (signed, not encrypted): the ask and its session.
+    let p = payload(&state);
+    assert_eq!(p["ask"], mine.as_str(), "{p}");
+    assert_eq!(p["session"], api.ask(&mine).await["session"], "{p}");
     // A real state altered to name that ask, and to an earlier `sent`.
     let other_ask = tampered(&state, |v| v["ask"] = json!(victim));
     let r = once(&a, retry(42, &other_ask, accept("No"))).await;
@@ -465,6 +465,58 @@ async fn access_4_forged_request_state_is_refused() {
 /// its connection — and each answers its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn access_4_two_claude_code_clients_do_not_answer_each_others_asks() {
+    // The daemon's /mcp, stateless: two clients named claude-code. (Before issue 27 the
+    // forged state below answered the first one's ask: a stateless request has no session,
+    // so the client name was all that was compared.)
+    use crate::common_daemon::TestServer;
+    let s = TestServer::start().await;
+    let caps = json!({"elicitation": {"form": {}}});
+    let one = Stateless::of(&s, "claude-code", caps.clone());
+    let two = Stateless::of(&s, "claude-code", caps);
+    let mut args = questions(45);
+    args["timeout_s"] = json!(0);
+    let r = one.call("ask_user_question", args.clone()).await;
+    assert_eq!(r["resultType"], "input_required", "{r}");
+    let state = r["requestState"].as_str().unwrap().to_string();
+    let listed = s.get("/api/asks?state=pending").await;
+    let id = listed.body["asks"][0]["id"].as_str().unwrap().to_string();
+    let forged = format!("askd1:{}", json!({"ask": id, "sent": 0, "tries": 0}));
+    let r = two
+        .rpc(
+            "tools/call",
+            json!({"name": "ask_user_question", "arguments": args, "requestState": forged,
+                   "inputResponses": {"askd_answer": accept("No")}}),
+        )
+        .await;
+    refused_state(&r);
+    assert_eq!(s.ask(&id).await["state"], "pending");
+    assert_eq!(payload(&state)["ask"], id.as_str());
+    let mut other = questions(46);
+    other["timeout_s"] = json!(0);
+    let r2 = two.call("ask_user_question", other).await;
+    let state2 = r2["requestState"].as_str().unwrap().to_string();
+    let retargeted = tampered(&state2, |v| v["ask"] = json!(id));
+    for st in [&forged, &retargeted] {
+        let r = two
+            .rpc(
+                "tools/call",
+                json!({"name": "ask_user_question", "arguments": args, "requestState": st,
+                       "inputResponses": {"askd_answer": accept("No")}}),
+            )
+            .await;
+        refused_state(&r);
+    }
+    assert_eq!(s.ask(&id).await["state"], "pending");
+    let r = one
+        .rpc(
+            "tools/call",
+            json!({"name": "ask_user_question", "arguments": args, "requestState": state,
+                   "inputResponses": {"askd_answer": accept("Yes (Recommended)")}}),
+        )
+        .await;
+    assert_eq!(r["structuredContent"]["surface"], "client-form", "{r}");
+
+    // Two `askd mcp` processes, both claude-code (2026-07-28 over stdio).
     let home = Home::new();
     let (a, _fa) = home
         .eliciting_adapter_as("claude-code", &[], json!({"form": {}}), true)
@@ -482,6 +534,9 @@ async fn access_4_two_claude_code_clients_do_not_answer_each_others_asks() {
 
     // B: a forged state for A's ask, its own retargeted, A's own replayed.
     let forged = format!("askd1:{}", json!({"ask": ask_a, "sent": 0, "tries": 0}));
+    let r = once(&b, retry(44, &forged, accept("No"))).await;
+    refused_state(&r);
+    assert_eq!(api.ask(&ask_a).await["state"], "pending");
     let retargeted = tampered(&state_b, |v| {
         v["ask"] = json!(ask_a);
     });
@@ -508,44 +563,6 @@ async fn access_4_two_claude_code_clients_do_not_answer_each_others_asks() {
         json!(["No"]),
         "{r}"
     );
-
-    // The daemon's /mcp, stateless: two clients named claude-code.
-    use crate::common_daemon::TestServer;
-    let s = TestServer::start().await;
-    let caps = json!({"elicitation": {"form": {}}});
-    let one = Stateless::of(&s, "claude-code", caps.clone());
-    let two = Stateless::of(&s, "claude-code", caps);
-    let mut args = questions(45);
-    args["timeout_s"] = json!(0);
-    let r = one.call("ask_user_question", args.clone()).await;
-    assert_eq!(r["resultType"], "input_required", "{r}");
-    let state = r["requestState"].as_str().unwrap().to_string();
-    let id = payload(&state)["ask"].as_str().unwrap().to_string();
-    let forged = format!("askd1:{}", json!({"ask": id, "sent": 0, "tries": 0}));
-    let mut other = questions(46);
-    other["timeout_s"] = json!(0);
-    let r2 = two.call("ask_user_question", other).await;
-    let state2 = r2["requestState"].as_str().unwrap().to_string();
-    let retargeted = tampered(&state2, |v| v["ask"] = json!(id));
-    for st in [&forged, &retargeted] {
-        let r = two
-            .rpc(
-                "tools/call",
-                json!({"name": "ask_user_question", "arguments": args, "requestState": st,
-                       "inputResponses": {"askd_answer": accept("No")}}),
-            )
-            .await;
-        refused_state(&r);
-    }
-    assert_eq!(s.ask(&id).await["state"], "pending");
-    let r = one
-        .rpc(
-            "tools/call",
-            json!({"name": "ask_user_question", "arguments": args, "requestState": state,
-                   "inputResponses": {"askd_answer": accept("Yes (Recommended)")}}),
-        )
-        .await;
-    assert_eq!(r["structuredContent"]["surface"], "client-form", "{r}");
 }
 
 /// Item 3, the key is the install's: a handle an `askd mcp` adapter gave its app opens the
@@ -556,7 +573,8 @@ async fn access_4_two_claude_code_clients_do_not_answer_each_others_asks() {
 async fn access_3_the_handle_outlives_its_adapter_on_the_same_install() {
     let home = Home::new();
     let first = apps_adapter(&home, "apps-host", false).await;
-    let (id, handle) = app_ask(&first, 36).await;
+    let (id, result) = app_ask(&first, 36).await;
+    let handle = handle_of(&result, &id);
     first.kill();
     let key = home.path().join("signing.key");
     let text = std::fs::read_to_string(&key).expect("the install's signing key");
