@@ -209,6 +209,8 @@ fn state_refused(why: &str) -> ToolError {
 
 /// `timeout_s` of a waiting call (`askd_core::wait::timeout_s`), as a tool error naming
 /// the field and the fix under `code`.
+// The tools' one error type, as every tool's refusal is.
+#[allow(clippy::result_large_err)]
 fn timeout_arg(args: &Value, code: &str) -> Result<Option<f64>, ToolError> {
     let root = askd_core::json::Json::from_value(args);
     let value = root.as_object().and_then(|o| o.get("timeout_s"));
@@ -415,6 +417,7 @@ impl AskdServer {
     /// the client's default ([`client_budget`]) when `maxWait` is not configured. A
     /// `timeout_s` that is not a number of seconds ≥ 0 (`"abc"`, `-5`) is refused
     /// (`askd_core::wait::timeout_s`) under `code`: it never turns into an endless wait.
+    #[allow(clippy::result_large_err)]
     fn budget(
         &self,
         args: &Value,
