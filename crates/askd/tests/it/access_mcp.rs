@@ -642,7 +642,8 @@ async fn access_4_a_remote_adapter_signs_and_checks_its_own_state() {
 
 /// Item 6: `await_answer` with `timeout_s` `"abc"` or `-5`, and an MRTR retry carrying
 /// them, answer at once with the error the ask tools give (`timeout_s`, `timeout_s_type`,
-/// the fix), and wait on nothing; `ask_survey` refuses them too, before anything is asked.
+/// the fix), and wait on nothing; `ask_survey`, `survey_draft_launch` and `report_drift`
+/// (which waited forever too) refuse them before anything is asked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn access_6_await_answer_rejects_bad_timeout() {
     let home = Home::new();
@@ -698,6 +699,20 @@ async fn access_6_await_answer_rejects_bad_timeout() {
             r["structuredContent"]["error"]["errors"][0]["path"], "timeout_s",
             "{r}"
         );
+    }
+    // survey_draft_launch and report_drift, likewise (before the draft or the drift).
+    let drift = json!({"reason": "scope-expansion", "description": "The plan grew.",
+        "required_change": "Add a second service.", "timeout_s": "abc"});
+    for (tool, args) in [
+        ("survey_draft_launch", json!({"timeout_s": -5})),
+        ("report_drift", drift),
+    ] {
+        let r = tokio::time::timeout(Duration::from_secs(10), a.call(tool, args))
+            .await
+            .unwrap_or_else(|_| panic!("{tool} with a bad timeout_s waited"));
+        let e = &r["structuredContent"]["error"];
+        assert_eq!(e["errors"][0]["path"], "timeout_s", "{tool}: {r}");
+        assert_eq!(e["errors"][0]["code"], "timeout_s_type", "{tool}: {r}");
     }
     assert_eq!(home.api().asks().await.len(), before);
 
