@@ -82,8 +82,9 @@ after(async () => {
   await daemon?.stop();
 });
 
-/** A host page in `theme`, with guards: page errors, console errors, requests off loopback. */
-async function hostPage(theme) {
+/** A host page in `theme`, with guards: page errors, console errors, requests off loopback.
+ * The app's tools/call go to `via` (the asking connection unless another is given). */
+async function hostPage(theme, via = client) {
   const context = await browser.newContext({ colorScheme: theme, viewport: { width: 900, height: 900 }, reducedMotion: 'reduce' });
   const page = await context.newPage();
   const problems = [];
@@ -97,7 +98,7 @@ async function hostPage(theme) {
   const calls = [];
   await page.exposeFunction('hostCallTool', async (params) => {
     calls.push(params);
-    const r = await client.callTool(params);
+    const r = await via.callTool(params);
     const status = r.structuredContent?.status;
     if (r.isError || status >= 400) problems.push(`askd_app ${params.arguments?.method} ${params.arguments?.path}: ${JSON.stringify(r.structuredContent)}`);
     return r;
@@ -315,4 +316,50 @@ test('a survey without an intro opens on its title alone', async () => {
   assert.equal(text.trim(), 'No intro (app)');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+// Issue 27: askd_app acts only on an ask the conversation asked — the connection that asked
+// it, or with the handle askd signed for it. The ask tool's result carries that handle in
+// `_meta["askd/app"]`; the host bridge hands the whole result to the frame, and the app
+// sends the handle with every call, so a connection that did not ask (a host reconnected:
+// here a second `askd mcp` with the same clientInfo name) is served — and without the
+// handle it is refused.
+test("the app sends askd's handle: another connection serves its calls, none without it", async () => {
+  const questions = [{ id: 'go', question: 'Ship on **Friday**?', options: [{ label: 'Yes' }, { label: 'No' }] }];
+  const result = await askTool('ask_user_question', { questions });
+  const id = result.structuredContent.ask_id;
+  assert.equal(result._meta?.['askd/app']?.ask_id, id, JSON.stringify(result._meta));
+  assert.equal(typeof result._meta['askd/app'].handle, 'string');
+  const other = new Client({ name: 'askd-apps-test-host', version: '1.0.0' }, {
+    capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [MIME] } } },
+  });
+  await other.connect(new StdioClientTransport({
+    command: BINARY,
+    args: ['mcp'],
+    env: { ASKD_HOME: daemon.home, ASKD_NO_BROWSER: '1', PATH: process.env.PATH || '/usr/bin:/bin' },
+    stderr: 'pipe',
+  }));
+  try {
+    const bare = await other.callTool({ name: 'askd_app', arguments: { method: 'GET', path: `/api/asks/${id}` } });
+    assert.equal(bare.isError, true, JSON.stringify(bare.structuredContent));
+    assert.equal(bare.structuredContent.error.code, 'APP_ENDPOINT_REFUSED');
+    const { context, page, problems, calls } = await hostPage('light', other);
+    const app = await render(page, { questions }, result, 'light');
+    await app.locator('.card.flat').waitFor();
+    await app.locator('.flat-question[data-qid="go"] .row-hit >> nth=1').click();
+    await app.locator('.seg.primary').click();
+    await settled(app, page, problems, 'questions-handle', '.card.settled');
+    assert.ok(calls.length >= 2, `the app called askd: ${calls.length}`);
+    for (const c of calls) {
+      assert.equal(c.name, 'askd_app');
+      assert.equal(c.arguments.handle, result._meta['askd/app'].handle, `${c.arguments.method} ${c.arguments.path} carries the handle`);
+    }
+    const got = await awaitAnswer(id);
+    assert.equal(got.surface, 'app');
+    assert.deepEqual(got.answers, [{ id: 'go', selected: ['No'] }]);
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await other.close().catch(() => {});
+  }
 });

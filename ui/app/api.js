@@ -2,7 +2,10 @@
 // review.js, questions.js and drift.js run unchanged inside the host's frame. The frame has
 // no network: every call goes to the host over postMessage (JSON-RPC 2.0, MCP Apps
 // 2026-01-26) as `tools/call` of askd's app-only tool `askd_app`, which reaches exactly the
-// ask endpoints this file's `ask` names and answers `{status, body}` as the daemon did.
+// ask endpoints this file's `ask` names and answers `{status, body}` as the daemon did. Each
+// call carries the ask's handle — askd's signature over the ask, from the ask tool's result
+// (`_meta["askd/app"]`, see `grant`) — without which askd_app refuses an ask its connection
+// did not ask (a stateless request, a restarted adapter).
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -68,10 +71,20 @@ window.addEventListener('message', (e) => {
 
 export const APP_TOOL = 'askd_app';
 
+// The handle of each ask this frame was given (ask id → handle).
+const handles = new Map();
+
+/** Remembers the handle askd gave for ask `id` (from the tool result's `_meta["askd/app"]`). */
+export function grant(id, handle) {
+  if (typeof id === 'string' && typeof handle === 'string' && handle) handles.set(id, handle);
+}
+
 /** Calls an ask endpoint through the host; resolves to the JSON body, rejects with ApiError
- * (status 0: the host or askd gave no answer). */
-export async function api(method, path, body) {
+ * (status 0: the host or askd gave no answer). `id` names the ask whose handle goes along. */
+export async function api(method, path, body, id) {
   const args = body === undefined ? { method, path } : { method, path, body };
+  const handle = id === undefined ? undefined : handles.get(id);
+  if (handle) args.handle = handle;
   let r;
   try {
     r = await request('tools/call', { name: APP_TOOL, arguments: args });
@@ -105,12 +118,12 @@ export function me() {
 }
 
 export const ask = {
-  view: (id) => api('GET', `/api/asks/${encodeURIComponent(id)}`),
-  path: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/path`, { answers }),
-  bank: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/bank`, { answers }),
-  submit: (id, body) => api('POST', `/api/asks/${encodeURIComponent(id)}/submit`, body),
-  cancel: (id) => api('POST', `/api/asks/${encodeURIComponent(id)}/cancel`, {}),
-  preflight: (id, action) => api('POST', `/api/asks/${encodeURIComponent(id)}/preflight`, { action }),
-  autosave: (id, body) => api('PUT', `/api/asks/${encodeURIComponent(id)}/draft`, body),
+  view: (id) => api('GET', `/api/asks/${encodeURIComponent(id)}`, undefined, id),
+  path: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/path`, { answers }, id),
+  bank: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/bank`, { answers }, id),
+  submit: (id, body) => api('POST', `/api/asks/${encodeURIComponent(id)}/submit`, body, id),
+  cancel: (id) => api('POST', `/api/asks/${encodeURIComponent(id)}/cancel`, {}, id),
+  preflight: (id, action) => api('POST', `/api/asks/${encodeURIComponent(id)}/preflight`, { action }, id),
+  autosave: (id, body) => api('PUT', `/api/asks/${encodeURIComponent(id)}/draft`, body, id),
   list: () => Promise.reject(new ApiError(403, { error: "the app shows one ask; the inbox is askd's page" })),
 };

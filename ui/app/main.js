@@ -1,10 +1,11 @@
 // askd's MCP App (issue 20): the ask the host's tool result names, drawn by the page's own
 // views (wizard, review panel, question card, drift card) inside the host's frame. The
 // handshake is MCP Apps 2026-01-26: `ui/initialize` → `ui/notifications/initialized`; the
-// ask id comes with `ui/notifications/tool-result`; light/dark follows the host context
+// ask id comes with `ui/notifications/tool-result`, with askd's signed handle for it
+// (`_meta["askd/app"]`), which every askd_app call then carries; light/dark follows the host context
 // (`ui/notifications/host-context-changed`); the frame's height goes out as
 // `ui/notifications/size-changed`.
-import { ask as askApi, request, notify, onNotification } from './api.js';
+import { ask as askApi, grant, request, notify, onNotification } from './api.js';
 import { h } from '../js/dom.js';
 import { t, setLang, askLanguage, pageLanguage } from '../js/i18n.js';
 import '../js/theme.js';
@@ -85,7 +86,17 @@ function askOf(result) {
   return sc.ask_id || (sc.error && sc.error.ask_id) || null;
 }
 
-onNotification('ui/notifications/tool-result', (params) => show(askOf(params)));
+/** The handle askd signed for the result's ask (`_meta["askd/app"]`), if it gave one. */
+function handleOf(result, id) {
+  const app = result && result._meta && result._meta['askd/app'];
+  return app && app.ask_id === id && typeof app.handle === 'string' ? app.handle : null;
+}
+
+onNotification('ui/notifications/tool-result', (params) => {
+  const id = askOf(params);
+  grant(id, handleOf(params, id));
+  show(id);
+});
 onNotification('ui/notifications/host-context-changed', applyContext);
 onNotification('ui/notifications/tool-input', () => {});
 

@@ -7,9 +7,10 @@
 //! # Layout
 //! - [`paths`] — where askd keeps its data and reads its config ([`Paths`]: `ASKD_HOME` or
 //!   the platform directories), and the files in the data directory (`token`,
-//!   `daemon.json`, `askd.db`, `daemon.lock`, `start.lock`).
+//!   `daemon.json`, `askd.db`, `daemon.lock`, `start.lock`, `signing.key`).
 //! - [`files`] — the shared file formats: `daemon.json` ([`DaemonInfo`]) and the token, as
-//!   the daemon writes them and clients read them.
+//!   the daemon writes them and clients read them; the install's signing key
+//!   (`signing.key`, [`load_or_create_signing_key`]).
 //! - [`start`] — finding a daemon that answers its health check, or starting `askd serve`
 //!   detached under the `start.lock` file lock (so two clients never start two daemons);
 //!   or a remote daemon's URL and agent token ([`remote`], team mode).
@@ -29,9 +30,10 @@ pub mod paths;
 pub mod start;
 
 pub use encode::seg;
-pub use files::{DaemonInfo, read_daemon_info, read_token};
+pub use files::{DaemonInfo, load_or_create_signing_key, read_daemon_info, read_token};
 pub use http::{ApiError, Client, Reply};
 pub use paths::{
-    Paths, PathsError, daemon_json_path, data_lock_path, database_path, start_lock_path, token_path,
+    Paths, PathsError, daemon_json_path, data_lock_path, database_path, signing_key_path,
+    start_lock_path, token_path,
 };
 pub use start::{answering, ensure_daemon, remote};

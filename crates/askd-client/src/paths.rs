@@ -128,6 +128,12 @@ pub fn token_path(data_dir: &Path) -> PathBuf {
     data_dir.join("token")
 }
 
+/// The install's signing key (mode 0600): what the MCP surface signs and checks the values
+/// its clients echo back with (a 2026-07-28 `requestState`, an MCP App's ask handle).
+pub fn signing_key_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("signing.key")
+}
+
 /// The running daemon's `daemon.json` ([`crate::DaemonInfo`]).
 pub fn daemon_json_path(data_dir: &Path) -> PathBuf {
     data_dir.join("daemon.json")

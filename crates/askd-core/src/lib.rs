@@ -20,6 +20,7 @@
 //!   every kind without a shape of its own, the shape ([`record::ask_record`]).
 //! - [`review`] — the `batch_review` engine: item model, validation, the fold to verdicts,
 //!   `report_text`, drafts, export and import.
+//! - [`wait`] — `timeout_s`, a waiting call's budget, checked for the MCP tools that wait.
 //!
 //! # Invariants
 //! - No I/O, no async, no clocks, no randomness: every function is a pure function of its
@@ -44,6 +45,7 @@ pub mod questions;
 pub mod record;
 pub mod review;
 pub mod survey;
+pub mod wait;
 
 pub use kind::AskKind;
 pub use lang::Lang;

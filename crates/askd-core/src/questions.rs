@@ -1027,7 +1027,7 @@ fn quote(s: &str) -> String {
 }
 
 /// A value for a message: a quoted string, or the kind of anything else.
-fn describe(v: &Json) -> String {
+pub(crate) fn describe(v: &Json) -> String {
     match v {
         Json::String(s) => format!("the string {}", quote(s)),
         Json::Number(n) => {

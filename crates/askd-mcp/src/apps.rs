@@ -3,7 +3,10 @@
 //! tools linked to [`RESOURCE_URI`] (`_meta.ui.resourceUri`), can read that resource (the
 //! document of [`crate::app_html`]) and gets one app-only tool, [`APP_TOOL`]
 //! (`_meta.ui.visibility: ["app"]`), through which the app reaches exactly the daemon
-//! endpoints an ask's page uses ([`UiCall::parse`]). Clients without it see none of this.
+//! endpoints an ask's page uses ([`UiCall::parse`]), for an ask the conversation asked: the
+//! ask tool's result carries the ask's signed handle in `_meta["askd/app"]` ([`META_KEY`],
+//! `crate::seal`), which the app sends back as `handle`. Clients without it see none of
+//! this.
 
 use std::sync::Arc;
 
@@ -21,6 +24,9 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 pub const RESOURCE_URI: &str = "ui://askd/ask.html";
 /// The app-only proxy tool onto the ask endpoints.
 pub const APP_TOOL: &str = "askd_app";
+/// The key of an ask tool's result `_meta` that gives the app its ask:
+/// `{"ask_id", "handle"}`, the handle signed by askd (`crate::seal::AppHandle`).
+pub const META_KEY: &str = "askd/app";
 
 /// The ask tools that carry `_meta.ui.resourceUri`.
 pub const ASK_TOOLS: [&str; 5] = [
@@ -76,7 +82,8 @@ fn app_tool() -> Tool {
         "properties": {
             "method": {"type": "string", "enum": ["GET", "POST", "PUT"]},
             "path": {"type": "string", "description": "/api/asks/{id}[/path|bank|submit|cancel|preflight|import|draft]"},
-            "body": {"type": "object"}
+            "body": {"type": "object"},
+            "handle": {"type": "string", "description": "The ask's handle: _meta[\"askd/app\"].handle of the ask tool's result."}
         },
         "required": ["method", "path"],
         "additionalProperties": false

@@ -12,6 +12,8 @@
 //! - [`elicit`] — answering in the client (`clients.md` §3): the `elicitation` setting, the
 //!   flat form of a questions ask and the way back to the page's submit body.
 //! - [`instructions`] — the server instructions, English or Chinese.
+//! - [`seal`] — what askd signs for its clients to echo back (a 2026-07-28 `requestState`,
+//!   an MCP App's ask handle): HMAC-SHA256 under the install's key.
 //! - [`strict`] — schemas in the subset ajv's strict mode compiles; output schemas that
 //!   admit the error envelope.
 //! - [`stdio`] — the stdio transport: a line layer in front of rmcp that answers every line
@@ -24,12 +26,15 @@
 //! - A tool result's text copy is the complete result (the JSON of `structuredContent`),
 //!   for clients that show the model only text blocks.
 //! - Cancelling a call never settles its ask.
+//! - What a client claims (its `clientInfo` name, a session named in `_meta`) never grants
+//!   acting on an ask: the connection that asked it, or a value askd signed, does.
 
 pub mod app_html;
 pub mod apps;
 pub mod backend;
 pub mod elicit;
 pub mod instructions;
+pub mod seal;
 pub mod server;
 pub mod stdio;
 pub mod strict;
@@ -37,5 +42,6 @@ pub mod tools;
 
 pub use backend::{Backend, DraftLaunch, HttpBackend, SessionOpen, ToolError};
 pub use elicit::Elicitation;
+pub use seal::Seal;
 pub use server::{AskdServer, Options};
 pub use stdio::serve_stdio;

@@ -90,6 +90,10 @@ pub struct Options {
     /// The ask page's URL as a browser on this machine opens it (the adapter adds the
     /// token), for URL elicitation; `None` sends the plain URL.
     pub page_link: Option<PageLink>,
+    /// The install's key ([`crate::seal`]): it signs the 2026-07-28 `requestState` and the
+    /// MCP App's ask handles, and checks them when they come back. The data directory's
+    /// `signing.key` for `askd mcp` and `/mcp`; a key of this process only by default.
+    pub seal: Arc<crate::seal::Seal>,
 }
 
 /// Makes an ask page's URL openable by a browser on this machine (see [`Options::page_link`]).
@@ -141,12 +145,14 @@ fn form_params(message: String, schema: Value) -> Option<rmcp::model::ElicitRequ
 }
 
 /// The `input_required` result (2026-07-28) carrying `request`, as the [`INPUT_REQUIRED`]
-/// tool error `call_tool` turns into the result. Its `requestState` names the ask, the
-/// survey question asked, when it went out and how many answers were refused; the ask
-/// itself lives in the daemon, so an altered state can only name another ask the client
-/// could await anyway.
+/// tool error `call_tool` turns into the result. Its `requestState` names the ask and the
+/// session it was asked in, the survey question asked, when it went out and how many
+/// answers were refused — sealed under the install's key ([`crate::seal`]), so a client
+/// can only send it back as it was issued: a state naming another conversation's ask, or
+/// an earlier `sent`, does not verify.
 fn input_required(
-    ask_id: &str,
+    seal: &crate::seal::Seal,
+    (ask_id, session): (&str, &str),
     request: rmcp::model::ElicitRequest,
     question: Option<String>,
     tries: u32,
@@ -154,6 +160,7 @@ fn input_required(
     use rmcp::model::{InputRequest, InputRequiredResult};
     let state = RoundState {
         ask: ask_id.to_string(),
+        session: session.to_string(),
         q: question,
         sent: unix_ms(),
         tries,
@@ -161,17 +168,21 @@ fn input_required(
     let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
         .into_iter()
         .collect();
-    let result = InputRequiredResult::new(Some(requests), Some(state.encode()));
+    let sealed = seal.sign(crate::seal::Purpose::RequestState, &state);
+    let result = InputRequiredResult::new(Some(requests), Some(sealed));
     let mut e = ToolError::new(INPUT_REQUIRED, "input required");
     e.errors = serde_json::to_value(result).ok();
     e.ask_id = Some(ask_id.to_string());
     e
 }
 
-/// The `requestState` of askd's `input_required` round trip.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+/// The `requestState` of askd's `input_required` round trip, as sealed
+/// ([`crate::seal::Purpose::RequestState`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoundState {
     pub ask: String,
+    /// The session the ask was asked in: a retry in another session is refused.
+    pub session: String,
     /// The survey question asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub q: Option<String>,
@@ -182,20 +193,32 @@ pub struct RoundState {
     pub tries: u32,
 }
 
-impl RoundState {
-    const PREFIX: &'static str = "askd1:";
+/// The code of a `requestState` askd did not issue, or not for this call.
+pub const REQUEST_STATE_REFUSED: &str = "REQUEST_STATE_REFUSED";
 
-    pub fn encode(&self) -> String {
-        format!(
-            "{}{}",
-            Self::PREFIX,
-            serde_json::to_string(self).unwrap_or_default()
-        )
-    }
+/// A retry whose `requestState` fails verification, or names an ask of another session:
+/// refused, nothing applied and nothing waited on.
+fn state_refused(why: &str) -> ToolError {
+    let message = format!(
+        "requestState refused: {why}. askd signs the requestState of its input_required results and accepts back only what it issued to this conversation, unaltered — retry with the requestState exactly as received, or call the tool again without requestState and inputResponses"
+    );
+    let mut e = ToolError::new(REQUEST_STATE_REFUSED, message.clone());
+    e.errors = Some(json!([{"path": "requestState", "code": "not_verified", "message": message}]));
+    e
+}
 
-    pub fn decode(s: &str) -> Option<RoundState> {
-        serde_json::from_str(s.strip_prefix(Self::PREFIX)?).ok()
-    }
+/// `timeout_s` of a waiting call (`askd_core::wait::timeout_s`), as a tool error naming
+/// the field and the fix under `code`.
+// The tools' one error type, as every tool's refusal is.
+#[allow(clippy::result_large_err)]
+fn timeout_arg(args: &Value, code: &str) -> Result<Option<f64>, ToolError> {
+    let root = askd_core::json::Json::from_value(args);
+    let value = root.as_object().and_then(|o| o.get("timeout_s"));
+    askd_core::wait::timeout_s(value).map_err(|p| {
+        let mut e = ToolError::new(code, p.message.clone());
+        e.errors = Some(json!([p]));
+        e
+    })
 }
 
 impl Default for Options {
@@ -214,6 +237,7 @@ impl Default for Options {
             initial_mode: None,
             elicitation: crate::elicit::Elicitation::Auto,
             page_link: None,
+            seal: Arc::new(crate::seal::Seal::ephemeral()),
         }
     }
 }
@@ -235,6 +259,9 @@ pub struct AskdServer {
     /// The open `subscriptions/listen` streams of a 2026-07-28 client: list-changed
     /// notifications go through them (`clients.md` §2.6).
     subscriptions: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
+    /// The asks this connection asked (ask id → its session), in this process: `askd_app`
+    /// acts on them (and on an ask whose signed handle the app brings, [`crate::seal`]).
+    granted: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl AskdServer {
@@ -250,7 +277,53 @@ impl AskdServer {
             announced: std::sync::Mutex::new(configured),
             has_policy: AtomicBool::new(configured == Mode::Auto),
             subscriptions: std::sync::Mutex::new(Vec::new()),
+            granted: std::sync::Mutex::new(Default::default()),
         }
+    }
+
+    /// Records that this connection's ask tool returned `ask_id`, asked in `session`: one it
+    /// created, or — re-attached by an identical repeat call — one of its own session (the
+    /// connection's, not one a call named in `_meta["askd/session"]` or a `session`
+    /// selector: naming a session never by itself makes its asks this connection's).
+    fn grant(&self, ask_id: &str, session: &str, created: bool) {
+        if ask_id.is_empty() {
+            return;
+        }
+        if created || self.session.get().map(String::as_str) == Some(session) {
+            self.granted
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(ask_id.to_string(), session.to_string());
+        }
+    }
+
+    /// The session of an ask this connection asked ([`Self::grant`]).
+    fn granted(&self, ask_id: &str) -> Option<String> {
+        self.granted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(ask_id)
+            .cloned()
+    }
+
+    /// `_meta["askd/app"]` of an ask tool's result for an MCP App host: the ask and its
+    /// signed handle, which the app sends back with each `askd_app` call — so the call is
+    /// accepted by any server instance of this install (a stateless `/mcp` request, an
+    /// adapter restarted), not only by this connection.
+    fn app_meta(&self, result: &Result<Value, ToolError>) -> Option<Value> {
+        let ask_id = match result {
+            Ok(v) => v
+                .get("ask_id")
+                .or_else(|| v.get("error").and_then(|e| e.get("ask_id")))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            Err(e) => e.ask_id.clone(),
+        }?;
+        let session = self.granted(&ask_id)?;
+        Some(json!({
+            "ask_id": ask_id,
+            "handle": self.opts.seal.app_handle(&ask_id, &session),
+        }))
     }
 
     /// The calling client's name: from `initialize` (2025 revisions), or from the request's
@@ -341,23 +414,27 @@ impl AskdServer {
     }
 
     /// The wait budget of one call: the shortest of the call's `timeout_s`, `maxWait`, and
-    /// the client's default ([`client_budget`]) when `maxWait` is not configured.
-    fn budget(&self, args: &Value, client: &str) -> Option<Duration> {
-        let per_call = args
-            .get("timeout_s")
-            .and_then(Value::as_f64)
-            .filter(|t| t.is_finite() && *t >= 0.0)
-            .map(|t| Duration::from_secs_f64(t.min(1e9)));
+    /// the client's default ([`client_budget`]) when `maxWait` is not configured. A
+    /// `timeout_s` that is not a number of seconds ≥ 0 (`"abc"`, `-5`) is refused
+    /// (`askd_core::wait::timeout_s`) under `code`: it never turns into an endless wait.
+    #[allow(clippy::result_large_err)]
+    fn budget(
+        &self,
+        args: &Value,
+        client: &str,
+        code: &str,
+    ) -> Result<Option<Duration>, ToolError> {
+        let per_call = timeout_arg(args, code)?.map(|t| Duration::from_secs_f64(t.min(1e9)));
         let client_default = self
             .opts
             .max_wait
             .is_none()
             .then(|| client_budget(client))
             .flatten();
-        [per_call, self.opts.max_wait, client_default]
+        Ok([per_call, self.opts.max_wait, client_default]
             .into_iter()
             .flatten()
-            .min()
+            .min())
     }
 
     /// Waits for `ask_id` within `budget`, sending progress when the client asked for it,
@@ -441,6 +518,11 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
         let client = Self::client_name(ctx);
+        // ask_user_question and batch_review check timeout_s with the rest of their
+        // arguments (in the daemon); a survey's is checked here, before anything is recorded.
+        if !matches!(kind, "questions" | "review") {
+            self.budget(&args, &client, ARGUMENTS_CODE)?;
+        }
         // A call rejected for invalid arguments never records a session (alignment.md
         // §4.1): a connection's first question is checked before its session is recorded.
         if matches!(kind, "survey" | "questions")
@@ -452,13 +534,14 @@ impl AskdServer {
         let session = self.session(ctx).await?.to_string();
         let replaces = args.get("replaces").and_then(Value::as_str);
         let created: CreatedAsk = self.backend.create(&session, kind, &args, replaces).await?;
+        self.grant(&created.ask_id, &session, created.created);
         if created.created
             && self.first_ask.swap(false, Ordering::SeqCst)
             && let Some(hook) = &self.opts.on_first_ask
         {
             hook(&created.url);
         }
-        let budget = self.budget(&args, &client);
+        let budget = self.budget(&args, &client, ARGUMENTS_CODE)?;
         self.wait_answering(&created.ask_id, budget, ctx).await
     }
 
@@ -497,7 +580,10 @@ impl AskdServer {
     }
 
     /// `askd_app` (`crate::apps`): one whitelisted call of the app onto the daemon, for an
-    /// ask of this connection; `{status, body}` as the daemon answered (a refusal of the
+    /// ask this conversation asked — one this connection's ask tool returned
+    /// ([`Self::grant`]), or one whose signed handle the app sends (`handle`, from the ask
+    /// tool's result `_meta["askd/app"]`); never on the strength of a client name or a
+    /// session named in `_meta`. `{status, body}` as the daemon answered (a refusal of the
     /// daemon is the app's to show, not a tool error).
     async fn app_call(
         &self,
@@ -518,16 +604,34 @@ impl AskdServer {
         let method = args.get("method").and_then(Value::as_str).unwrap_or("");
         let path = args.get("path").and_then(Value::as_str).unwrap_or("");
         let call = crate::apps::UiCall::parse(method, path)?;
-        let ask = self.backend.ask(&call.ask_id).await?;
-        if !self.owns(&ask, ctx) {
-            return Err(ToolError::new(
+        let refused = || {
+            ToolError::new(
                 "APP_ENDPOINT_REFUSED",
                 format!(
-                    "{} acts only on this conversation's own asks; {} is another's",
+                    "{} acts only on an ask this conversation asked — one this connection's ask tool returned, or one whose handle the tool's result gave the app (_meta[\"askd/app\"].handle, sent back as handle); {} is not",
                     crate::apps::APP_TOOL,
                     call.ask_id
                 ),
-            ));
+            )
+        };
+        let handle = args
+            .get("handle")
+            .and_then(Value::as_str)
+            .and_then(|h| {
+                self.opts
+                    .seal
+                    .open::<crate::seal::AppHandle>(crate::seal::Purpose::AppHandle, h)
+            })
+            .filter(|h| h.ask == call.ask_id);
+        // Nothing is read for an ask that is not the conversation's (not even whether it
+        // exists).
+        let session = self
+            .granted(&call.ask_id)
+            .or(handle.map(|h| h.session))
+            .ok_or_else(refused)?;
+        let ask = self.backend.ask(&call.ask_id).await?;
+        if ask["session"] != session.as_str() {
+            return Err(refused());
         }
         let body = crate::apps::body(&call, args.get("body"));
         let (status, body) = self
@@ -740,7 +844,14 @@ impl AskdServer {
         };
         if Self::round_trips(ctx) {
             if let Step::Send(request, question) = self.next_step(ask_id, &plan, &ask, None).await {
-                return Err(input_required(ask_id, *request, question, 0));
+                let session = ask["session"].as_str().unwrap_or_default();
+                return Err(input_required(
+                    &self.opts.seal,
+                    (ask_id, session),
+                    *request,
+                    question,
+                    0,
+                ));
             }
             return self.wait(ask_id, budget, ctx).await;
         }
@@ -807,26 +918,12 @@ impl AskdServer {
         waiting.await
     }
 
-    /// Whether `ask` (a view) was asked by this connection — its session, or, while this
-    /// connection has none recorded yet (a stateless request), its client: a reply in a
-    /// retry only acts on such an ask, so a forged `requestState` cannot answer another
-    /// agent's ask (it can only wait on it, as `await_answer` can).
-    fn owns(&self, ask: &Value, ctx: &RequestContext<RoleServer>) -> bool {
-        let session = ctx
-            .meta
-            .get("askd/session")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| self.known_session());
-        match session {
-            Some(s) => ask["session"] == s.as_str(),
-            None => ask["client"] == Self::client_name(ctx).as_str(),
-        }
-    }
-
-    /// A 2026-07-28 retry (`inputResponses` + our `requestState`): the form's reply acts on
-    /// the ask (a survey's next question is the next round), then the call waits like
-    /// `await_answer` — so an ask settled elsewhere meanwhile returns its settled result.
+    /// A 2026-07-28 retry (`inputResponses` + our `requestState`, verified by `call_tool`):
+    /// the form's reply acts on the ask (a survey's next question is the next round), then
+    /// the call waits like `await_answer` — so an ask settled elsewhere meanwhile returns its
+    /// settled result. The state is bound to its ask and session: a retry that runs in
+    /// another session (this connection's, or one its `_meta` names) is refused, and so is
+    /// an invalid `timeout_s`, before anything is applied.
     async fn resume(
         &self,
         args: Value,
@@ -834,13 +931,28 @@ impl AskdServer {
         responses: Option<&rmcp::model::InputResponses>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
+        timeout_arg(&args, ARGUMENTS_CODE)?;
+        let current = ctx
+            .meta
+            .get("askd/session")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+            .map(str::to_string)
+            .or_else(|| self.known_session());
+        if current.is_some_and(|c| c != state.session) {
+            return Err(state_refused(
+                "it was issued for an ask of another session than this call's",
+            ));
+        }
+        let view = self.backend.ask(&state.ask).await?;
+        if view["session"] != state.session.as_str() {
+            return Err(state_refused("it does not match its ask"));
+        }
         let reply = responses
             .and_then(|r| r.get(ELICIT_KEY))
             .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
-        let planned = self
-            .plan(&state.ask, ctx)
-            .await
-            .filter(|(_, ask)| self.owns(ask, ctx));
+        let planned = self.plan(&state.ask, ctx).await;
         if let (Some(reply), Some((plan, ask))) = (reply, planned) {
             let now = unix_ms();
             let elapsed = Duration::from_millis(now.saturating_sub(state.sent));
@@ -857,7 +969,13 @@ impl AskdServer {
                     .next_step(&state.ask, &plan, &ask, problem.as_deref())
                     .await
             {
-                return Err(input_required(&state.ask, *request, question, tries));
+                return Err(input_required(
+                    &self.opts.seal,
+                    (&state.ask, &state.session),
+                    *request,
+                    question,
+                    tries,
+                ));
             }
         }
         let mut wait = json!({"ask_id": state.ask});
@@ -875,15 +993,16 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
         let client = Self::client_name(ctx);
+        let budget = self.budget(&args, &client, ARGUMENTS_CODE)?;
         let session = self.session(ctx).await?.to_string();
         let launched = self.backend.draft_launch(&session, &args).await?;
+        self.grant(&launched.ask_id, &session, launched.created);
         if launched.created
             && self.first_ask.swap(false, Ordering::SeqCst)
             && let Some(hook) = &self.opts.on_first_ask
         {
             hook(&launched.url);
         }
-        let budget = self.budget(&args, &client);
         let result = self.wait_answering(&launched.ask_id, budget, ctx).await?;
         Ok(askd_core::survey::draft::launch_result(
             result,
@@ -920,7 +1039,7 @@ impl AskdServer {
                     ));
                 };
                 let client = Self::client_name(ctx);
-                let budget = self.budget(&args, &client);
+                let budget = self.budget(&args, &client, ARGUMENTS_CODE)?;
                 let result = self.wait(ask_id, budget, ctx).await?;
                 // A question's result carries the alignment tail here too (§5.7); a drift
                 // card's result carries the guidance lines like report_drift's.
@@ -1401,6 +1520,8 @@ impl AskdServer {
         if let Err(problems) = askd_core::alignment::drift::validate(&args) {
             return Err(invalid_arguments(&problems));
         }
+        let client = Self::client_name(ctx);
+        let budget = self.budget(&args, &client, "invalid_argument")?;
         let (session, _) = self
             .alignment_gate(tools::REPORT_DRIFT, &args, None, ctx)
             .await?;
@@ -1420,17 +1541,20 @@ impl AskdServer {
             return Ok(reported);
         }
         let result = match reported.get("result") {
-            Some(r) if !r.is_null() => r.clone(),
+            Some(r) if !r.is_null() => {
+                let ask_id = r["ask_id"].as_str().unwrap_or_default();
+                self.grant(ask_id, &session, false);
+                r.clone()
+            }
             _ => {
                 let ask_id = reported["ask_id"].as_str().unwrap_or_default().to_string();
+                self.grant(&ask_id, &session, reported["created"] == true);
                 if reported["created"] == true
                     && self.first_ask.swap(false, Ordering::SeqCst)
                     && let Some(hook) = &self.opts.on_first_ask
                 {
                     hook(reported["url"].as_str().unwrap_or_default());
                 }
-                let client = Self::client_name(ctx);
-                let budget = self.budget(&args, &client);
                 self.wait_answering(&ask_id, budget, ctx).await?
             }
         };
@@ -1511,6 +1635,9 @@ fn session_error(mut e: ToolError) -> ToolError {
     }
     e
 }
+
+/// The code of `await_answer`'s and the ask tools' own argument errors (`timeout_s`, …).
+const ARGUMENTS_CODE: &str = "INVALID_ARGUMENTS";
 
 fn argument_error(path: &str, message: &str) -> ToolError {
     let mut e = ToolError::new("INVALID_ARGUMENTS", message);
@@ -1831,15 +1958,20 @@ impl ServerHandler for AskdServer {
             .arguments
             .map(Value::Object)
             .unwrap_or_else(|| json!({}));
-        let result = match request
-            .request_state
-            .as_deref()
-            .and_then(RoundState::decode)
-        {
-            Some(state) => {
-                self.resume(args, state, request.input_responses.as_ref(), &context)
-                    .await
-            }
+        // A retry's requestState is askd's own, unaltered, or the retry is refused: it never
+        // falls back to running the call as new, nor to waiting on whatever it names.
+        let result = match request.request_state.as_deref() {
+            Some(sealed) => match self
+                .opts
+                .seal
+                .open::<RoundState>(crate::seal::Purpose::RequestState, sealed)
+            {
+                Some(state) => {
+                    self.resume(args, state, request.input_responses.as_ref(), &context)
+                        .await
+                }
+                None => Err(state_refused("it does not verify")),
+            },
             None => self.run(&request.name, args, &context).await,
         };
         if let Err(e) = &result
@@ -1851,7 +1983,18 @@ impl ServerHandler for AskdServer {
         {
             return Ok(CallToolResponse::InputRequired(r));
         }
+        // An MCP App host renders the app from an ask tool's result: the app gets the ask's
+        // signed handle in `_meta["askd/app"]`.
+        let app = (Self::apps(&context) && crate::apps::ASK_TOOLS.contains(&request.name.as_ref()))
+            .then(|| self.app_meta(&result))
+            .flatten();
         let mut result = to_call_result(result);
+        if let Some(app) = app {
+            result
+                .meta
+                .get_or_insert_with(Default::default)
+                .insert(crate::apps::META_KEY.into(), app);
+        }
         // The alignment tools' errors open with "<tool>: " (alignment.md §5.1).
         let alignment_tool = matches!(
             request.name.as_ref(),

@@ -133,6 +133,7 @@ async fn adapter(
     };
     let link_token = token.clone();
     let link_base = url.clone();
+    let seal = signing_seal(&paths, remote.is_some(), &token);
     let options = Options {
         session_id,
         fork,
@@ -167,6 +168,7 @@ async fn adapter(
                 format!("{}?token={link_token}", local_page(&link_base, ask_url))
             }))
         },
+        seal,
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
     // A remote daemon is not ours to start: a call that cannot reach it reports it.
@@ -180,6 +182,29 @@ async fn adapter(
         Arc::new(HttpBackend::new(url, token).with_reconnect(reconnect))
     };
     askd_mcp::serve_stdio(backend, Arc::new(options)).await
+}
+
+/// The key this adapter signs its `requestState`s and app handles with (`askd_mcp::seal`):
+/// the data directory's `signing.key`, shared with the daemon's `/mcp` and every adapter of
+/// the install (made when missing); for a remote daemon, whose data directory is not here,
+/// a key derived from the token this adapter holds (it verifies only what it issued). When
+/// no key file can be read or made, a key of this process only, with a warning in the log.
+fn signing_seal(paths: &Paths, remote: bool, token: &str) -> Arc<askd_mcp::Seal> {
+    if remote {
+        return Arc::new(askd_mcp::Seal::from_token(token));
+    }
+    let seal = askd_client::load_or_create_signing_key(&paths.data_dir)
+        .map_err(|e| e.to_string())
+        .and_then(|key| askd_mcp::Seal::new(&key));
+    match seal {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            tracing::warn!(
+                "no signing key in the data directory ({e}): what this adapter signs is good in this process only"
+            );
+            Arc::new(askd_mcp::Seal::ephemeral())
+        }
+    }
 }
 
 /// An ask's page on the daemon's own address `base`: the ask's link may be under `publicUrl`,

@@ -328,8 +328,15 @@ async fn the_app_over_the_daemons_mcp_answers_in_process() {
         .as_str()
         .unwrap()
         .to_string();
+    // Each stateless request is a new server: the app's calls carry the handle askd signed
+    // for the ask in the tool result's `_meta` (issue 27).
+    assert_eq!(r["_meta"]["askd/app"]["ask_id"], id.as_str(), "{r}");
+    let handle = r["_meta"]["askd/app"]["handle"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let call = |method: &str, path: String, body: Option<Value>| {
-        let mut args = json!({"method": method, "path": path});
+        let mut args = json!({"method": method, "path": path, "handle": handle});
         if let Some(b) = body {
             args["body"] = b;
         }

@@ -944,8 +944,9 @@ async fn elicitation_forms_speak_the_asks_language() {
 }
 
 /// A 2026-07-28 retry acts only on an ask of its own connection: a forged `requestState`
-/// naming another agent's ask, with an "accepted" reply, answers nothing — the call only
-/// waits on that ask (as `await_answer` may), which stays pending for its human.
+/// naming another agent's ask, with an "accepted" reply, answers nothing — the retry is
+/// refused (the state is not one askd signed, issue 27), and the ask stays pending for its
+/// human.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn elicitation_2026_forged_request_state_answers_nothing() {
     let home = Home::new();
@@ -975,7 +976,11 @@ async fn elicitation_2026_forged_request_state_answers_nothing() {
         panic!("a complete result: {r:?}");
     };
     let r = serde_json::to_value(r).unwrap();
-    assert_eq!(r["structuredContent"]["outcome"], "pending", "{r}");
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(
+        r["structuredContent"]["error"]["code"], "REQUEST_STATE_REFUSED",
+        "{r}"
+    );
     let view = api.ask(&id).await;
     assert_eq!(view["state"], "pending", "{view}");
     api.submit(

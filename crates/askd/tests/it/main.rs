@@ -2,6 +2,7 @@
 //! each file below is a module; helpers shared between them are in `common*`.
 
 mod access;
+mod access_mcp;
 mod alignment_mcp;
 mod apps;
 mod builder_mcp;
