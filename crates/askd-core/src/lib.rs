@@ -28,6 +28,7 @@
 //! - No panic on any input: agent and human input only ever produce [`problem::Problem`]s.
 
 pub mod alignment;
+pub mod html;
 pub mod json;
 pub mod kind;
 pub mod lang;

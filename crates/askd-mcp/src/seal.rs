@@ -85,6 +85,22 @@ impl Seal {
         Seal::of_32(key)
     }
 
+    /// The install's seal: the data directory's `signing.key` (made when missing), or — when
+    /// it can be neither read nor made — a key of this process only, with a warning in the
+    /// log (what it signs is good until the process exits). `askd mcp` and the daemon's
+    /// `/mcp` both take theirs here, so what one signs the other accepts.
+    pub fn of_install(data_dir: &std::path::Path) -> Seal {
+        let seal = askd_client::load_or_create_signing_key(data_dir)
+            .map_err(|e| e.to_string())
+            .and_then(|key| Seal::new(&key));
+        seal.unwrap_or_else(|e| {
+            tracing::warn!(
+                "no signing key in the data directory ({e}): requestStates and app handles signed now are good in this process only"
+            );
+            Seal::ephemeral()
+        })
+    }
+
     fn of_32(key: [u8; 32]) -> Seal {
         Seal::new(&key).expect("32 bytes is the codec's minimum key length")
     }

@@ -94,30 +94,13 @@ pub fn mount(daemon: &Arc<Daemon>) -> Routes {
                     // machine, through publicUrl: no token goes into a link).
                     elicitation: askd_mcp::Elicitation::parse(daemon.settings.elicitation.as_str())
                         .unwrap_or_default(),
-                    seal: signing_seal(daemon),
+                    // The install's signing key (`askd_mcp::seal`), the one `askd mcp` reads too.
+                    seal: Arc::new(askd_mcp::Seal::of_install(&daemon.settings.data_dir)),
                     ..Default::default()
                 },
             ),
         ),
     )
-}
-
-/// The install's signing key (`askd_mcp::seal`): the data directory's `signing.key`, the
-/// one `askd mcp` reads too (made when missing); a key of this process only, with a warning
-/// in the log, when it can be neither read nor made.
-fn signing_seal(daemon: &Daemon) -> Arc<askd_mcp::Seal> {
-    let seal = askd_client::load_or_create_signing_key(&daemon.settings.data_dir)
-        .map_err(|e| e.to_string())
-        .and_then(|key| askd_mcp::Seal::new(&key));
-    match seal {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
-            tracing::warn!(
-                "no signing key in the data directory ({e}): /mcp's requestStates and app handles are good until this daemon exits"
-            );
-            Arc::new(askd_mcp::Seal::ephemeral())
-        }
-    }
 }
 
 /// Starts the daemon in this process with `/mcp` mounted (tests use this in-process).

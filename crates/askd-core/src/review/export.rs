@@ -170,20 +170,7 @@ pub fn json(spec: &ReviewSpec, ask_id: &str, answers: Option<&[FoldedItem]>) -> 
 
 const PAGE: &str = include_str!("export.html");
 
-fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::html::escape as html_escape;
 
 /// JSON that is inert inside a `<script type="application/json">` element.
 fn script_json(v: &Value) -> String {

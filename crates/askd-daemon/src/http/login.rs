@@ -35,7 +35,7 @@ pub async fn login_page(
     }
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Sign in to askd</title></head><body><main><h1>Sign in to askd as {name}?</h1><p>This link signs this browser in as the team member <strong>{name}</strong>: what you answer here is recorded as theirs. Continue only if you are {name} and opened the link yourself.</p><form method=\"post\"><button type=\"submit\">Sign in as {name}</button></form></main></body></html>",
-        name = escape(&member.name)
+        name = askd_core::html::escape(&member.name)
     );
     (
         StatusCode::OK,
@@ -112,20 +112,4 @@ fn not_valid() -> Response {
         "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><main><h1>This login link does not work</h1><p>The member was removed, or the link is mistyped. Ask whoever runs askd for a new one (<code>askd members add NAME</code>).</p></main></body></html>",
     )
         .into_response()
-}
-
-/// Text for HTML: a member's name as the admin typed it.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }

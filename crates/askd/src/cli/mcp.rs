@@ -193,18 +193,7 @@ fn signing_seal(paths: &Paths, remote: bool, token: &str) -> Arc<askd_mcp::Seal>
     if remote {
         return Arc::new(askd_mcp::Seal::from_token(token));
     }
-    let seal = askd_client::load_or_create_signing_key(&paths.data_dir)
-        .map_err(|e| e.to_string())
-        .and_then(|key| askd_mcp::Seal::new(&key));
-    match seal {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
-            tracing::warn!(
-                "no signing key in the data directory ({e}): what this adapter signs is good in this process only"
-            );
-            Arc::new(askd_mcp::Seal::ephemeral())
-        }
-    }
+    Arc::new(askd_mcp::Seal::of_install(&paths.data_dir))
 }
 
 /// An ask's page on the daemon's own address `base`: the ask's link may be under `publicUrl`,
