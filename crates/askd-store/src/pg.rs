@@ -493,7 +493,7 @@ async fn settle_in(tx: &mut PgConnection, ask_id: &str, s: &Settlement) -> Store
     }
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = $2, settled_at = $3, result = $4, awaited = FALSE,
-             delivered_at = CASE WHEN $2 IN ('superseded', 'withdrawn') THEN $3 END
+             delivered_at = CASE WHEN $2 IN ('superseded', 'withdrawn', 'aborted') THEN $3 END
          WHERE id = $1 AND state = 'pending'
          RETURNING session_id, kind, created_at",
     )

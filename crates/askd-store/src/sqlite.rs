@@ -754,7 +754,7 @@ async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> S
     let texts = intern_texts(tx, &mut result).await?;
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0,
-             delivered_at = CASE WHEN ?2 IN ('superseded', 'withdrawn') THEN ?3 END,
+             delivered_at = CASE WHEN ?2 IN ('superseded', 'withdrawn', 'aborted') THEN ?3 END,
              result_texts = ?5
          WHERE id = ?1 AND state = 'pending'
          RETURNING session_id, kind, created_at, payload",
@@ -909,7 +909,7 @@ async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created>
     }
     // An identical ask of this session whose result no agent call has returned yet: the
     // repeat call gets that result (clients.md §2.5). Agent-ended outcomes (superseded,
-    // withdrawn) are delivered when they settle; drift cards re-attach by their own key.
+    // withdrawn, and `aborted`: `withdraw_ask`, whose call returns the result itself) are delivered when they settle; drift cards re-attach by their own key.
     let undelivered: Option<String> =
         if a.return_undelivered && matches!(a.kind.as_str(), "questions" | "survey" | "review") {
             sqlx::query_scalar(

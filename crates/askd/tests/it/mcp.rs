@@ -721,6 +721,37 @@ async fn an_identical_payload_reattaches_to_the_pending_ask() {
     assert_eq!(home.api().asks().await.len(), 2);
 }
 
+/// Issue 31's defect: an identical call after `withdraw_ask` asks again. The withdrawn
+/// ask's result went back to the `withdraw_ask` call, so it is delivered and nothing is
+/// stranded: the repeat must not get the withdrawn ask's `ASK_ABORTED`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_identical_call_after_a_withdraw_asks_again() {
+    let home = Home::new();
+    let a = home.adapter("withdraw-test", &[]).await;
+    for tool in ["ask_survey", "ask_user_question"] {
+        let mut args = if tool == "ask_survey" {
+            fixture("release-scope.json")
+        } else {
+            json!({"questions": [{"id": "q", "question": "Ship it?",
+                "options": [{"label": "Yes"}, {"label": "No"}]}]})
+        };
+        args["timeout_s"] = json!(0);
+        let first = structured(&a.call(tool, args.clone()).await);
+        assert_eq!(first["outcome"], "pending", "{first}");
+        let withdrawn = a
+            .call("withdraw_ask", json!({"ask_id": first["ask_id"]}))
+            .await;
+        let code = withdrawn["structuredContent"]["error"]["code"].clone();
+        assert!(
+            code == "ASK_ABORTED" || code == "SURVEY_ABORTED",
+            "{withdrawn}"
+        );
+        let again = a.call(tool, args).await["structuredContent"].clone();
+        assert_eq!(again["outcome"], "pending", "{tool}: {again}");
+        assert_ne!(again["ask_id"], first["ask_id"], "{tool}: a new ask");
+    }
+}
+
 /// One JSON-RPC POST to `/mcp`: (status, session id header, the JSON-RPC message with `id`).
 async fn mcp_post(
     http: &reqwest::Client,
