@@ -270,6 +270,14 @@ pub fn unauthenticated(req: &Request) -> Response {
         )
             .into_response();
     }
+    if wants_page(req) {
+        return page(
+            StatusCode::UNAUTHORIZED,
+            "askd needs you to sign in",
+            "On the computer running askd, open the link askd printed (…/?token=…). A team member opens their login link; a phone is paired with askd pair.",
+            false,
+        );
+    }
     unauthorized()
 }
 
@@ -303,11 +311,64 @@ fn cross_site_navigation(req: &Request) -> bool {
         && path != "/mcp"
 }
 
+/// Whether the request is a browser opening a page (not the API, a file, or MCP): its
+/// refusals are pages that say what happened and what to do, not JSON.
+pub fn wants_page(req: &Request) -> bool {
+    let path = req.uri().path();
+    let accepts_html = req
+        .headers()
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    (req.method() == Method::GET || req.method() == Method::HEAD)
+        && accepts_html
+        && !path.starts_with("/api/")
+        && !path.starts_with("/assets/")
+        && path != "/mcp"
+        && !path.starts_with("/mcp/")
+}
+
+/// A refusal as a page: the status, a heading, what to do, and a way back to the inbox
+/// when the caller may open it.
+pub fn page(status: StatusCode, title: &str, what_to_do: &str, inbox: bool) -> Response {
+    let back = if inbox {
+        "<p><a href=\"/\">Back to the inbox</a></p>"
+    } else {
+        ""
+    };
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd: {t}</title></head><body><main><h1>{t}</h1><p>{w}</p>{back}</main></body></html>",
+        t = askd_core::html::escape(title),
+        w = askd_core::html::escape(what_to_do),
+    );
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        html,
+    )
+        .into_response()
+}
+
+/// An API refusal (`e`) as the page a browser shows for it ([`wants_page`]).
+pub fn refusal_page(e: &ApiError) -> Response {
+    let (title, inbox) = match e.code.as_str() {
+        "device-revoked" | "unknown-device" => ("This phone is not paired with askd", false),
+        "member-revoked" | "unknown-member" => ("This login no longer works", false),
+        "device-scope" | "member-scope" | "agent-scope" | "forbidden" => {
+            ("This page is not open to you", true)
+        }
+        "not-found" => ("No such page", true),
+        _ => ("askd needs you to sign in", false),
+    };
+    page(e.status, title, &e.message, inbox)
+}
+
 /// The refusal for `who`: no token → the fence's 401 (or its bounce page for a link opened
 /// from another site); a principal → its scope's 403.
 pub fn refuse(who: Option<&Principal>, req: &Request) -> Response {
     match who {
         None => unauthenticated(req),
+        Some(p) if wants_page(req) => refusal_page(&p.refusal()),
         Some(p) => p.refusal().into_response(),
     }
 }

@@ -265,6 +265,12 @@ async fn method_not_allowed(req: Request) -> Response {
 /// said about which routes exist).
 async fn not_found(req: Request) -> Response {
     match req.extensions().get::<Principal>() {
+        Some(_) if access::wants_page(&req) => access::page(
+            StatusCode::NOT_FOUND,
+            "No such page",
+            "askd has no page at this address: the inbox lists every ask.",
+            true,
+        ),
         Some(_) => {
             ApiError::new(StatusCode::NOT_FOUND, "not-found", "no such route").into_response()
         }

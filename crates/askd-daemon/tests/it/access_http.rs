@@ -616,3 +616,61 @@ async fn access_every_route_answers_each_caller_as_its_entry_says() {
     }
     s.stop().await;
 }
+
+/// Issue 30 §1: a browser that opens a page it may not (a phone or a member on Settings, a
+/// revoked phone, no sign-in at all, an unknown address) gets a page that says what
+/// happened and what to do; the API and scripts keep the JSON error.
+#[tokio::test(flavor = "multi_thread")]
+async fn access_refusals_are_pages_for_a_browser_and_json_for_the_api() {
+    let s = TestServer::start().await;
+    let phone = pair(&s, "phone").await;
+    let (_, ana) = member(&s, "Ana").await;
+    let html = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let page = |rb: reqwest::RequestBuilder| s.send(rb.header("accept", html));
+    for (cookie, want) in [(&phone, "a paired device"), (&ana, "a team member")] {
+        let r = page(with_cookie(&s, cookie, Method::GET, "/settings")).await;
+        assert_eq!(r.status, 403);
+        assert!(r.header("content-type").unwrap().starts_with("text/html"));
+        assert!(
+            r.text.contains("This page is not open to you"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains(want), "{}", r.text);
+        assert!(r.text.contains("href=\"/\""), "a way back to the inbox");
+        // The API (and a script asking for anything) keeps the JSON error.
+        let r = s
+            .send(with_cookie(&s, cookie, Method::GET, "/settings"))
+            .await;
+        assert!(r.expect(403)["code"].as_str().unwrap().ends_with("-scope"));
+    }
+    let r = page(s.req(Method::GET, "/no/such/page")).await;
+    assert_eq!(r.status, 404);
+    assert!(r.text.contains("No such page"), "{}", r.text);
+    let r = page(s.bare(Method::GET, "/")).await;
+    assert_eq!(r.status, 401);
+    assert!(r.text.contains("askd needs you to sign in"), "{}", r.text);
+    assert!(r.text.contains("?token="), "{}", r.text);
+    let r = page(s.bare(Method::GET, "/api/asks")).await;
+    assert_eq!(r.expect(401)["code"], "unauthorized");
+    let id = s.get("/api/devices").await.expect(200)["devices"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.send(s.req(Method::DELETE, &format!("/api/devices/{id}")))
+        .await
+        .expect(204);
+    let r = page(with_cookie(&s, &phone, Method::GET, "/")).await;
+    assert_eq!(r.status, 401);
+    assert!(
+        r.text.contains("This phone is not paired with askd"),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("askd pair"), "{}", r.text);
+    let r = s
+        .send(with_cookie(&s, &phone, Method::GET, "/api/asks"))
+        .await;
+    assert_eq!(r.expect(401)["code"], "device-revoked");
+    s.stop().await;
+}
