@@ -15,6 +15,7 @@
 //!   ends a revoked principal's open responses (event streams, waits, `/mcp` streams) at
 //!   once, on every daemon of a team (`crate::follow` reloads and bumps).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -474,23 +475,25 @@ pub fn event_ask(e: &askd_store::Event) -> Option<&str> {
 /// without the draft's file path; `settings.updated` (key names only); and nothing of the
 /// sessions (alignment, baselines, workspaces) — an allow-list: a new event kind is not
 /// sent to a device until it is named here.
-pub fn event_view(
+pub fn event_view<'e>(
     who: &Principal,
-    e: &askd_store::Event,
+    e: &'e askd_store::Event,
     ask: Option<&AskFacts>,
-) -> Option<askd_store::Event> {
+) -> Option<Cow<'e, askd_store::Event>> {
     let Principal::Device { .. } = who else {
-        return Some(e.clone());
+        return Some(Cow::Borrowed(e));
     };
-    let reduced = |payload: Value| askd_store::Event {
-        payload,
-        ..e.clone()
+    let reduced = |payload: Value| {
+        Cow::Owned(askd_store::Event {
+            payload,
+            ..e.clone()
+        })
     };
     match e.kind.as_str() {
         "ask.created" | "ask.banked" | "ask.autosaved" | "ask.claimed" | "ask.settled" => {
             let readable = ask.is_some_and(|a| may_read(who, a));
             if readable {
-                Some(e.clone())
+                Some(Cow::Borrowed(e))
             } else if e.kind == "ask.settled" {
                 let p = &e.payload;
                 Some(reduced(json!({
@@ -510,7 +513,7 @@ pub fn event_view(
             }
             Some(reduced(p))
         }
-        "settings.updated" => Some(e.clone()),
+        "settings.updated" => Some(Cow::Borrowed(e)),
         _ => None,
     }
 }

@@ -187,9 +187,7 @@ pub async fn claim(
     AskId(id): AskId,
     body: MaybeJsonBody,
 ) -> ApiResult<AxumJson<Value>> {
-    if let MaybeJsonBody(Some(body)) = body {
-        refuse_unknown(&body.object()?, &[])?;
-    }
+    no_members(body)?;
     Ok(AxumJson(d.claim(&id, false).await?))
 }
 
@@ -198,10 +196,16 @@ pub async fn release(
     AskId(id): AskId,
     body: MaybeJsonBody,
 ) -> ApiResult<AxumJson<Value>> {
-    if let MaybeJsonBody(Some(body)) = body {
-        refuse_unknown(&body.object()?, &[])?;
-    }
+    no_members(body)?;
     Ok(AxumJson(d.claim(&id, true).await?))
+}
+
+/// No body, or an object with no member.
+fn no_members(body: MaybeJsonBody) -> ApiResult<()> {
+    match body {
+        MaybeJsonBody(Some(body)) => refuse_unknown(&body.object()?, &[]),
+        MaybeJsonBody(None) => Ok(()),
+    }
 }
 
 pub async fn bank(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {

@@ -5,6 +5,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use askd_store::{Event, Store};
@@ -125,10 +126,10 @@ impl Scope {
     }
 
     /// The event as this caller receives it, or `None`.
-    async fn view(&mut self, store: &dyn Store, e: &Event) -> Option<Event> {
+    async fn view<'e>(&mut self, store: &dyn Store, e: &'e Event) -> Option<Cow<'e, Event>> {
         let who = match &self.who {
             Some(who @ Principal::Device { .. }) => who.clone(),
-            _ => return Some(e.clone()),
+            _ => return Some(Cow::Borrowed(e)),
         };
         let facts = match access::event_ask(e) {
             Some(id) => self.facts(store, id).await,
