@@ -139,14 +139,14 @@ pub fn capability_has_form(cap: &Value) -> bool {
 }
 
 /// The property names of one question's fields: its answer, and its "Other" text.
-struct Keys {
-    answer: String,
-    other: Option<String>,
+pub(crate) struct Keys {
+    pub(crate) answer: String,
+    pub(crate) other: Option<String>,
 }
 
 /// Field names: the question's id, and `<id>_other` for the free text beside options
 /// (suffixed until unique, so no id can collide with another question's field).
-fn keys(spec: &QuestionsSpec) -> Vec<Keys> {
+pub(crate) fn keys(spec: &QuestionsSpec) -> Vec<Keys> {
     let mut taken: Vec<String> = spec.questions.iter().map(|q| q.id.clone()).collect();
     spec.questions
         .iter()

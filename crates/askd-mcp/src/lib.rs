@@ -11,6 +11,8 @@
 //!   mapping of the daemon's refusals to tool errors ([`ToolError::from_api`]).
 //! - [`elicit`] — answering in the client (`clients.md` §3): the `elicitation` setting, the
 //!   flat form of a questions ask and the way back to the page's submit body.
+//! - [`stepwise`] — the stepwise form style for clients whose form UI cannot be answered
+//!   otherwise (Codex): choices first, then the text they asked for.
 //! - [`instructions`] — the server instructions, English or Chinese.
 //! - [`seal`] — what askd signs for its clients to echo back (a 2026-07-28 `requestState`,
 //!   an MCP App's ask handle): HMAC-SHA256 under the install's key.
@@ -37,6 +39,7 @@ pub mod instructions;
 pub mod seal;
 pub mod server;
 pub mod stdio;
+pub mod stepwise;
 pub mod strict;
 pub mod tools;
 

@@ -116,10 +116,21 @@ enum Step {
     Stop,
 }
 
+/// Where a form round stands: the client's form style, and — between a stepwise form's
+/// choices and its text form — the choices' reply and the survey question asked.
+#[derive(Debug, Clone, Default)]
+struct Round {
+    style: crate::stepwise::Style,
+    partial: Option<Value>,
+    question: Option<String>,
+}
+
 /// What a reply did (see `AskdServer::apply_reply`).
 enum Reply {
     /// The daemon refused the answer: ask again, opening with this.
     Again(String),
+    /// A stepwise form's choices asked for text: send its text form, this reply kept.
+    Followup(Value),
     /// A survey answer was banked: ask the next question.
     Next,
     /// Nothing more to ask.
@@ -155,7 +166,7 @@ fn input_required(
     (ask_id, session): (&str, &str),
     request: rmcp::model::ElicitRequest,
     question: Option<String>,
-    tries: u32,
+    (tries, partial): (u32, Option<Value>),
 ) -> ToolError {
     use rmcp::model::{InputRequest, InputRequiredResult};
     let state = RoundState {
@@ -164,6 +175,7 @@ fn input_required(
         q: question,
         sent: unix_ms(),
         tries,
+        partial,
     };
     let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
         .into_iter()
@@ -191,6 +203,10 @@ pub struct RoundState {
     pub sent: u64,
     /// Answers refused so far.
     pub tries: u32,
+    /// A stepwise form's first reply, when the request is its text form
+    /// ([`crate::stepwise`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Value>,
 }
 
 /// The code of a `requestState` askd did not issue, or not for this call.
@@ -687,11 +703,18 @@ impl AskdServer {
         plan: &crate::elicit::Plan,
         ask: &Value,
         problem: Option<&str>,
+        round: &Round,
     ) -> Option<rmcp::model::ElicitRequest> {
+        use crate::stepwise::{self, Style};
         use rmcp::model::ElicitRequestParams;
         let lang = crate::elicit::plan_lang(plan, self.opts.language);
         let url = ask["url"].as_str().unwrap_or_default();
-        let params = match crate::elicit::form(plan, lang, url, problem) {
+        let form = match (round.style, &round.partial) {
+            (Style::Stepwise, Some(first)) => stepwise::followup(plan, first, lang),
+            (Style::Stepwise, None) => stepwise::first(plan, lang, url, problem),
+            (Style::Combined, _) => crate::elicit::form(plan, lang, url, problem),
+        };
+        let params = match form {
             Some((message, schema)) => form_params(message, schema)?,
             None => ElicitRequestParams::UrlElicitationParams {
                 meta: None,
@@ -713,13 +736,27 @@ impl AskdServer {
         plan: &crate::elicit::Plan,
         ask: &Value,
         problem: Option<&str>,
+        round: &Round,
     ) -> Step {
+        use crate::stepwise::{self, Style};
         let crate::elicit::Plan::Survey(spec) = plan else {
-            return match self.elicit_request(plan, ask, problem) {
+            return match self.elicit_request(plan, ask, problem, round) {
                 Some(r) => Step::Send(Box::new(r), None),
                 None => Step::Stop,
             };
         };
+        if let (Some(first), Some(q)) = (&round.partial, &round.question) {
+            // The text a stepwise survey question's choice asked for.
+            return match stepwise::survey_followup(spec, q, first, self.opts.language)
+                .and_then(|(m, schema)| form_params(m, schema))
+            {
+                Some(p) => Step::Send(
+                    Box::new(rmcp::model::ElicitRequest::new(p)),
+                    Some(q.clone()),
+                ),
+                None => Step::Stop,
+            };
+        }
         let Ok(view) = self.backend.ask(ask_id).await else {
             return Step::Stop;
         };
@@ -746,9 +783,15 @@ impl AskdServer {
         };
         let lang = self.opts.language;
         let url = view["url"].as_str().unwrap_or_default();
-        match crate::elicit::survey_form(spec, next, index, path.len(), lang, url, problem)
-            .and_then(|(m, schema)| form_params(m, schema))
-        {
+        let form = match round.style {
+            Style::Stepwise => {
+                stepwise::survey_first(spec, next, index, path.len(), lang, url, problem)
+            }
+            Style::Combined => {
+                crate::elicit::survey_form(spec, next, index, path.len(), lang, url, problem)
+            }
+        };
+        match form.and_then(|(m, schema)| form_params(m, schema)) {
             Some(p) => Step::Send(
                 Box::new(rmcp::model::ElicitRequest::new(p)),
                 Some(next.clone()),
@@ -767,10 +810,11 @@ impl AskdServer {
         &self,
         ask_id: &str,
         plan: &crate::elicit::Plan,
-        question: Option<&str>,
+        (question, round): (Option<&str>, &Round),
         reply: rmcp::model::ElicitResult,
         elapsed: Duration,
     ) -> Reply {
+        use crate::stepwise::{self, Style};
         use rmcp::model::ElicitationAction;
         if !plan.is_form() {
             return Reply::Done;
@@ -778,7 +822,32 @@ impl AskdServer {
         let lang = crate::elicit::plan_lang(plan, self.opts.language);
         match reply.action {
             ElicitationAction::Accept => {
-                let content = reply.content.unwrap_or_else(|| json!({}));
+                let mut content = reply.content.unwrap_or_else(|| json!({}));
+                if round.style == Style::Stepwise {
+                    let survey = match (plan, question) {
+                        (crate::elicit::Plan::Survey(spec), Some(q)) => Some((spec, q)),
+                        _ => None,
+                    };
+                    let (first, second) = match &round.partial {
+                        Some(first) => (first.clone(), content),
+                        None => {
+                            let more = match survey {
+                                Some((spec, q)) => {
+                                    stepwise::survey_followup(spec, q, &content, lang).is_some()
+                                }
+                                None => stepwise::followup(plan, &content, lang).is_some(),
+                            };
+                            if more {
+                                return Reply::Followup(content);
+                            }
+                            (content, Value::Null)
+                        }
+                    };
+                    content = match survey {
+                        Some((spec, q)) => stepwise::survey_combined(spec, q, &first, &second),
+                        None => stepwise::combined(plan, &first, &second),
+                    };
+                }
                 let sent = match (plan, question) {
                     (crate::elicit::Plan::Survey(spec), Some(q)) => self
                         .backend
@@ -842,15 +911,21 @@ impl AskdServer {
         let Some((plan, ask)) = self.plan(ask_id, ctx).await else {
             return self.wait(ask_id, budget, ctx).await;
         };
+        let mut round = Round {
+            style: crate::stepwise::Style::for_client(&Self::client_name(ctx)),
+            ..Round::default()
+        };
         if Self::round_trips(ctx) {
-            if let Step::Send(request, question) = self.next_step(ask_id, &plan, &ask, None).await {
+            if let Step::Send(request, question) =
+                self.next_step(ask_id, &plan, &ask, None, &round).await
+            {
                 let session = ask["session"].as_str().unwrap_or_default();
                 return Err(input_required(
                     &self.opts.seal,
                     (ask_id, session),
                     *request,
                     question,
-                    0,
+                    (0, None),
                 ));
             }
             return self.wait(ask_id, budget, ctx).await;
@@ -863,7 +938,7 @@ impl AskdServer {
         let mut refusals = 0;
         loop {
             let Step::Send(request, question) = self
-                .next_step(ask_id, &plan, &ask, problem.as_deref())
+                .next_step(ask_id, &plan, &ask, problem.as_deref(), &round)
                 .await
             else {
                 break;
@@ -898,7 +973,13 @@ impl AskdServer {
                 break;
             };
             match self
-                .apply_reply(ask_id, &plan, question.as_deref(), answer, sent.elapsed())
+                .apply_reply(
+                    ask_id,
+                    &plan,
+                    (question.as_deref(), &round),
+                    answer,
+                    sent.elapsed(),
+                )
                 .await
             {
                 Reply::Again(p) => {
@@ -907,10 +988,17 @@ impl AskdServer {
                         break;
                     }
                     problem = Some(p);
+                    round.partial = None;
+                }
+                Reply::Followup(first) => {
+                    problem = None;
+                    round.partial = Some(first);
+                    round.question = question;
                 }
                 Reply::Next => {
                     problem = None;
                     refusals = 0;
+                    round.partial = None;
                 }
                 Reply::Done => break,
             }
@@ -956,17 +1044,38 @@ impl AskdServer {
         if let (Some(reply), Some((plan, ask))) = (reply, planned) {
             let now = unix_ms();
             let elapsed = Duration::from_millis(now.saturating_sub(state.sent));
+            let mut round = Round {
+                style: crate::stepwise::Style::for_client(&Self::client_name(ctx)),
+                partial: state.partial.clone(),
+                question: state.q.clone(),
+            };
             let (problem, tries) = match self
-                .apply_reply(&state.ask, &plan, state.q.as_deref(), reply, elapsed)
+                .apply_reply(
+                    &state.ask,
+                    &plan,
+                    (state.q.as_deref(), &round),
+                    reply,
+                    elapsed,
+                )
                 .await
             {
-                Reply::Again(p) if state.tries < 2 => (Some(p), state.tries + 1),
-                Reply::Next => (None, 0),
+                Reply::Again(p) if state.tries < 2 => {
+                    round.partial = None;
+                    (Some(p), state.tries + 1)
+                }
+                Reply::Followup(first) => {
+                    round.partial = Some(first);
+                    (None, state.tries)
+                }
+                Reply::Next => {
+                    round.partial = None;
+                    (None, 0)
+                }
                 _ => (None, u32::MAX),
             };
             if tries != u32::MAX
                 && let Step::Send(request, question) = self
-                    .next_step(&state.ask, &plan, &ask, problem.as_deref())
+                    .next_step(&state.ask, &plan, &ask, problem.as_deref(), &round)
                     .await
             {
                 return Err(input_required(
@@ -974,7 +1083,7 @@ impl AskdServer {
                     (&state.ask, &state.session),
                     *request,
                     question,
-                    tries,
+                    (tries, round.partial),
                 ));
             }
         }
