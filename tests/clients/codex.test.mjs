@@ -11,23 +11,15 @@ import { join } from 'node:path';
 import { startResponses, scripted, callOutputs } from './standin/responses.mjs';
 import {
   ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, pendingAsk, humanSubmit, humanCancel, humanOutcome, killDaemon, cleanup, run,
-  QUESTIONS, QUESTIONS_ANSWER, INVALID_QUESTIONS, REVIEW, REVIEW_ANSWER, surveyArgs, SURVEY_ANSWER,
+  QUESTIONS, QUESTIONS_ANSWER, INVALID_QUESTIONS, REVIEW, REVIEW_ANSWER, surveyArgs, SURVEY_ANSWER, codexBlock,
 } from './standin/harness.mjs';
 
 const CODEX = join(CLIENTS, 'node_modules', '.bin', 'codex');
 // Codex shows MCP tools to the model as functions in the namespace `mcp__<server>`.
 const NS = 'mcp__askd';
 
-/** The `[mcp_servers.askd]` block of the Codex section of docs/integrations.md, verbatim. */
-export function documentedBlock() {
-  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
-  const section = doc.split(/^## /m).find((s) => s.startsWith('Codex\n'));
-  assert.ok(section, 'docs/integrations.md has a "## Codex" section');
-  const m = section.match(/```toml\n([\s\S]*?)```/);
-  assert.ok(m, 'the Codex section prints a toml block');
-  assert.match(m[1], /^\[mcp_servers\.askd\]$/m);
-  return m[1];
-}
+/** The `[mcp_servers.askd]` block of docs/integrations.md's Codex section, verbatim. */
+export const documentedBlock = codexBlock;
 
 /** The documented block with its two numbers replaced (the "after the limit" scenario). */
 function withLimits(block, toolTimeoutSec, maxWait) {

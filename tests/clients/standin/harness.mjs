@@ -157,3 +157,13 @@ export const SURVEY_ANSWER = { answers: [
   { id: 'api', selected: [], custom: 'REST endpoints first' },
   { id: 'ship', selected: ['a', 'c'] },
 ] };
+
+/** The `[mcp_servers.askd]` block of the Codex section of docs/integrations.md, verbatim. */
+export function codexBlock() {
+  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Codex\n'));
+  if (!section) throw new Error('docs/integrations.md has no "## Codex" section');
+  const m = section.match(/```toml\n([\s\S]*?)```/);
+  if (!m || !/^\[mcp_servers\.askd\]$/m.test(m[1])) throw new Error('the Codex section prints no [mcp_servers.askd] toml block');
+  return m[1];
+}
