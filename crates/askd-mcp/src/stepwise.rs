@@ -191,7 +191,10 @@ fn questions_first(spec: &QuestionsSpec, w: &Words) -> Value {
         let key = format!("q{}", n(i));
         let title = q.header.clone().unwrap_or_else(|| q.question.clone());
         if q.is_free_text() {
-            let opts = [(WRITE.into(), w.write_answer.into()), (SKIP.into(), w.leave.into())];
+            let opts = [
+                (WRITE.into(), w.write_answer.into()),
+                (SKIP.into(), w.leave.into()),
+            ];
             p.insert(key, choice(&title, &q.question, &opts));
         } else if q.multi_select {
             for (j, o) in q.options.iter().enumerate() {
@@ -240,11 +243,12 @@ fn review_first(spec: &ReviewSpec, w: &Words) -> Value {
         .map(String::as_str)
         .collect();
         let description = description.join(" · ");
-        let labelled = |vs: &[&str], label: fn(Lang, &str) -> &'static str| -> Vec<(String, String)> {
-            vs.iter()
-                .map(|v| (v.to_string(), label(l, v).to_string()))
-                .collect()
-        };
+        let labelled =
+            |vs: &[&str], label: fn(Lang, &str) -> &'static str| -> Vec<(String, String)> {
+                vs.iter()
+                    .map(|v| (v.to_string(), label(l, v).to_string()))
+                    .collect()
+            };
         match item.kind {
             ItemType::Confirm => {
                 let opts = labelled(&["pass", "fail", "pending"], Lang::confirm_label);
@@ -272,12 +276,16 @@ fn review_first(spec: &ReviewSpec, w: &Words) -> Value {
             }
             ItemType::Scale => {
                 let (min, max) = item.bounds();
-                let opts: Vec<(String, String)> =
-                    (min..=max).map(|v| (v.to_string(), v.to_string())).collect();
+                let opts: Vec<(String, String)> = (min..=max)
+                    .map(|v| (v.to_string(), v.to_string()))
+                    .collect();
                 p.insert(key.clone(), choice(&title, &description, &opts));
             }
             ItemType::Text => {
-                let opts = [(WRITE.into(), w.write_answer.into()), (SKIP.into(), w.leave.into())];
+                let opts = [
+                    (WRITE.into(), w.write_answer.into()),
+                    (SKIP.into(), w.leave.into()),
+                ];
                 p.insert(key.clone(), choice(&title, &description, &opts));
             }
         }
@@ -285,7 +293,10 @@ fn review_first(spec: &ReviewSpec, w: &Words) -> Value {
             let mut note = choice(
                 &format!("{title} · {}", w.note),
                 "",
-                &[(NONE.into(), w.no_note.into()), (WRITE.into(), w.add_note.into())],
+                &[
+                    (NONE.into(), w.no_note.into()),
+                    (WRITE.into(), w.add_note.into()),
+                ],
             );
             note["default"] = json!(NONE);
             p.insert(format!("{key}_note"), note);
@@ -309,7 +320,10 @@ fn drift_first(payload: &Value, lang: &str, w: &Words) -> Value {
             .as_str()
             .unwrap_or(w.note),
         "",
-        &[(NONE.into(), w.no_note.into()), (WRITE.into(), w.agent_note.into())],
+        &[
+            (NONE.into(), w.no_note.into()),
+            (WRITE.into(), w.agent_note.into()),
+        ],
     );
     note["default"] = json!(NONE);
     let mut p = Map::new();
@@ -348,7 +362,11 @@ fn wanted(plan: &Plan, first: &Value, lang: &str) -> Vec<(String, String, String
                         out.push((format!("t{}", n(i)), title, String::new()));
                     }
                 } else if is(first, &format!("{key}_note"), WRITE) {
-                    out.push((format!("t{}", n(i)), format!("{title} · {}", w.note), String::new()));
+                    out.push((
+                        format!("t{}", n(i)),
+                        format!("{title} · {}", w.note),
+                        String::new(),
+                    ));
                 }
             }
         }
@@ -509,7 +527,10 @@ pub fn survey_first(
     let mut required = Vec::new();
     if q.options().is_empty() {
         if q.is_skippable() {
-            let opts = [(WRITE.into(), w.write_answer.into()), (SKIP.into(), w.skip_question.into())];
+            let opts = [
+                (WRITE.into(), w.write_answer.into()),
+                (SKIP.into(), w.skip_question.into()),
+            ];
             p.insert("answer".into(), choice(&title, &q.prompt, &opts));
             required.push("answer".into());
         } else {
@@ -522,7 +543,10 @@ pub fn survey_first(
             p.insert(format!("answer_{}", n(j)), toggle(&o.label, d, &w));
         }
         if q.allows_custom() {
-            p.insert(format!("answer_{OTHER}"), toggle(w.other_toggle, &q.prompt, &w));
+            p.insert(
+                format!("answer_{OTHER}"),
+                toggle(w.other_toggle, &q.prompt, &w),
+            );
         }
     } else {
         let mut opts: Vec<(String, String)> = q
@@ -558,7 +582,12 @@ fn survey_wants_text(q: &Question, first: &Value) -> bool {
 }
 
 /// The text form that follows a survey question's first reply, when it asked for text.
-pub fn survey_followup(spec: &SurveySpec, id: &str, first: &Value, lang: &str) -> Option<(String, Value)> {
+pub fn survey_followup(
+    spec: &SurveySpec,
+    id: &str,
+    first: &Value,
+    lang: &str,
+) -> Option<(String, Value)> {
     let q = spec.questions.get(id)?;
     if !survey_wants_text(q, first) {
         return None;
@@ -610,4 +639,138 @@ pub fn survey_combined(spec: &SurveySpec, id: &str, first: &Value, second: &Valu
         }
     }
     Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn questions() -> Plan {
+        Plan::Questions(
+            serde_json::from_value(json!({"questions": [
+                {"id": "db", "question": "Which database?", "header": "Storage",
+                 "options": [{"label": "Postgres (Recommended)"}, {"label": "SQLite"}]},
+                {"id": "tags", "question": "Which tags?", "multi_select": true,
+                 "options": [{"label": "fast"}, {"label": "small"}, {"label": "safe"}]},
+                {"id": "why", "question": "Why?"}
+            ]}))
+            .unwrap(),
+        )
+    }
+
+    fn review() -> Plan {
+        Plan::Review(
+            serde_json::from_value(json!({"title": "Checks", "lang": "en", "items": [
+                {"id": "r1", "type": "confirm", "title": "Login works"},
+                {"id": "r2", "type": "scale", "title": "Speed", "min": 1, "max": 5},
+                {"id": "r3", "type": "choice", "title": "Where", "multiSelect": true,
+                 "options": [{"v": "a", "t": "A"}, {"v": "b", "t": "B"}]},
+                {"id": "r4", "type": "text", "title": "Anything else"}
+            ]}))
+            .unwrap(),
+        )
+    }
+
+    /// What Codex's TUI can answer by choosing: every field a single choice (no array, no
+    /// number, no text), so the last field — where a form is sent — is a choice too.
+    fn only_choices(schema: &Value) {
+        let props = schema["properties"].as_object().unwrap();
+        assert!(!props.is_empty());
+        for (k, f) in props {
+            assert_eq!(f["type"], "string", "{k}: {f}");
+            assert!(f["oneOf"].is_array(), "{k} is a choice: {f}");
+        }
+    }
+
+    #[test]
+    fn first_forms_hold_only_choices_in_the_order_they_are_shown() {
+        for plan in [questions(), review()] {
+            let (_, schema) = first(&plan, "en", "http://x/a/1", None).unwrap();
+            only_choices(&schema);
+        }
+        let (_, schema) = first(&questions(), "en", "u", None).unwrap();
+        let names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            names,
+            ["q01", "q02_01", "q02_02", "q02_03", "q02_other", "q03"],
+            "name order is question order"
+        );
+    }
+
+    #[test]
+    fn choices_alone_need_no_text_form_and_become_the_one_form_content() {
+        let plan = questions();
+        let reply = json!({"q01": "o1", "q02_01": "yes", "q02_02": "no", "q02_03": "yes",
+                           "q02_other": "no", "q03": "skip"});
+        assert!(followup(&plan, &reply, "en").is_none());
+        let body = elicit::answers(&plan, &combined(&plan, &reply, &Value::Null));
+        assert_eq!(
+            body["answers"],
+            json!([{"id": "db", "selected": ["Postgres (Recommended)"]},
+                   {"id": "tags", "selected": ["fast", "safe"]}])
+        );
+    }
+
+    #[test]
+    fn a_choice_that_asks_for_text_gets_a_required_text_form() {
+        let plan = questions();
+        let reply = json!({"q01": "other", "q02_01": "no", "q02_02": "no", "q02_03": "no",
+                           "q02_other": "yes", "q03": "write"});
+        let (_, schema) = followup(&plan, &reply, "en").unwrap();
+        assert_eq!(schema["required"], json!(["t01", "t02", "t03"]));
+        let texts = json!({"t01": "MariaDB", "t02": "portable", "t03": "because"});
+        let body = elicit::answers(&plan, &combined(&plan, &reply, &texts));
+        assert_eq!(
+            body["answers"],
+            json!([{"id": "db", "selected": [], "custom": "MariaDB"},
+                   {"id": "tags", "selected": [], "custom": "portable"},
+                   {"id": "why", "selected": [], "custom": "because"}])
+        );
+    }
+
+    #[test]
+    fn a_review_by_choices_then_its_notes() {
+        let plan = review();
+        let reply = json!({"i01": "fail", "i01_note": "write", "i02": "4", "i02_note": "none",
+                           "i03_01": "yes", "i03_02": "no", "i03_note": "none", "i04": "write"});
+        let (_, schema) = followup(&plan, &reply, "en").unwrap();
+        assert_eq!(schema["required"], json!(["t01", "t04"]));
+        let body = elicit::answers(
+            &plan,
+            &combined(&plan, &reply, &json!({"t01": "name lost", "t04": "ok"})),
+        );
+        assert_eq!(
+            body["answers"],
+            json!([{"id": "r1", "verdict": "fail", "note": "name lost"},
+                   {"id": "r2", "verdict": "4"},
+                   {"id": "r3", "selected": ["a"]},
+                   {"id": "r4", "note": "ok"}])
+        );
+    }
+
+    #[test]
+    fn a_drift_card_direction_is_typed_next() {
+        let plan = Plan::Drift(
+            json!({"reason": "scope-expansion", "description": "Add sync",
+                                      "options": [{"label": "Later"}]}),
+        );
+        let (_, schema) = first(&plan, "en", "u", None).unwrap();
+        only_choices(&schema);
+        let reply = json!({"decision": "other", "note": "none"});
+        let (_, texts) = followup(&plan, &reply, "en").unwrap();
+        assert_eq!(texts["required"], json!(["direction"]));
+        let body = elicit::answers(
+            &plan,
+            &combined(&plan, &reply, &json!({"direction": "Ask Ana"})),
+        );
+        assert_eq!(body["action"], "other");
+        assert_eq!(body["text"], "Ask Ana");
+    }
+
+    #[test]
+    fn codex_gets_the_stepwise_style_and_other_clients_the_one_form() {
+        assert_eq!(Style::for_client("codex-mcp-client"), Style::Stepwise);
+        assert_eq!(Style::for_client("claude-code"), Style::Combined);
+        assert_eq!(Style::for_client("mcp-client"), Style::Combined);
+    }
 }

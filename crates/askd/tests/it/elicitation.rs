@@ -1034,3 +1034,80 @@ async fn elicitation_saved_on_the_settings_page_applies_to_the_next_ask() {
         .await;
     assert_eq!(structured(&finish(call).await)["surface"], "page");
 }
+
+/// Codex (issue 28 §1), both eras: its forms are stepwise — only choices first (no array, no
+/// text field, so its TUI sends the form from the last field by choosing), then a required
+/// text form for what a choice asked to type. In 2026-07-28 the first reply travels in the
+/// sealed `requestState` to the text round; the answer combines both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_codex_gets_choices_first_then_the_text_they_ask_for() {
+    for modern in [false, true] {
+        let home = Home::new();
+        let (a, mut forms) = home
+            .eliciting_adapter_as(
+                "codex-mcp-client",
+                &[],
+                json!({"form": {}, "url": {}}),
+                modern,
+            )
+            .await;
+        let body = async {
+            let first = next_form(&mut forms).await;
+            let props = first.params["requestedSchema"]["properties"].clone();
+            let names: Vec<&str> = props
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(
+                names,
+                ["q01", "q02_01", "q02_02", "q02_03", "q02_other", "q03"],
+                "{props}"
+            );
+            for (k, f) in props.as_object().unwrap() {
+                assert!(f["oneOf"].is_array(), "{k} is a choice: {f}");
+            }
+            first
+                .reply
+                .send(reply(
+                    ElicitationAction::Accept,
+                    Some(json!({"q01": "o2", "q02_01": "yes", "q02_02": "no",
+                                "q02_03": "yes", "q02_other": "no", "q03": "write"})),
+                ))
+                .unwrap();
+            let second = next_form(&mut forms).await;
+            assert_eq!(
+                second.params["requestedSchema"]["required"],
+                json!(["t03"]),
+                "{}",
+                second.params
+            );
+            second
+                .reply
+                .send(reply(
+                    ElicitationAction::Accept,
+                    Some(json!({"t03": "Ship by Friday"})),
+                ))
+                .unwrap();
+        };
+        let call = async {
+            if modern {
+                call_2026(&a, "ask_user_question", three_questions()).await
+            } else {
+                a.call("ask_user_question", three_questions()).await
+            }
+        };
+        let (r, ()) = tokio::join!(call, body);
+        let sc = structured(&r);
+        assert_eq!(sc["outcome"], "answered", "modern={modern}: {sc}");
+        assert_eq!(sc["surface"], "client-form");
+        assert_eq!(
+            sc["answers"],
+            json!([{"id": "db", "selected": ["SQLite"]},
+                   {"id": "langs", "selected": ["Rust", "Python"]},
+                   {"id": "note", "selected": [], "custom": "Ship by Friday"}]),
+            "modern={modern}"
+        );
+    }
+}
