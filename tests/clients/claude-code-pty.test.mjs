@@ -34,7 +34,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tmux = (...args) => spawnSync('tmux', args, { encoding: 'utf8' });
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
-const log = (s) => { if (process.env.ASKD_PTY_VERBOSE) log(s); };
+const log = (s) => { if (process.env.ASKD_PTY_VERBOSE) console.log(s); };
 
 for (const era of ['modern', 'legacy']) {
   test(`Claude Code interactive (${era}): the askd form appears in the terminal and keystrokes answer it`, { skip: !HAS_TMUX && 'tmux is not installed', timeout: 180000 }, async () => {
@@ -102,7 +102,7 @@ for (const era of ['modern', 'legacy']) {
     assert.equal(view.state, 'settled');
     assert.equal(view.result.surface, 'client-form');
     assert.deepEqual(view.result.answers, [{ id: 'db', selected: ['Postgres (Recommended)'] }]);
-    assert.match(form, /The agent asks you \(answer here, or on the page\)/);
+    assert.match(form, /The agent asks you \(answer here, or on the page — answered there\? Esc here goes on\)/);
   } finally {
     tmux('kill-session', '-t', SESSION);
     await model.close();

@@ -221,6 +221,10 @@ pub struct Daemon {
     /// When members and devices were last re-read for an unknown token (team mode:
     /// `crate::access::reread`), one re-read at a time.
     pub(crate) reread: tokio::sync::Mutex<Option<Instant>>,
+    /// The live event streams people have open here (an inbox, an ask page, the terminal
+    /// UI; not agents): `GET /api/health`'s `desk`. The adapter reads it to tell whether the
+    /// human is at the desk (`askd_mcp`'s page-first wait for 2026-07-28 clients).
+    pub desk: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Daemon {
@@ -256,6 +260,7 @@ impl Daemon {
             members: crate::members::Members::default(),
             revocations: tokio::sync::watch::Sender::new(0),
             reread: tokio::sync::Mutex::new(None),
+            desk: Arc::default(),
         }
     }
 

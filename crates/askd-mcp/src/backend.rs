@@ -156,6 +156,11 @@ pub trait Backend: Send + Sync + 'static {
     async fn saved_elicitation(&self) -> Option<String> {
         None
     }
+    /// Whether a person has the desk open (an inbox, an ask page or the terminal UI holds a
+    /// live event stream): `GET /api/health`'s `desk`; `false` when the daemon cannot say.
+    async fn desk_open(&self) -> bool {
+        false
+    }
     /// `survey_draft_set` for the session: the op's result (`survey.md` §10.4).
     async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError>;
     /// `survey_draft_get` for the session: the checklist (`survey.md` §10.5).
@@ -534,6 +539,13 @@ impl Backend for HttpBackend {
         (status == 200)
             .then(|| b["elicitation"]["saved"].as_str().map(str::to_string))
             .flatten()
+    }
+
+    async fn desk_open(&self) -> bool {
+        match self.call(Method::GET, "/api/health", None, None).await {
+            Ok((200, b)) => b["desk"].as_u64().is_some_and(|n| n > 0),
+            _ => false,
+        }
     }
 
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError> {

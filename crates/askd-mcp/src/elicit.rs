@@ -179,7 +179,7 @@ struct Words {
 fn words(lang: &str) -> Words {
     if lang == "zh-CN" {
         Words {
-            intro: "智能体向你提问（可在此作答，也可在页面上作答）：",
+            intro: "智能体向你提问（可在此作答，也可在页面上作答；已在页面作答请在此按 Esc 继续）：",
             details: "详情与完整页面：",
             other_title: "其他（自由填写）",
             other_description: "以上选项都不合适时，写下你自己的回答。",
@@ -188,7 +188,7 @@ fn words(lang: &str) -> Words {
         }
     } else {
         Words {
-            intro: "The agent asks you (answer here, or on the page):",
+            intro: "The agent asks you (answer here, or on the page — answered there? Esc here goes on):",
             details: "Details and the full page: ",
             other_title: "Other (free text)",
             other_description: "Your own answer, when no option fits.",
@@ -387,9 +387,9 @@ fn drift_form(payload: &Value, lang: &str, url: &str, problem: Option<&str>) -> 
     let reason = payload["reason"].as_str().unwrap_or_default();
     let mut message = open(problem);
     message.push_str(if zh {
-        "智能体报告了偏离（可在此决定，也可在页面上决定）："
+        "智能体报告了偏离（可在此决定，也可在页面上决定；已在页面决定请在此按 Esc 继续）："
     } else {
-        "The agent reports a drift (decide here, or on the page):"
+        "The agent reports a drift (decide here, or on the page — decided there? Esc here goes on):"
     });
     message.push_str(&format!(
         "\n\n[{}] {}",
@@ -497,9 +497,9 @@ fn review_form(spec: &ReviewSpec, lang: &str, url: &str, problem: Option<&str>) 
     let l = spec.lang;
     let mut message = open(problem);
     message.push_str(if zh {
-        "智能体请你审阅（可在此作答，也可在页面上作答）："
+        "智能体请你审阅（可在此作答，也可在页面上作答；已在页面作答请在此按 Esc 继续）："
     } else {
-        "The agent asks for your review (answer here, or on the page):"
+        "The agent asks for your review (answer here, or on the page — answered there? Esc here goes on):"
     });
     message.push_str(&format!("\n\n{}", spec.title));
     message.push_str(&format!("\n\n{}{url}", words(lang).details));
@@ -669,13 +669,13 @@ pub fn survey_form(
     }
     message.push_str(&if zh {
         format!(
-            "问题 {}/{}（可在此作答，也可在页面上作答）：",
+            "问题 {}/{}（可在此作答，也可在页面上作答；已在页面作答请在此按 Esc 继续）：",
             index + 1,
             total
         )
     } else {
         format!(
-            "Question {} of {} (answer here, or on the page):",
+            "Question {} of {} (answer here, or on the page — answered there? Esc here goes on):",
             index + 1,
             total
         )

@@ -103,6 +103,12 @@ pub type PageLink = Arc<dyn Fn(&str) -> String + Send + Sync>;
 /// holds the result); `call_tool` returns it as that result, never as an error.
 pub const INPUT_REQUIRED: &str = "askd.input_required";
 
+/// How long a 2026-07-28 call waits for the page before it sends the form, when a person
+/// has the desk open ([`Backend::desk_open`]): long enough to answer a short ask on the
+/// page the person is looking at, short enough that someone at the terminal soon gets the
+/// form there.
+pub const DESK_FIRST: Duration = Duration::from_secs(15);
+
 /// The key of askd's one input request in `inputRequests` / `inputResponses`.
 pub const ELICIT_KEY: &str = "askd_answer";
 
@@ -916,6 +922,18 @@ impl AskdServer {
             ..Round::default()
         };
         if Self::round_trips(ctx) {
+            // 2026-07-28: a form, once out, stays in front of the human until they act on
+            // it, however the ask settles meanwhile. So when a person has the desk open (an
+            // inbox, an ask page, the terminal UI), the page goes first: the call waits like
+            // a 2025 one for [`DESK_FIRST`], returning the moment the page answers, and only
+            // then puts the form in the client.
+            if plan.is_form() && self.backend.desk_open().await {
+                let grace = budget.map_or(DESK_FIRST, |b| b.min(DESK_FIRST));
+                let r = self.wait(ask_id, Some(grace), ctx).await?;
+                if r["outcome"] != "pending" || budget.is_some_and(|b| b <= DESK_FIRST) {
+                    return Ok(r);
+                }
+            }
             if let Step::Send(request, question) =
                 self.next_step(ask_id, &plan, &ask, None, &round).await
             {

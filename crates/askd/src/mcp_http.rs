@@ -312,6 +312,10 @@ impl Backend for InProcess {
             .map_err(|e| tool_error(e, None))
     }
 
+    async fn desk_open(&self) -> bool {
+        self.0.desk.load(std::sync::atomic::Ordering::Relaxed) > 0
+    }
+
     async fn saved_elicitation(&self) -> Option<String> {
         let saved = self.0.store.settings().await.ok()?;
         askd_daemon::settings::saved_elicitation(&saved).map(|e| e.as_str().to_string())

@@ -36,6 +36,7 @@ pub async fn health(State(d): St) -> ApiResult<AxumJson<Value>> {
         "url": d.base_url,
         "pending": pending,
         "waiting": d.hub.waiting(),
+        "desk": d.desk.load(std::sync::atomic::Ordering::Relaxed),
         "uptime_s": d.started.elapsed().as_secs(),
     })))
 }

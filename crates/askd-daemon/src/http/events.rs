@@ -52,7 +52,14 @@ pub async fn events(
     let store = d.store.clone();
     // What of each event this caller receives (`crate::access::event_view`), live and in
     // the replay alike.
-    let mut scope = Scope::new(crate::fence::caller());
+    let caller = crate::fence::caller();
+    // A person's stream (not an agent's) counts as the desk being open while it lasts.
+    let desk = matches!(
+        caller,
+        Some(Principal::Install | Principal::Member { .. } | Principal::Device { .. })
+    )
+    .then(|| DeskOpen::new(d.desk.clone()));
+    let mut scope = Scope::new(caller);
     let stream = async_stream(move |tx| async move {
         let mut last = start;
         if !replay(&*store, &mut last, &tx, &mut scope).await {
@@ -80,7 +87,29 @@ pub async fn events(
             }
         }
     });
+    // The count goes down when the response is dropped (the listener left), not when the
+    // producer next fails to send.
+    let stream = futures_util::StreamExt::map(stream, move |e| {
+        let _open = &desk;
+        e
+    });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// One open stream of a person, counted in [`Daemon::desk`] while it lives.
+struct DeskOpen(Arc<std::sync::atomic::AtomicUsize>);
+
+impl DeskOpen {
+    fn new(count: Arc<std::sync::atomic::AtomicUsize>) -> Self {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        DeskOpen(count)
+    }
+}
+
+impl Drop for DeskOpen {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Sends every stored event after `last`, page by page, until the log is exhausted; `false`

@@ -1111,3 +1111,65 @@ async fn elicitation_codex_gets_choices_first_then_the_text_they_ask_for() {
         );
     }
 }
+
+/// 2026-07-28 (issue 28 §2): a form, once out, stays until the person acts on it, so with
+/// the desk open — a person's live event stream, as an inbox or ask page holds — the page
+/// goes first: no form is sent while the page answers within `DESK_FIRST`, and the call
+/// returns the moment it does. `GET /api/health` counts the open desk, and stops counting
+/// when the stream closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_2026_with_the_desk_open_the_page_goes_first() {
+    let home = Home::new();
+    let (a, mut forms) = home
+        .eliciting_adapter_as("claude-code", &[], json!({"form": {}, "url": {}}), true)
+        .await;
+    // The adapter starts the daemon at once; a browser's inbox opens its event stream.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while home.daemon().is_none() {
+        assert!(Instant::now() < deadline, "the adapter started no daemon");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let api = home.api();
+    assert_eq!(api.get("/api/health").await["desk"], 0);
+    let desk = api
+        .http
+        .get(format!("{}/api/events", api.daemon.url))
+        .bearer_auth(&api.daemon.token)
+        .send()
+        .await
+        .expect("the event stream opens");
+    assert_eq!(desk.status(), 200);
+    assert_eq!(api.get("/api/health").await["desk"], 1);
+    let page = async {
+        let ask = only_ask(&api).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        api.submit(
+            ask["ask_id"].as_str().unwrap(),
+            json!({"answers": [{"id": "db", "selected": ["SQLite"]}]}),
+        )
+        .await;
+        Instant::now()
+    };
+    let (r, answered) = tokio::join!(call_2026(&a, "ask_user_question", three_questions()), page);
+    let waited = answered.elapsed();
+    let sc = structured(&r);
+    assert_eq!(sc["outcome"], "answered", "{sc}");
+    assert_eq!(sc["surface"], "page");
+    assert!(
+        forms.try_recv().is_err(),
+        "no form was sent while the desk was open"
+    );
+    assert!(
+        waited < Duration::from_secs(5),
+        "the call returned {waited:?} after the page answered"
+    );
+    drop(desk);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while api.get("/api/health").await["desk"] != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "a closed stream still counts as the desk"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
