@@ -164,6 +164,7 @@ fn input_required(
         q: question,
         sent: unix_ms(),
         tries,
+        draft: None,
     };
     let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
         .into_iter()
@@ -191,6 +192,39 @@ pub struct RoundState {
     pub sent: u64,
     /// Answers refused so far.
     pub tries: u32,
+    /// The builder draft a `survey_draft_launch` launched (its slug): a resumed round shapes
+    /// its result as the launch's (`launch_result`), not as `await_answer`'s. Absent for
+    /// every other tool, and in states issued before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<String>,
+}
+
+/// `e` with the draft `slug` carried in its sealed `requestState` when it is an
+/// `input_required` round (anything else unchanged), so the retry that resumes it returns
+/// the launch's shape.
+fn carry_draft(seal: &crate::seal::Seal, mut e: ToolError, slug: &str) -> ToolError {
+    use rmcp::model::InputRequiredResult;
+    if e.code != INPUT_REQUIRED {
+        return e;
+    }
+    let Some(mut r) = e
+        .errors
+        .clone()
+        .and_then(|v| serde_json::from_value::<InputRequiredResult>(v).ok())
+    else {
+        return e;
+    };
+    let Some(mut state) = r
+        .request_state
+        .as_deref()
+        .and_then(|s| seal.open::<RoundState>(crate::seal::Purpose::RequestState, s))
+    else {
+        return e;
+    };
+    state.draft = Some(slug.to_string());
+    r.request_state = Some(seal.sign(crate::seal::Purpose::RequestState, &state));
+    e.errors = serde_json::to_value(r).ok();
+    e
 }
 
 /// The code of a `requestState` askd did not issue, or not for this call.
@@ -262,6 +296,9 @@ pub struct AskdServer {
     /// The asks this connection asked (ask id → its session), in this process: `askd_app`
     /// acts on them (and on an ask whose signed handle the app brings, [`crate::seal`]).
     granted: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// The asks this connection sent a URL-mode `elicitation/create` for: when one settles,
+    /// the client hears `notifications/elicitation/complete` (2025-11-25).
+    url_elicited: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl AskdServer {
@@ -278,6 +315,7 @@ impl AskdServer {
             has_policy: AtomicBool::new(configured == Mode::Auto),
             subscriptions: std::sync::Mutex::new(Vec::new()),
             granted: std::sync::Mutex::new(Default::default()),
+            url_elicited: std::sync::Mutex::new(Default::default()),
         }
     }
 
@@ -542,7 +580,7 @@ impl AskdServer {
             hook(&created.url);
         }
         let budget = self.budget(&args, &client, ARGUMENTS_CODE)?;
-        self.wait_answering(&created.ask_id, budget, ctx).await
+        self.answering(&created.ask_id, budget, ctx).await
     }
 
     /// What the calling client declared it can show: per request in
@@ -693,12 +731,19 @@ impl AskdServer {
         let url = ask["url"].as_str().unwrap_or_default();
         let params = match crate::elicit::form(plan, lang, url, problem) {
             Some((message, schema)) => form_params(message, schema)?,
-            None => ElicitRequestParams::UrlElicitationParams {
-                meta: None,
-                message: crate::elicit::url_message(ask, lang),
-                url: self.page_link(url),
-                elicitation_id: ask["ask_id"].as_str().unwrap_or_default().to_string(),
-            },
+            None => {
+                let id = ask["ask_id"].as_str().unwrap_or_default().to_string();
+                self.url_elicited
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(id.clone());
+                ElicitRequestParams::UrlElicitationParams {
+                    meta: None,
+                    message: crate::elicit::url_message(ask, lang),
+                    url: self.page_link(url),
+                    elicitation_id: id,
+                }
+            }
         };
         Some(rmcp::model::ElicitRequest::new(params))
     }
@@ -824,6 +869,46 @@ impl AskdServer {
     /// `notifications/cancelled` when the ask settles elsewhere; 2026-07-28 gets the
     /// `input_required` round trip ([`INPUT_REQUIRED`]). Every return goes through the
     /// normal wait, so the result is the stored one.
+    /// [`Self::wait_answering`], then — when this connection sent the ask's page as a
+    /// URL-mode elicitation and the ask is no longer pending — the 2025-11-25
+    /// `notifications/elicitation/complete` with its `elicitationId` (the ask id), so the
+    /// client can close what it opened.
+    async fn answering(
+        &self,
+        ask_id: &str,
+        budget: Option<Duration>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        let result = self.wait_answering(ask_id, budget, ctx).await;
+        let sent = self
+            .url_elicited
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(ask_id);
+        if sent
+            && !Self::round_trips(ctx)
+            && self
+                .backend
+                .ask(ask_id)
+                .await
+                .is_ok_and(|v| v["state"] != "pending")
+        {
+            self.url_elicited
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(ask_id);
+            let complete = rmcp::model::CustomNotification::new(
+                "notifications/elicitation/complete",
+                Some(json!({"elicitationId": ask_id})),
+            );
+            let _ = ctx
+                .peer
+                .send_notification(rmcp::model::ServerNotification::CustomNotification(complete))
+                .await;
+        }
+        result
+    }
+
     async fn wait_answering(
         &self,
         ask_id: &str,
@@ -969,20 +1054,31 @@ impl AskdServer {
                     .next_step(&state.ask, &plan, &ask, problem.as_deref())
                     .await
             {
-                return Err(input_required(
+                let e = input_required(
                     &self.opts.seal,
                     (&state.ask, &state.session),
                     *request,
                     question,
                     tries,
-                ));
+                );
+                return Err(match &state.draft {
+                    Some(slug) => carry_draft(&self.opts.seal, e, slug),
+                    None => e,
+                });
             }
         }
         let mut wait = json!({"ask_id": state.ask});
         if let Some(t) = args.get("timeout_s") {
             wait["timeout_s"] = t.clone();
         }
-        self.run(tools::AWAIT_ANSWER, wait, ctx).await
+        let Some(slug) = &state.draft else {
+            return self.run(tools::AWAIT_ANSWER, wait, ctx).await;
+        };
+        // A resumed survey_draft_launch returns what the launch would have.
+        match self.run(tools::AWAIT_ANSWER, wait, ctx).await {
+            Ok(result) => Ok(askd_core::survey::draft::launch_result(result, slug)),
+            Err(e) => Err(carry_draft(&self.opts.seal, e, slug)),
+        }
     }
 
     /// `survey_draft_launch` (`survey.md` §10.6): the gate and the ask in the daemon, then
@@ -1003,7 +1099,10 @@ impl AskdServer {
         {
             hook(&launched.url);
         }
-        let result = self.wait_answering(&launched.ask_id, budget, ctx).await?;
+        let result = self
+            .answering(&launched.ask_id, budget, ctx)
+            .await
+            .map_err(|e| carry_draft(&self.opts.seal, e, &launched.draft))?;
         Ok(askd_core::survey::draft::launch_result(
             result,
             &launched.draft,
@@ -1555,7 +1654,7 @@ impl AskdServer {
                 {
                     hook(reported["url"].as_str().unwrap_or_default());
                 }
-                self.wait_answering(&ask_id, budget, ctx).await?
+                self.answering(&ask_id, budget, ctx).await?
             }
         };
         Ok(self.with_guidance(result, &session).await)
