@@ -422,6 +422,17 @@ impl AskdServer {
         }
     }
 
+    /// Takes `id` as this connection's session when it has none yet and none is configured
+    /// (`--session`, `--fork`); a `_meta` session still comes first in [`Self::session`]. For
+    /// a retry whose sealed `requestState` names its session, so a stateless request (a new
+    /// server per request on `/mcp`) does not open a second, empty one.
+    fn adopt_session(&self, id: &str) {
+        let configured = self.opts.session_id.is_some() || self.opts.fork.is_some();
+        if !configured && self.known_session().is_none() {
+            let _ = self.session.set(id.to_string());
+        }
+    }
+
     fn bound_session(&self) -> Option<String> {
         self.bound.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -1034,6 +1045,9 @@ impl AskdServer {
         if view["session"] != state.session.as_str() {
             return Err(state_refused("it does not match its ask"));
         }
+        // The retry runs in the session askd sealed into its state: a stateless request (a
+        // new server per request on `/mcp`) must not open a second, empty session for it.
+        self.adopt_session(&state.session);
         let reply = responses
             .and_then(|r| r.get(ELICIT_KEY))
             .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
@@ -1142,15 +1156,23 @@ impl AskdServer {
                 let result = self.wait(ask_id, budget, ctx).await?;
                 // A question's result carries the alignment tail here too (§5.7); a drift
                 // card's result carries the guidance lines like report_drift's.
-                let kind = self
-                    .backend
-                    .ask(ask_id)
-                    .await
-                    .ok()
-                    .and_then(|a| a["kind"].as_str().map(str::to_string));
+                let ask = self.backend.ask(ask_id).await.ok();
+                // A connection that has recorded no session yet (a stateless `/mcp` request,
+                // a fresh adapter) reads the tail of the ask's own session rather than
+                // opening an empty one for it.
+                let tail_session = (self.known_session().is_none()
+                    && ctx.meta.get("askd/session").is_none())
+                .then(|| {
+                    ask.as_ref()
+                        .and_then(|a| a["session"].as_str())
+                        .map(str::to_string)
+                })
+                .flatten();
+                let kind = ask.and_then(|a| a["kind"].as_str().map(str::to_string));
                 match kind.as_deref() {
                     Some("questions" | "survey") => {
-                        self.with_alignment(result, &json!({}), ctx).await
+                        self.with_alignment_in(result, &json!({}), ctx, tail_session)
+                            .await
                     }
                     Some("drift") => {
                         let session = result["session"].as_str().unwrap_or_default().to_string();
@@ -1343,15 +1365,30 @@ impl AskdServer {
     /// §5.7, §5.8): the structured `alignment` member, and the tail as a text block.
     async fn with_alignment(
         &self,
+        result: Value,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        self.with_alignment_in(result, args, ctx, None).await
+    }
+
+    /// [`Self::with_alignment`] in `session` when given, else in this connection's.
+    async fn with_alignment_in(
+        &self,
         mut result: Value,
         args: &Value,
         ctx: &RequestContext<RoleServer>,
+        session: Option<String>,
     ) -> Result<Value, ToolError> {
         if result.get("error").is_some() || !result.is_object() {
             return Ok(result);
         }
-        let Ok(session) = self.session(ctx).await else {
-            return Ok(result);
+        let session = match session {
+            Some(s) => s,
+            None => match self.session(ctx).await {
+                Ok(s) => s,
+                Err(_) => return Ok(result),
+            },
         };
         let this_ask = result
             .get("ask_id")
