@@ -638,7 +638,10 @@ mod tests {
     async fn a_lost_wait_is_repeated_until_a_daemon_answers() {
         let base = server(vec![
             None,
-            Some((503, r#"{"error":"database-unavailable","message":"cut off"}"#)),
+            Some((
+                503,
+                r#"{"error":"database-unavailable","message":"cut off"}"#,
+            )),
             Some((200, r#"{"outcome":"answered","ask_id":"a1"}"#)),
         ])
         .await;

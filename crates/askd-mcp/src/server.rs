@@ -914,7 +914,9 @@ impl AskdServer {
             );
             let _ = ctx
                 .peer
-                .send_notification(rmcp::model::ServerNotification::CustomNotification(complete))
+                .send_notification(rmcp::model::ServerNotification::CustomNotification(
+                    complete,
+                ))
                 .await;
         }
         result

@@ -221,7 +221,10 @@ async fn instructions_fit_4096_characters_and_open_with_what_askd_is_and_when_to
             assert!(n <= 4096, "{language}/{mode}: {n} characters");
             if mode == "auto" {
                 // The last rule of the policy arrives whole.
-                assert!(instructions.contains("### B8."), "{language}: {instructions}");
+                assert!(
+                    instructions.contains("### B8."),
+                    "{language}: {instructions}"
+                );
                 assert!(instructions.contains("### A11."), "{language}");
             }
             let opening: String = instructions.chars().take(247).collect();
@@ -237,7 +240,10 @@ async fn instructions_fit_4096_characters_and_open_with_what_askd_is_and_when_to
             };
             assert!(opening.contains(when), "{language}: {opening}");
             // The first thing after the opening: how to resume a pending ask.
-            assert!(instructions.find("await_answer").unwrap() < 400, "{language}");
+            assert!(
+                instructions.find("await_answer").unwrap() < 400,
+                "{language}"
+            );
         }
     }
 }
@@ -249,10 +255,7 @@ async fn the_baseline_and_drift_rules_are_in_their_tools_descriptions() {
     let home = Home::new();
     for mode in ["auto", "manual"] {
         let a = home
-            .adapter(
-                &format!("rules-{mode}"),
-                &[("ASKD_ALIGNMENT_MODE", mode)],
-            )
+            .adapter(&format!("rules-{mode}"), &[("ASKD_ALIGNMENT_MODE", mode)])
             .await;
         let tools = a.service.list_all_tools().await.unwrap();
         let description = |name: &str| {
@@ -275,7 +278,10 @@ async fn the_baseline_and_drift_rules_are_in_their_tools_descriptions() {
             // B7: protected constraints.
             "Never drop or weaken an explicit constraint",
         ] {
-            assert!(baseline.contains(rule), "{mode}: establish_baseline lacks {rule:?}");
+            assert!(
+                baseline.contains(rule),
+                "{mode}: establish_baseline lacks {rule:?}"
+            );
         }
         let drift = description("report_drift");
         for rule in [

@@ -62,7 +62,10 @@ async fn the_docs_list_exactly_the_tools_tools_list_returns() {
 
 #[test]
 fn the_docs_cite_no_section_of_a_specification_file() {
-    let mut files = vec![repo().join("README.md"), repo().join("integrations/dsh/README.md")];
+    let mut files = vec![
+        repo().join("README.md"),
+        repo().join("integrations/dsh/README.md"),
+    ];
     for e in std::fs::read_dir(repo().join("docs")).unwrap().flatten() {
         if e.path().extension().is_some_and(|x| x == "md") {
             files.push(e.path());

@@ -343,7 +343,11 @@ async fn claude_code_over_http_records_one_session_per_run() {
     .expect("listen answers")
     .expect("listen");
     assert_eq!(listen.status().as_u16(), 200, "{:?}", listen.headers());
-    for (id, method) in [(3, "prompts/list"), (4, "resources/list"), (5, "tools/list")] {
+    for (id, method) in [
+        (3, "prompts/list"),
+        (4, "resources/list"),
+        (5, "tools/list"),
+    ] {
         let r = s.send(post(id, method, json!({}))).await;
         assert_eq!(r.status.as_u16(), 200, "{method}: {}", r.text);
     }
@@ -353,13 +357,20 @@ async fn claude_code_over_http_records_one_session_per_run() {
         "options": [{"label": "Yes"}, {"label": "No"}]}]});
     let call = s
         .send(
-            post(6, "tools/call", json!({"name": "ask_user_question", "arguments": args}))
-                .header("Mcp-Name", "ask_user_question"),
+            post(
+                6,
+                "tools/call",
+                json!({"name": "ask_user_question", "arguments": args}),
+            )
+            .header("Mcp-Name", "ask_user_question"),
         )
         .await;
     let round = rpc_message(&call.text);
     assert_eq!(round["result"]["resultType"], "input_required", "{round}");
-    let state = round["result"]["requestState"].as_str().unwrap().to_string();
+    let state = round["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let all = sessions().await;
     assert_eq!(all.len(), 1, "{all:?}");
     let session = all[0]["id"].as_str().unwrap().to_string();
@@ -395,8 +406,12 @@ async fn claude_code_over_http_records_one_session_per_run() {
     // A later await_answer in its own request.
     let again = s
         .send(
-            post(8, "tools/call", json!({"name": "await_answer", "arguments": {"ask_id": ask}}))
-                .header("Mcp-Name", "await_answer"),
+            post(
+                8,
+                "tools/call",
+                json!({"name": "await_answer", "arguments": {"ask_id": ask}}),
+            )
+            .header("Mcp-Name", "await_answer"),
         )
         .await;
     let again = rpc_message(&again.text);

@@ -42,7 +42,12 @@ async fn next_form(forms: &mut tokio::sync::mpsc::UnboundedReceiver<Form>) -> Fo
 
 async fn only_pending(api: &Api) -> String {
     for _ in 0..100 {
-        if let Some(a) = api.asks().await.into_iter().find(|a| a["state"] == "pending") {
+        if let Some(a) = api
+            .asks()
+            .await
+            .into_iter()
+            .find(|a| a["state"] == "pending")
+        {
             return a["id"].as_str().unwrap().to_string();
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -82,9 +87,7 @@ async fn a_survey_answered_on_the_page_says_surface_page_and_its_schema_declares
     let again = structured(&a.call("await_answer", json!({"ask_id": id})).await);
     assert_eq!(again["surface"], "page", "{again}");
     // The same surface for a terminal submit: the body names it.
-    let call = a
-        .start_call("ask_survey", titled("Terminal"))
-        .await;
+    let call = a.start_call("ask_survey", titled("Terminal")).await;
     let id = only_pending(&api).await;
     api.submit(
         &id,
@@ -94,9 +97,7 @@ async fn a_survey_answered_on_the_page_says_surface_page_and_its_schema_declares
     let sc = structured(&finish(call).await);
     assert_eq!(sc["surface"], "terminal", "{sc}");
     // An unknown surface is refused naming the field and the values.
-    let call = a
-        .start_call("ask_survey", titled("Unknown"))
-        .await;
+    let call = a.start_call("ask_survey", titled("Unknown")).await;
     let id = only_pending(&api).await;
     let refused = api
         .call(
@@ -151,10 +152,14 @@ async fn a_draft_launch_resumed_in_a_2026_retry_returns_the_launch_shape() {
         assert_eq!(f.params["mode"], "form", "{}", f.params);
         tokio::time::sleep(Duration::from_millis(20)).await;
         f.reply
-            .send(reply(ElicitationAction::Accept, Some(json!({"answer": "b"}))))
+            .send(reply(
+                ElicitationAction::Accept,
+                Some(json!({"answer": "b"})),
+            ))
             .unwrap();
     };
-    let params = CallToolRequestParams::new("survey_draft_launch").with_arguments(object(json!({})));
+    let params =
+        CallToolRequestParams::new("survey_draft_launch").with_arguments(object(json!({})));
     let (r, ()) = tokio::join!(a.service.call_tool(params), body);
     let sc = structured(&serde_json::to_value(r.expect("tools/call")).unwrap());
     assert_eq!(sc["outcome"], "answered", "{sc}");

@@ -896,7 +896,11 @@ async fn balancer(daemons: Vec<String>) -> (String, tokio::task::JoinHandle<()>)
     let addr = listener.local_addr().unwrap();
     let backends: Vec<String> = daemons
         .iter()
-        .map(|u| u.trim_start_matches("http://").trim_end_matches('/').to_string())
+        .map(|u| {
+            u.trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string()
+        })
         .collect();
     let task = tokio::spawn(async move {
         while let Ok((mut inbound, _)) = listener.accept().await {
