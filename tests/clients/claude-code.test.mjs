@@ -304,3 +304,55 @@ for (const era of ['modern', 'legacy']) {
     });
   });
 }
+
+/** The documented `claude mcp add --transport http …` line of docs/integrations.md, as argv. */
+function documentedHttpAdd() {
+  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
+  const m = doc.match(/claude mcp add --transport http askd (\S+) \\\n\s+--header "Authorization: Bearer \$\(cat ([^)]+)\)"/);
+  assert.ok(m, 'docs/integrations.md prints `claude mcp add --transport http askd <url> --header …`');
+  return { url: m[1], tokenFile: m[2] };
+}
+
+// Issue 28 §6: over HTTP, configured exactly as the docs say, one run is one askd session (a
+// 2026-07-28 retry of an `input_required` round used to open a second, empty one).
+for (const era of ['modern', 'legacy']) {
+  test(`Claude Code 2.1.332 over HTTP (claude mcp add --transport http), ${era}: one askd session per run`, async () => {
+    const { spawn } = await import('node:child_process');
+    const home = tempDir('askd-cc-http-home-');
+    const askdHome = tempDir('askd-cc-http-data-');
+    const serve = spawn(join(BIN_DIR, 'askd'), ['serve'], {
+      env: { ...process.env, ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1' }, stdio: 'ignore',
+    });
+    const model = await startAnthropic(scripted(callSteps('ask_user_question', QUESTIONS)));
+    try {
+      const d = await daemonOf(askdHome);
+      const doc = documentedHttpAdd();
+      assert.equal(doc.url, 'http://127.0.0.1:7391/mcp');
+      const url = `${d.url}/mcp`;
+      const env = {
+        PATH: `${BIN_DIR}:${process.env.PATH}`, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'),
+        ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-standin', DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1',
+        ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
+      };
+      const add = await run(CLAUDE, ['mcp', 'add', '--transport', 'http', 'askd', url, '--header', `Authorization: Bearer ${d.token}`], { cwd: home, env, timeoutMs: 30000 });
+      assert.equal(add.code, 0, `claude mcp add: ${add.stdout}${add.stderr}`);
+      const human = (async () => { const { daemon, ask } = await pendingAsk(askdHome, { kind: 'questions' }); await humanSubmit(daemon, ask.id, QUESTIONS_ANSWER); })().catch((e) => e);
+      const r = await run(CLAUDE, ['-p', 'Use askd to ask the user, then report the answer.', '--allowedTools', T('ask_user_question')], { cwd: home, env, timeoutMs: 90000 });
+      await humanOutcome(human, () => r.stdout);
+      assert.equal(r.code, 0, `claude exited ${r.code}: ${r.stderr}`);
+      const main = model.requests.filter((q) => (q.body?.tools || []).some((t) => t.name === 'ToolSearch'));
+      const shown = toolResults(main.at(-1)?.body).at(-1);
+      assert.equal(json(shown?.text)?.outcome, 'answered', shown?.text);
+      const sessions = (await d.api('GET', '/api/sessions')).body.sessions || [];
+      assert.deepEqual(sessions.map((s) => s.client), ['claude-code'], JSON.stringify(sessions));
+      const asks = (await d.api('GET', '/api/asks?state=all')).body.asks || [];
+      assert.deepEqual(asks.map((a) => a.session_id), [sessions[0].id], 'the ask is in that session');
+    } finally {
+      await model.close();
+      await killDaemon(askdHome);
+      serve.kill();
+      cleanup(home, askdHome);
+    }
+  });
+}

@@ -184,7 +184,13 @@ pub struct HttpBackend {
     /// The daemon's client; replaced when the daemon is found again.
     target: RwLock<Client>,
     reconnect: Option<Reconnect>,
+    /// How long a wait that loses its daemon keeps retrying (remote / team mode).
+    wait_retry: Option<Duration>,
 }
+
+/// The first pause between a lost wait's retries; each doubles, up to [`WAIT_BACKOFF_MAX`].
+const WAIT_BACKOFF: Duration = Duration::from_millis(200);
+const WAIT_BACKOFF_MAX: Duration = Duration::from_secs(4);
 
 /// No idle keep-alive connections: after the daemon dies, a pooled connection fails
 /// mid-request (not a refused connect), which could not be retried safely. A fresh loopback
@@ -202,7 +208,18 @@ impl HttpBackend {
         HttpBackend {
             target: RwLock::new(unpooled(base.into(), token.into())),
             reconnect: None,
+            wait_retry: None,
         }
+    }
+
+    /// A wait whose daemon stops answering (killed, restarting, cut off from the database:
+    /// a refused or dropped connection, or 502/503/504 from it or a load balancer in front)
+    /// is repeated with backoff for up to `bound` after the first failure — to whatever
+    /// daemon answers at the same URL. Safe: a wait changes nothing, and the store holds the
+    /// answer whichever daemon took it.
+    pub fn with_wait_retry(mut self, bound: Duration) -> Self {
+        self.wait_retry = Some(bound);
+        self
     }
 
     /// When a request cannot connect (the daemon exited, e.g. after `idleExit`, or was
@@ -334,16 +351,51 @@ impl Backend for HttpBackend {
     }
 
     async fn wait(&self, ask_id: &str, timeout: Duration) -> Result<Value, ToolError> {
-        let path = format!(
-            "/api/asks/{}/wait?timeout_s={}",
-            seg(ask_id),
-            timeout.as_secs_f64()
-        );
-        let (status, b) = self.call(Method::GET, &path, None, Some(timeout)).await?;
-        if status == 200 {
-            Ok(b)
-        } else {
-            Err(Self::error(&b, Some(ask_id)))
+        let start = std::time::Instant::now();
+        let mut first_failure: Option<std::time::Instant> = None;
+        let mut backoff = WAIT_BACKOFF;
+        loop {
+            let left = timeout.saturating_sub(start.elapsed());
+            let path = format!(
+                "/api/asks/{}/wait?timeout_s={}",
+                seg(ask_id),
+                left.as_secs_f64()
+            );
+            let sent = self.call(Method::GET, &path, None, Some(left)).await;
+            let lost = match &sent {
+                Err(e) => e.code == "ASKD_UNAVAILABLE",
+                Ok((status, _)) => matches!(status, 502..=504),
+            };
+            if lost && let Some(bound) = self.wait_retry {
+                let since = *first_failure.get_or_insert_with(std::time::Instant::now);
+                let spent = since.elapsed();
+                if spent < bound {
+                    tracing::info!(
+                        ask_id,
+                        retry_in_ms = backoff.as_millis() as u64,
+                        "the wait lost its daemon; waiting again"
+                    );
+                    tokio::time::sleep(backoff.min(bound - spent)).await;
+                    backoff = (backoff * 2).min(WAIT_BACKOFF_MAX);
+                    continue;
+                }
+            }
+            return match sent {
+                Ok((200, b)) => Ok(b),
+                Ok((_, b)) => Err(Self::error(&b, Some(ask_id))),
+                Err(mut e) => {
+                    // The ask is safe in the daemon: say which one to resume.
+                    e.ask_id = Some(ask_id.to_string());
+                    if first_failure.is_some() {
+                        e.message = format!(
+                            "{} (the wait was retried for {} s); resume with await_answer and ask_id {ask_id}",
+                            e.message,
+                            self.wait_retry.unwrap_or_default().as_secs()
+                        );
+                    }
+                    Err(e)
+                }
+            };
         }
     }
 
@@ -564,5 +616,66 @@ impl Backend for HttpBackend {
             .as_array()
             .map(|rs| rs.iter().map(|r| r["record"].clone()).collect())
             .unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A loopback server that answers each connection with the next of `replies` (a status
+    /// and a JSON body), or — past the end, or for `None` — drops the connection unanswered.
+    async fn server(replies: Vec<Option<(u16, &'static str)>>) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut replies = replies.into_iter();
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf).await;
+                if let Some(Some((status, body))) = replies.next() {
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = s.write_all(head.as_bytes()).await;
+                }
+            }
+        });
+        format!("http://{addr}")
+    }
+
+    #[tokio::test]
+    async fn a_lost_wait_is_repeated_until_a_daemon_answers() {
+        let base = server(vec![
+            None,
+            Some((
+                503,
+                r#"{"error":"database-unavailable","message":"cut off"}"#,
+            )),
+            Some((200, r#"{"outcome":"answered","ask_id":"a1"}"#)),
+        ])
+        .await;
+        let b = HttpBackend::new(base, "t").with_wait_retry(Duration::from_secs(10));
+        let r = b.wait("a1", Duration::from_secs(5)).await.unwrap();
+        assert_eq!(r["outcome"], "answered");
+    }
+
+    #[tokio::test]
+    async fn a_wait_that_finds_no_daemon_names_its_ask_as_a_field() {
+        let base = server(vec![]).await;
+        let b = HttpBackend::new(base, "t").with_wait_retry(Duration::from_millis(600));
+        let e = b.wait("a1", Duration::from_secs(5)).await.unwrap_err();
+        assert_eq!(e.code, "ASKD_UNAVAILABLE");
+        assert_eq!(e.ask_id.as_deref(), Some("a1"));
+        assert!(e.message.contains("await_answer"), "{}", e.message);
+        assert_eq!(e.envelope()["error"]["ask_id"], "a1");
+        // Without retries (local mode reconnects instead) the field is there too.
+        let e = HttpBackend::new(server(vec![]).await, "t")
+            .wait("a2", Duration::from_secs(1))
+            .await
+            .unwrap_err();
+        assert_eq!(e.ask_id.as_deref(), Some("a2"));
     }
 }

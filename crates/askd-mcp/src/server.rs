@@ -182,6 +182,7 @@ fn input_required(
         sent: unix_ms(),
         tries,
         partial,
+        draft: None,
     };
     let requests = [(ELICIT_KEY.to_string(), InputRequest::Elicitation(request))]
         .into_iter()
@@ -213,6 +214,39 @@ pub struct RoundState {
     /// ([`crate::stepwise`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<Value>,
+    /// The builder draft a `survey_draft_launch` launched (its slug): a resumed round shapes
+    /// its result as the launch's (`launch_result`), not as `await_answer`'s. Absent for
+    /// every other tool, and in states issued before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<String>,
+}
+
+/// `e` with the draft `slug` carried in its sealed `requestState` when it is an
+/// `input_required` round (anything else unchanged), so the retry that resumes it returns
+/// the launch's shape.
+fn carry_draft(seal: &crate::seal::Seal, mut e: ToolError, slug: &str) -> ToolError {
+    use rmcp::model::InputRequiredResult;
+    if e.code != INPUT_REQUIRED {
+        return e;
+    }
+    let Some(mut r) = e
+        .errors
+        .clone()
+        .and_then(|v| serde_json::from_value::<InputRequiredResult>(v).ok())
+    else {
+        return e;
+    };
+    let Some(mut state) = r
+        .request_state
+        .as_deref()
+        .and_then(|s| seal.open::<RoundState>(crate::seal::Purpose::RequestState, s))
+    else {
+        return e;
+    };
+    state.draft = Some(slug.to_string());
+    r.request_state = Some(seal.sign(crate::seal::Purpose::RequestState, &state));
+    e.errors = serde_json::to_value(r).ok();
+    e
 }
 
 /// The code of a `requestState` askd did not issue, or not for this call.
@@ -284,6 +318,9 @@ pub struct AskdServer {
     /// The asks this connection asked (ask id → its session), in this process: `askd_app`
     /// acts on them (and on an ask whose signed handle the app brings, [`crate::seal`]).
     granted: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// The asks this connection sent a URL-mode `elicitation/create` for: when one settles,
+    /// the client hears `notifications/elicitation/complete` (2025-11-25).
+    url_elicited: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl AskdServer {
@@ -300,6 +337,7 @@ impl AskdServer {
             has_policy: AtomicBool::new(configured == Mode::Auto),
             subscriptions: std::sync::Mutex::new(Vec::new()),
             granted: std::sync::Mutex::new(Default::default()),
+            url_elicited: std::sync::Mutex::new(Default::default()),
         }
     }
 
@@ -403,6 +441,17 @@ impl AskdServer {
             workspace: self.opts.workspace.clone(),
             transport: self.opts.transport.to_string(),
             ..SessionOpen::default()
+        }
+    }
+
+    /// Takes `id` as this connection's session when it has none yet and none is configured
+    /// (`--session`, `--fork`); a `_meta` session still comes first in [`Self::session`]. For
+    /// a retry whose sealed `requestState` names its session, so a stateless request (a new
+    /// server per request on `/mcp`) does not open a second, empty one.
+    fn adopt_session(&self, id: &str) {
+        let configured = self.opts.session_id.is_some() || self.opts.fork.is_some();
+        if !configured && self.known_session().is_none() {
+            let _ = self.session.set(id.to_string());
         }
     }
 
@@ -564,7 +613,7 @@ impl AskdServer {
             hook(&created.url);
         }
         let budget = self.budget(&args, &client, ARGUMENTS_CODE)?;
-        self.wait_answering(&created.ask_id, budget, ctx).await
+        self.answering(&created.ask_id, budget, ctx).await
     }
 
     /// What the calling client declared it can show: per request in
@@ -722,12 +771,19 @@ impl AskdServer {
         };
         let params = match form {
             Some((message, schema)) => form_params(message, schema)?,
-            None => ElicitRequestParams::UrlElicitationParams {
-                meta: None,
-                message: crate::elicit::url_message(ask, lang),
-                url: self.page_link(url),
-                elicitation_id: ask["ask_id"].as_str().unwrap_or_default().to_string(),
-            },
+            None => {
+                let id = ask["ask_id"].as_str().unwrap_or_default().to_string();
+                self.url_elicited
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(id.clone());
+                ElicitRequestParams::UrlElicitationParams {
+                    meta: None,
+                    message: crate::elicit::url_message(ask, lang),
+                    url: self.page_link(url),
+                    elicitation_id: id,
+                }
+            }
         };
         Some(rmcp::model::ElicitRequest::new(params))
     }
@@ -899,6 +955,48 @@ impl AskdServer {
     /// `notifications/cancelled` when the ask settles elsewhere; 2026-07-28 gets the
     /// `input_required` round trip ([`INPUT_REQUIRED`]). Every return goes through the
     /// normal wait, so the result is the stored one.
+    /// [`Self::wait_answering`], then — when this connection sent the ask's page as a
+    /// URL-mode elicitation and the ask is no longer pending — the 2025-11-25
+    /// `notifications/elicitation/complete` with its `elicitationId` (the ask id), so the
+    /// client can close what it opened.
+    async fn answering(
+        &self,
+        ask_id: &str,
+        budget: Option<Duration>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        let result = self.wait_answering(ask_id, budget, ctx).await;
+        let sent = self
+            .url_elicited
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(ask_id);
+        if sent
+            && !Self::round_trips(ctx)
+            && self
+                .backend
+                .ask(ask_id)
+                .await
+                .is_ok_and(|v| v["state"] != "pending")
+        {
+            self.url_elicited
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(ask_id);
+            let complete = rmcp::model::CustomNotification::new(
+                "notifications/elicitation/complete",
+                Some(json!({"elicitationId": ask_id})),
+            );
+            let _ = ctx
+                .peer
+                .send_notification(rmcp::model::ServerNotification::CustomNotification(
+                    complete,
+                ))
+                .await;
+        }
+        result
+    }
+
     async fn wait_answering(
         &self,
         ask_id: &str,
@@ -1055,6 +1153,9 @@ impl AskdServer {
         if view["session"] != state.session.as_str() {
             return Err(state_refused("it does not match its ask"));
         }
+        // The retry runs in the session askd sealed into its state: a stateless request (a
+        // new server per request on `/mcp`) must not open a second, empty session for it.
+        self.adopt_session(&state.session);
         let reply = responses
             .and_then(|r| r.get(ELICIT_KEY))
             .and_then(|v| serde_json::from_value::<rmcp::model::ElicitResult>(v.clone()).ok());
@@ -1096,20 +1197,31 @@ impl AskdServer {
                     .next_step(&state.ask, &plan, &ask, problem.as_deref(), &round)
                     .await
             {
-                return Err(input_required(
+                let e = input_required(
                     &self.opts.seal,
                     (&state.ask, &state.session),
                     *request,
                     question,
                     (tries, round.partial),
-                ));
+                );
+                return Err(match &state.draft {
+                    Some(slug) => carry_draft(&self.opts.seal, e, slug),
+                    None => e,
+                });
             }
         }
         let mut wait = json!({"ask_id": state.ask});
         if let Some(t) = args.get("timeout_s") {
             wait["timeout_s"] = t.clone();
         }
-        self.run(tools::AWAIT_ANSWER, wait, ctx).await
+        let Some(slug) = &state.draft else {
+            return self.run(tools::AWAIT_ANSWER, wait, ctx).await;
+        };
+        // A resumed survey_draft_launch returns what the launch would have.
+        match self.run(tools::AWAIT_ANSWER, wait, ctx).await {
+            Ok(result) => Ok(askd_core::survey::draft::launch_result(result, slug)),
+            Err(e) => Err(carry_draft(&self.opts.seal, e, slug)),
+        }
     }
 
     /// `survey_draft_launch` (`survey.md` §10.6): the gate and the ask in the daemon, then
@@ -1130,7 +1242,10 @@ impl AskdServer {
         {
             hook(&launched.url);
         }
-        let result = self.wait_answering(&launched.ask_id, budget, ctx).await?;
+        let result = self
+            .answering(&launched.ask_id, budget, ctx)
+            .await
+            .map_err(|e| carry_draft(&self.opts.seal, e, &launched.draft))?;
         Ok(askd_core::survey::draft::launch_result(
             result,
             &launched.draft,
@@ -1170,15 +1285,23 @@ impl AskdServer {
                 let result = self.wait(ask_id, budget, ctx).await?;
                 // A question's result carries the alignment tail here too (§5.7); a drift
                 // card's result carries the guidance lines like report_drift's.
-                let kind = self
-                    .backend
-                    .ask(ask_id)
-                    .await
-                    .ok()
-                    .and_then(|a| a["kind"].as_str().map(str::to_string));
+                let ask = self.backend.ask(ask_id).await.ok();
+                // A connection that has recorded no session yet (a stateless `/mcp` request,
+                // a fresh adapter) reads the tail of the ask's own session rather than
+                // opening an empty one for it.
+                let tail_session = (self.known_session().is_none()
+                    && ctx.meta.get("askd/session").is_none())
+                .then(|| {
+                    ask.as_ref()
+                        .and_then(|a| a["session"].as_str())
+                        .map(str::to_string)
+                })
+                .flatten();
+                let kind = ask.and_then(|a| a["kind"].as_str().map(str::to_string));
                 match kind.as_deref() {
                     Some("questions" | "survey") => {
-                        self.with_alignment(result, &json!({}), ctx).await
+                        self.with_alignment_in(result, &json!({}), ctx, tail_session)
+                            .await
                     }
                     Some("drift") => {
                         let session = result["session"].as_str().unwrap_or_default().to_string();
@@ -1371,15 +1494,30 @@ impl AskdServer {
     /// §5.7, §5.8): the structured `alignment` member, and the tail as a text block.
     async fn with_alignment(
         &self,
+        result: Value,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        self.with_alignment_in(result, args, ctx, None).await
+    }
+
+    /// [`Self::with_alignment`] in `session` when given, else in this connection's.
+    async fn with_alignment_in(
+        &self,
         mut result: Value,
         args: &Value,
         ctx: &RequestContext<RoleServer>,
+        session: Option<String>,
     ) -> Result<Value, ToolError> {
         if result.get("error").is_some() || !result.is_object() {
             return Ok(result);
         }
-        let Ok(session) = self.session(ctx).await else {
-            return Ok(result);
+        let session = match session {
+            Some(s) => s,
+            None => match self.session(ctx).await {
+                Ok(s) => s,
+                Err(_) => return Ok(result),
+            },
         };
         let this_ask = result
             .get("ask_id")
@@ -1682,7 +1820,7 @@ impl AskdServer {
                 {
                     hook(reported["url"].as_str().unwrap_or_default());
                 }
-                self.wait_answering(&ask_id, budget, ctx).await?
+                self.answering(&ask_id, budget, ctx).await?
             }
         };
         Ok(self.with_guidance(result, &session).await)

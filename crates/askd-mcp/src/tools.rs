@@ -147,7 +147,8 @@ fn survey_answers() -> Value {
         }},
         "draft": {"type": "string"},
         "draftReopened": {"type": "boolean"},
-        "alignment": {"type": "object"}
+        "alignment": {"type": "object"},
+        "surface": {"type": "string", "enum": ["page", "terminal", "client-form", "app"], "description": "Where the human answered."}
     })
 }
 
@@ -539,7 +540,7 @@ pub const SET_ALIGNMENT_MODE: &str = "set_alignment_mode";
 pub const ESTABLISH_BASELINE: &str = "establish_baseline";
 pub const REPORT_DRIFT: &str = "report_drift";
 
-const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question). Call it before the first substantive change when the request states a constraint or limits scope, after the greenfield gate questions, and after the human approves or redirects a drift (it applies pending updates). Given fields replace their value; others stay unless replace is true. Dropping an explicit constraint or must-preserve item needs a human decision: report_drift first.";
+const ESTABLISH_BASELINE_DESCRIPTION: &str = "Record or revise the requirement baseline silently (no question): goal, explicit constraints, must-preserve behaviour, allowed scope, settled decisions. Call it before the first substantive change when the request states a constraint or limits scope (\"don't change X\", \"only X\"; trivial requests: never), after the greenfield gate questions, and after the human approves or chooses a direction on a drift, before the next substantive step (it applies pending updates). Given fields replace their value; others stay unless replace is true. Never drop or weaken an explicit constraint or must-preserve item except to apply the human's decision (askd refuses it): report_drift first.";
 
 fn string_list() -> Value {
     json!({"type": "array", "maxItems": baseline::LIST_MAX_ITEMS, "items": {"type": "string", "minLength": 1, "maxLength": baseline::ITEM_MAX}})
@@ -586,7 +587,7 @@ fn establish_baseline_tool() -> Tool {
     t
 }
 
-const REPORT_DRIFT_DESCRIPTION: &str = "Report an action that would materially change the requirement baseline BEFORE taking it: the human gets a drift card, you get their decision. reason: scope-expansion (a focused task grows into broad rework), constraint-conflict (breaks a constraint or must-preserve item), behaviour-change (unauthorised visible behaviour, default or compatibility change), architecture-shift (cloud, backend, auth, several users, sync, persistence, public API, schema, migration), invalidated-assumption (a finding forces a new direction), user-direction-change (the human changes direction mid-task: report before any clarifying question). Approve or a chosen option: record it with establish_baseline before the next substantive step; otherwise do not make the change. Re-attach with await_answer or {\"resume\": \"<drift_id>\"}.";
+const REPORT_DRIFT_DESCRIPTION: &str = "Report an action that would materially change the requirement baseline BEFORE taking it: the human gets a drift card, you get their decision. reason: scope-expansion (a focused task grows into broad rework), constraint-conflict (breaks a constraint or must-preserve item), behaviour-change (unauthorised visible behaviour, default or compatibility change), architecture-shift (cloud, backend, auth, several users, sync, persistence, public API, schema, migration), invalidated-assumption (a finding forces a new direction), user-direction-change (the human changes direction mid-task: report before any clarifying question). A genuine choice gets 2-4 options. Never on a schedule, nor for the established stack, small internal designs, in-scope bug fixes or needed tests. Approve or a chosen option: record it with establish_baseline before the next substantive step; baseline kept or no decision: do not make the change; never re-ask a settled decision. Re-attach with await_answer or {\"resume\": \"<drift_id>\"}.";
 
 fn report_drift_tool() -> Tool {
     let mut t = Tool::new(

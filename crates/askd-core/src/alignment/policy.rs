@@ -11,41 +11,29 @@ pub const HEADING_ZH: &str = "## 需求对齐（Requirements alignment）";
 
 const POLICY_EN: &str = "\
 ### A1. Who decides
-The human owns product direction and its boundaries; you own the engineering. A convenient default (browser-only, local data, no sign-in) is a guess, never a settled direction.
+The human owns product direction; you own the engineering. A convenient default (browser-only, local data, no sign-in) is a guess, not a settled direction.
 ### A2. Classify the task
-Greenfield or vague: a new project or idea, an undefined product form, scope or main use, or several plausible directions. Explicit: the repository sets the direction, or the change is clear and local.
+Greenfield or vague: a new project or idea, or an undefined product form, scope or main use. Explicit: the repository sets the direction, or the change is clear and local.
 ### A3. Greenfield Alignment Gate
 Before substantive greenfield or vague work, the product goal, the MVP scope and the primary interaction must be clear; ask only about unclear ones.
 ### A4. Explicit work proceeds
-Go ahead unless an open decision would materially change behaviour, scope, persistence or data ownership, public APIs, compatibility, auth, security, migrations, or destructive or irreversible operations.
+Go ahead unless an open decision would materially change behaviour, scope, data, public APIs, compatibility, auth, security or migrations, or is irreversible.
 ### A5. Priority
-Ask the highest open decision first: goal, scope, user-facing behaviour, data/identity/sync/compatibility, architecture; implementation details normally never.
+Ask the highest open decision first: goal, scope, user-facing behaviour, data/identity/sync, architecture; never implementation details.
 ### A6. How to ask
-Use ask_user_question, one question per call, and wait: 2 or 3 genuinely different options about the outcome, not the implementation, the recommended one first and marked, each with a one-line trade-off. Restate the answer in one sentence and go on; never ask to confirm it. Use ask_survey for alignment only if the human asks.
+ask_user_question, one question per call, and wait: 2 or 3 genuinely different outcomes, the recommended first and marked, each with a one-line trade-off. Restate the answer in one sentence; go on. ask_survey only if the human asks.
 ### A7. Never ask about
-File or variable names, helper locations, routine code structure, formatting, ordinary library use, small refactors, lint, or anything settled.
+Names, helper locations, routine code structure, formatting, ordinary library use, small refactors, lint, or anything settled.
 ### A8. Stop
-Stop once a first implementation has a coherent direction: usually one question, rarely over three.
+Once a first implementation has a coherent direction: usually one question, rarely over three.
 ### A9. Delegated direction
-\"You decide\" hands over engineering, not direction: for a greenfield idea still ask the top direction question first, then decide the rest.
+\"You decide\" hands over engineering, not direction: still ask the top direction question first.
 ### A10. Re-align only on something new
-Ask again only for a NEW direction-defining decision, never a settled one (askd's results list them); with a baseline, via report_drift.
+Ask again only for a NEW direction decision (askd's results list the settled ones); with a baseline, via report_drift.
 ### A11. Subagents
 A subagent asks in its parent's askd session and never re-asks its decisions; pass your askd session id to one with its own askd connection.
-### B1. The baseline
-Keep a small baseline: goal, explicit constraints, must-preserve behaviour, allowed scope, settled decisions.
-### B2. When to record it
-When the request states a constraint or limits scope (\"don't change X\", \"only X\"), call establish_baseline silently before the first substantive change; greenfield: after the gate; trivial: never.
-### B3. Stay quiet
-Never check alignment on a schedule; never ask about the established stack, small internal designs, in-scope bug fixes or needed tests.
-### B4. What counts as drift
-An action that materially changes the baseline, for one of report_drift's reasons: scope-expansion, constraint-conflict, behaviour-change, architecture-shift, invalidated-assumption, user-direction-change.
-### B5. Report before acting
-Call report_drift before the action, never after; a human's change of direction is reported first (user-direction-change), before any clarifying question. A genuine choice gets 2 to 4 options.
-### B6. Follow the decision
-Approved or a chosen direction: record it with establish_baseline before the next substantive step. Baseline kept, or no decision: do not make the change.
-### B7. Keep the baseline honest
-Never drop or weaken a protected constraint except to apply the human's decision (askd refuses it); never re-ask a settled decision.
+### B1-B7. Baseline and drift
+Keep a small baseline with establish_baseline; report drift with report_drift before acting. Their descriptions hold the rules. Never check alignment on a schedule.
 ### B8. Planning modes
 A client's planning mode governs planning; this policy, direction during execution. Run the align check when the human asks.
 ";
@@ -73,20 +61,8 @@ const POLICY_ZH: &str = "\
 只有出现新的方向性决定才再问；不重问已确定的决定（askd 的结果会列出）。已有基线时改用 report_drift。
 ### A11. 子代理
 子代理在父代理的 askd 会话中提问，绝不重问已定决定；委派给有自己 askd 连接的子代理时，传给它你的 askd 会话 id。
-### B1. 基线
-依据一个小的基线工作：目标、明确约束、必须保留的行为、允许范围、已定决定。
-### B2. 何时记录
-请求声明约束或限定范围（“不要改 X”“只改 X”“不改后端”）时，在首个实质改动前静默调用 establish_baseline。全新工作：关口问题回答后。琐碎请求：不记录。
-### B3. 保持安静
-打扰人是例外：不定期检查对齐，不问既有技术栈、小的内部设计、范围内的 bug 修复或所需测试。
-### B4. 什么算偏移
-在实质改变基线的操作前停下：scope-expansion、constraint-conflict、behaviour-change（未经授权改变可见行为、默认值或兼容性）、architecture-shift（云、后端、认证、多用户、同步、持久化、公共 API、schema、迁移）、invalidated-assumption、user-direction-change。
-### B5. 先报告再行动
-在操作之前调用 report_drift，不要事后；人改变方向时先用 user-direction-change 报告，再做任何澄清提问。确有选择时给 2 到 4 个 options。
-### B6. 遵循决定
-批准或选定方向：下一个实质步骤前用 establish_baseline 记录，再继续。保留基线或没有决定：不做这个改动。
-### B7. 保持基线真实
-除非执行人的决定，绝不删除或削弱受保护的约束（askd 会拒绝），也绝不重问已定决定。
+### B1-B7. 基线与偏移
+用 establish_baseline 维护一个小的基线，在实质改变基线的操作之前用 report_drift 报告：规则写在这两个工具的说明里。保持安静：不定期检查对齐。
 ### B8. 规划模式
 客户端的规划模式管规划；本策略管执行中的方向。人要求时运行 align 检查。
 ";
@@ -179,23 +155,18 @@ mod tests {
         );
     }
 
-    const HEADINGS: [&str; 19] = [
-        "A1.", "A2.", "A3.", "A4.", "A5.", "A6.", "A7.", "A8.", "A9.", "A10.", "A11.", "B1.",
-        "B2.", "B3.", "B4.", "B5.", "B6.", "B7.", "B8.",
+    /// B1–B7 (the baseline and drift rules) live in `establish_baseline`'s and
+    /// `report_drift`'s descriptions (issue 28 §3): the policy keeps one pointer to them, so
+    /// the instructions stay under a client's 4,096-character cut.
+    const HEADINGS: [&str; 13] = [
+        "A1.", "A2.", "A3.", "A4.", "A5.", "A6.", "A7.", "A8.", "A9.", "A10.", "A11.", "B1-B7.",
+        "B8.",
     ];
     const TOOLS: [&str; 4] = [
         "ask_user_question",
         "establish_baseline",
         "report_drift",
         "align",
-    ];
-    const REASONS: [&str; 6] = [
-        "scope-expansion",
-        "constraint-conflict",
-        "behaviour-change",
-        "architecture-shift",
-        "invalidated-assumption",
-        "user-direction-change",
     ];
 
     fn check_policy(text: &str) {
@@ -207,10 +178,11 @@ mod tests {
             assert!(at >= last, "heading {h} out of order");
             last = at;
         }
-        for t in TOOLS.iter().chain(REASONS.iter()) {
+        for t in TOOLS {
             assert!(text.contains(t), "{t} missing");
         }
-        assert!(text.len() < 6 * 1024, "policy is {} bytes", text.len());
+        let chars = text.chars().count();
+        assert!(chars <= 2_300, "policy is {chars} characters");
         let lower = text.to_lowercase();
         for claim in [
             "blocks execution",

@@ -198,22 +198,18 @@ impl Daemon {
         Ok(done.total)
     }
 
-    /// The settlement of a submitted survey, validated against the recomputed path; `surface`
-    /// (`page`, `terminal`, `client-form`), when the body names it, is carried by the result.
+    /// The settlement of a submitted survey, validated against the recomputed path; the result
+    /// carries `surface` (`page` unless the body names `terminal`, `client-form` or `app`).
     pub(crate) fn survey_submit(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         let settled_at = askd_store::now();
         let spec = spec(ask)?;
         let banked = banked_entries(ask)?;
         let sub = validate_submit(&spec, &banked, body).map_err(invalid_answers)?;
         let mut result = json!(shapes::answered(&spec, &ask.id, &sub));
-        // Where the answer came from (`clients.md` §3), when the submit names it: a survey
-        // walked in the client's forms says `client-form`.
-        if body
-            .as_object()
-            .is_some_and(|o| o.get_present("surface").is_some())
-        {
-            result["surface"] = json!(super::questions::surface(body)?);
-        }
+        // Where the answer came from (`clients.md` §3), as for questions: the body's `surface`
+        // (a survey walked in the client's forms says `client-form`, the terminal `terminal`),
+        // `page` when it names none.
+        result["surface"] = json!(super::questions::surface(body)?);
         Ok(Settlement {
             outcome: "answered".into(),
             result,

@@ -459,7 +459,8 @@ impl Survey {
 
     fn submit(&mut self) -> Vec<Effect> {
         let answers: Vec<Value> = self.path.iter().map(|id| self.entry(id)).collect();
-        self.base.submit(json!({"answers": answers}))
+        self.base
+            .submit(json!({"answers": answers, "surface": "terminal"}))
     }
 
     fn bank(&mut self) -> Vec<Effect> {
@@ -867,7 +868,8 @@ impl Survey {
                         e
                     })
                     .collect();
-                self.base.submit(json!({"answers": entries, "quick": key}))
+                self.base
+                    .submit(json!({"answers": entries, "quick": key, "surface": "terminal"}))
             }
             Purpose::Bank(_) => {
                 if !reply.ok() {

@@ -265,6 +265,8 @@ async fn a_survey_branch_is_answered_through_the_live_path() {
     );
     let record = &v["result"];
     assert_eq!(record["path"], json!(["scope", "core", "ship"]), "{record}");
+    // Where the answer came from, as for questions and reviews (issue 28 §5).
+    assert_eq!(record["surface"], "terminal", "{record}");
     h.stop().await;
 }
 
@@ -631,5 +633,6 @@ async fn a_quick_template_shows_its_answers_and_asks_before_it_submits() {
         "the template's key is recorded: {result}"
     );
     assert_eq!(v["result"]["path"], json!(["scope"]), "{result}");
+    assert_eq!(v["result"]["surface"], "terminal", "{result}");
     h.stop().await;
 }

@@ -171,9 +171,11 @@ async fn adapter(
         seal,
     };
     // A long session may outlive its daemon (idle exit, a restart): find or start it again.
-    // A remote daemon is not ours to start: a call that cannot reach it reports it.
+    // A remote daemon is not ours to start: a call that cannot reach it reports it — except
+    // a wait, which is repeated for up to a minute, so a wait whose daemon dies (team mode,
+    // several daemons behind one URL) returns the answer another daemon took.
     let backend = if remote.is_some() {
-        Arc::new(HttpBackend::new(url, token))
+        Arc::new(HttpBackend::new(url, token).with_wait_retry(REMOTE_WAIT_RETRY))
     } else {
         let reconnect: Reconnect = Arc::new(move || {
             let (paths, flags) = (paths.clone(), flags.clone());
@@ -183,6 +185,9 @@ async fn adapter(
     };
     askd_mcp::serve_stdio(backend, Arc::new(options)).await
 }
+
+/// How long a remote adapter's wait keeps retrying after its daemon stops answering.
+const REMOTE_WAIT_RETRY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The key this adapter signs its `requestState`s and app handles with (`askd_mcp::seal`):
 /// the data directory's `signing.key`, shared with the daemon's `/mcp` and every adapter of

@@ -200,3 +200,109 @@ async fn budget_8_the_authoring_doctrine_is_served_as_a_prompt_and_a_resource() 
         assert!(e.contains("askd://skills/rich-questions-authoring"), "{e}");
     }
 }
+
+/// Claude Code cuts server instructions at 4,096 characters and Codex shows about the first
+/// 247 as the server's description (`clients.md` §1, issue 28 §3): the whole text fits the
+/// first, in both languages and every mode (auto with the built-in policy is the longest), and
+/// its opening says what askd is and when to call it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instructions_fit_4096_characters_and_open_with_what_askd_is_and_when_to_call_it() {
+    let home = Home::new();
+    for language in ["en", "zh-CN"] {
+        for mode in ["auto", "manual", "off"] {
+            let a = home
+                .adapter(
+                    &format!("cut-{language}-{mode}"),
+                    &[("ASKD_LANGUAGE", language), ("ASKD_ALIGNMENT_MODE", mode)],
+                )
+                .await;
+            let instructions = a.service.peer_info().unwrap().instructions.clone().unwrap();
+            let n = js_len(&instructions);
+            assert!(n <= 4096, "{language}/{mode}: {n} characters");
+            if mode == "auto" {
+                // The last rule of the policy arrives whole.
+                assert!(
+                    instructions.contains("### B8."),
+                    "{language}: {instructions}"
+                );
+                assert!(instructions.contains("### A11."), "{language}");
+            }
+            let opening: String = instructions.chars().take(247).collect();
+            assert!(opening.starts_with("askd "), "{language}: {opening}");
+            assert!(
+                opening.contains("ask_user_question"),
+                "{language}: {opening}"
+            );
+            let when = if language == "en" {
+                "Call it whenever a decision belongs to the user"
+            } else {
+                "凡是应由用户做的决定都调用它"
+            };
+            assert!(opening.contains(when), "{language}: {opening}");
+            // The first thing after the opening: how to resume a pending ask.
+            assert!(
+                instructions.find("await_answer").unwrap() < 400,
+                "{language}"
+            );
+        }
+    }
+}
+
+/// The baseline and drift rules (B1–B7) moved from the instructions into the two tools they
+/// belong to (issue 28 §3): each tool's description carries its rules, in auto and manual mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_baseline_and_drift_rules_are_in_their_tools_descriptions() {
+    let home = Home::new();
+    for mode in ["auto", "manual"] {
+        let a = home
+            .adapter(&format!("rules-{mode}"), &[("ASKD_ALIGNMENT_MODE", mode)])
+            .await;
+        let tools = a.service.list_all_tools().await.unwrap();
+        let description = |name: &str| {
+            tools
+                .iter()
+                .find(|t| t.name == name)
+                .and_then(|t| t.description.as_deref())
+                .unwrap_or_else(|| panic!("{mode}: no {name}"))
+                .to_string()
+        };
+        let baseline = description("establish_baseline");
+        for rule in [
+            // B1: what the baseline holds.
+            "goal, explicit constraints, must-preserve behaviour, allowed scope, settled decisions",
+            // B2: when to record it.
+            "before the first substantive change when the request states a constraint",
+            "trivial requests: never",
+            // B6: after a drift decision.
+            "before the next substantive step",
+            // B7: protected constraints.
+            "Never drop or weaken an explicit constraint",
+        ] {
+            assert!(
+                baseline.contains(rule),
+                "{mode}: establish_baseline lacks {rule:?}"
+            );
+        }
+        let drift = description("report_drift");
+        for rule in [
+            // B4: the reasons.
+            "scope-expansion",
+            "constraint-conflict",
+            "behaviour-change",
+            "architecture-shift",
+            "invalidated-assumption",
+            "user-direction-change",
+            // B5: before acting, a direction change first, 2-4 options.
+            "BEFORE taking it",
+            "report before any clarifying question",
+            "A genuine choice gets 2-4 options",
+            // B3: stay quiet.
+            "Never on a schedule",
+            // B6, B7.
+            "baseline kept or no decision: do not make the change",
+            "never re-ask a settled decision",
+        ] {
+            assert!(drift.contains(rule), "{mode}: report_drift lacks {rule:?}");
+        }
+    }
+}

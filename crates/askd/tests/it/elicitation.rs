@@ -833,7 +833,7 @@ async fn elicitation_survey_page_takes_over_and_2026_rounds_walk_it() {
     .await;
     let sc = structured(&finish(call).await);
     assert_eq!(sc["outcome"], "answered", "{sc}");
-    assert!(sc.get("surface").is_none(), "{sc}");
+    assert_eq!(sc["surface"], "page", "{sc}");
     f2.withdrawn_within(10).await;
 
     let (b, mut rounds) = home

@@ -50,7 +50,9 @@ fn release_scope_result(ask_id: &str) -> Value {
             {"id": "ship", "selected": [{"key": "a", "label": "Docs complete"}, {"key": "c", "label": "Migration guide"}]}
         ],
         "skipped": [],
-        "handling": SURVEY_HANDLING
+        "handling": SURVEY_HANDLING,
+        // Answered on the page (issue 28 §5: a survey says where, like questions).
+        "surface": "page"
     })
 }
 
@@ -312,7 +314,7 @@ async fn a_survey_answered_over_http_returns_the_exact_result() {
     assert_eq!(
         keys(&sc),
         [
-            "outcome", "ask_id", "title", "path", "answers", "skipped", "handling"
+            "outcome", "ask_id", "title", "path", "answers", "skipped", "handling", "surface"
         ]
     );
     assert_eq!(

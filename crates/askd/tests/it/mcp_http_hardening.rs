@@ -296,3 +296,134 @@ async fn the_2026_stateless_revision_is_served_at_mcp() {
     let asks = s.get("/api/asks?state=all").await.expect(200).clone();
     assert_eq!(asks["asks"][0]["client"], "claude-code", "{asks}");
 }
+
+/// Issue 28 §6: Claude Code over HTTP (2026-07-28, stateless: a new server per request)
+/// records one askd session per run. The request sequence it sends, replayed: discover,
+/// `subscriptions/listen`, the three lists, a `tools/call` whose form goes out as an
+/// `input_required` round, the retry with the sealed `requestState` — which used to open a
+/// second, empty session — and a later `await_answer`, which must not open one either.
+#[tokio::test]
+async fn claude_code_over_http_records_one_session_per_run() {
+    let s = TestServer::start().await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"roots": {"listChanged": true}, "elicitation": {"form": {}, "url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"}
+    });
+    let post = |id: u32, method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = meta.clone();
+        json_post(
+            &s,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        )
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method)
+    };
+    let sessions = || async {
+        s.get("/api/sessions").await.expect(200)["sessions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let d = s.send(post(1, "server/discover", json!({}))).await;
+    assert_eq!(d.status.as_u16(), 200, "{}", d.text);
+    // The listen stream stays open: only its response head is read.
+    let listen = tokio::time::timeout(
+        Duration::from_secs(10),
+        post(
+            2,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
+        )
+        .send(),
+    )
+    .await
+    .expect("listen answers")
+    .expect("listen");
+    assert_eq!(listen.status().as_u16(), 200, "{:?}", listen.headers());
+    for (id, method) in [
+        (3, "prompts/list"),
+        (4, "resources/list"),
+        (5, "tools/list"),
+    ] {
+        let r = s.send(post(id, method, json!({}))).await;
+        assert_eq!(r.status.as_u16(), 200, "{method}: {}", r.text);
+    }
+    assert!(sessions().await.is_empty(), "nothing asked yet, no session");
+
+    let args = json!({"questions": [{"id": "q", "question": "Ship it over HTTP?",
+        "options": [{"label": "Yes"}, {"label": "No"}]}]});
+    let call = s
+        .send(
+            post(
+                6,
+                "tools/call",
+                json!({"name": "ask_user_question", "arguments": args}),
+            )
+            .header("Mcp-Name", "ask_user_question"),
+        )
+        .await;
+    let round = rpc_message(&call.text);
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    let state = round["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let all = sessions().await;
+    assert_eq!(all.len(), 1, "{all:?}");
+    let session = all[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(all[0]["client"], "claude-code");
+
+    // The human answers on the page while the form is open; the form is then dismissed.
+    let asks = s.get("/api/asks?state=pending").await.expect(200).clone();
+    let ask = asks["asks"][0]["id"].as_str().unwrap().to_string();
+    let r = s
+        .post(
+            &format!("/api/asks/{ask}/submit"),
+            &json!({"answers": [{"id": "q", "selected": ["Yes"]}]}),
+        )
+        .await;
+    r.expect(200);
+    let retry = s
+        .send(
+            post(
+                7,
+                "tools/call",
+                json!({"name": "ask_user_question", "arguments": args,
+                       "requestState": state,
+                       "inputResponses": {"askd_answer": {"action": "cancel"}}}),
+            )
+            .header("Mcp-Name", "ask_user_question"),
+        )
+        .await;
+    let done = rpc_message(&retry.text);
+    assert_eq!(
+        done["result"]["structuredContent"]["outcome"], "answered",
+        "{done}"
+    );
+    // A later await_answer in its own request.
+    let again = s
+        .send(
+            post(
+                8,
+                "tools/call",
+                json!({"name": "await_answer", "arguments": {"ask_id": ask}}),
+            )
+            .header("Mcp-Name", "await_answer"),
+        )
+        .await;
+    let again = rpc_message(&again.text);
+    assert_eq!(
+        again["result"]["structuredContent"]["outcome"], "answered",
+        "{again}"
+    );
+    let all = sessions().await;
+    assert_eq!(
+        all.iter().map(|x| x["id"].clone()).collect::<Vec<_>>(),
+        vec![json!(session)],
+        "one session per run: {all:?}"
+    );
+    drop(listen);
+}

@@ -106,8 +106,9 @@ async fn batch_review_is_listed_with_its_schemas_and_guidance() {
         .peer_info()
         .and_then(|i| i.instructions.clone())
         .unwrap_or_default();
-    assert!(instructions.contains("Use batch_review when the human must give several independent, same-shaped verdicts at once"));
-    assert!(instructions.contains("a blank item (filled: false) is never an approval"));
+    // The instructions say when (issue 28 §3: one-tool rules live in the tool's description,
+    // where the blank-item rule is checked below).
+    assert!(instructions.contains("batch_review for several same-shaped verdicts"));
     let tools = serde_json::to_value(a.service.list_all_tools().await.unwrap()).unwrap();
     let t = tools
         .as_array()
@@ -183,7 +184,7 @@ async fn batch_review_is_listed_with_its_schemas_and_guidance() {
         ])
     );
 
-    // Chinese instructions carry the paragraph too.
+    // Chinese instructions say when to use it too.
     let zh = home.adapter("zh", &[("ASKD_LANGUAGE", "zh-CN")]).await;
     let text = zh
         .service
@@ -191,7 +192,7 @@ async fn batch_review_is_listed_with_its_schemas_and_guidance() {
         .and_then(|i| i.instructions.clone())
         .unwrap_or_default();
     assert!(
-        text.contains("未填的条目（filled: false）绝不代表同意"),
+        text.contains("batch_review 用于多个相互独立、形式相同的结论"),
         "{text}"
     );
 }

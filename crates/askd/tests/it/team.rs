@@ -888,3 +888,94 @@ async fn access_8_a_member_added_on_one_daemon_is_let_in_on_another_at_once() {
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["code"], "unknown-member");
 }
+
+/// A loopback TCP load balancer in front of `daemons` (their base URLs): each connection goes
+/// to the first daemon that accepts it, bytes copied both ways. Returns its base URL.
+async fn balancer(daemons: Vec<String>) -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let backends: Vec<String> = daemons
+        .iter()
+        .map(|u| {
+            u.trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string()
+        })
+        .collect();
+    let task = tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            let backends = backends.clone();
+            tokio::spawn(async move {
+                for b in &backends {
+                    if let Ok(mut out) = tokio::net::TcpStream::connect(b).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut out).await;
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{addr}"), task)
+}
+
+/// Issue 28 §4: a real `askd mcp --url <load balancer>` waits on daemon A; A is SIGKILLed;
+/// the human answers through B; the agent's in-flight call returns that answer (the adapter
+/// repeats the wait, with backoff, to whichever daemon the balancer reaches).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_wait_survives_its_daemon_behind_a_load_balancer() {
+    use crate::common_mcp;
+    let db = pg_test::cluster().database().await;
+    let mut a = start(&db.url);
+    let b = start(&db.url);
+    let c = start(&db.url);
+    // An agent member's token is known to every daemon on the database.
+    let (_, agent_token) = add_member(&a, "ci-agent", true).await;
+    let (lb, _lb) = balancer(vec![a.url.clone(), b.url.clone(), c.url.clone()]).await;
+    let home = common_mcp::Home::new();
+    let file = home.path().join("team.token");
+    std::fs::write(&file, format!("{agent_token}\n")).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let cmd = home.command(
+        env!("CARGO_BIN_EXE_askd"),
+        &["mcp", "--url", &lb, "--token-file", &file],
+        &[],
+    );
+    let adapter = common_mcp::Adapter::spawn(cmd, "remote-agent").await;
+    let call = adapter
+        .start_call(
+            "ask_user_question",
+            json!({"questions": [{"id": "db", "question": "Which database, behind the balancer?",
+                "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}]}),
+        )
+        .await;
+    // The ask, seen through B.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let id = loop {
+        let (_, list) = b.call(Method::GET, "/api/asks?state=pending", None).await;
+        if let Some(id) = list["asks"][0]["id"].as_str() {
+            break id.to_string();
+        }
+        assert!(Instant::now() < deadline, "no ask: {list}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // The wait is on A (the balancer's first choice): kill A under it.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, body) = b.submit(&id, "PostgreSQL").await;
+    assert_eq!(status, 200, "{body}");
+    let r = tokio::time::timeout(Duration::from_secs(60), common_mcp::finish(call))
+        .await
+        .expect("the in-flight call returns");
+    let sc = common_mcp::structured(&r);
+    assert_eq!(sc["outcome"], "answered", "{r}");
+    assert_eq!(sc["ask_id"], id.as_str());
+    assert_eq!(sc["answers"][0]["selected"], json!(["PostgreSQL"]), "{r}");
+    assert!(
+        adapter.stderr().is_empty(),
+        "stderr stays quiet: {}",
+        adapter.stderr()
+    );
+    drop(adapter);
+}

@@ -363,6 +363,9 @@ pub struct TestClient {
     pub forms: Option<tokio::sync::mpsc::UnboundedSender<Form>>,
     /// The `elicitation` capability declared with `forms`.
     pub caps: Value,
+    /// Every notification rmcp has no type for (`notifications/elicitation/complete`, …):
+    /// method and params.
+    pub custom: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
 impl ClientHandler for TestClient {
@@ -372,6 +375,17 @@ impl ClientHandler for TestClient {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.custom.lock().unwrap().push((
+            notification.method,
+            notification.params.unwrap_or(Value::Null),
+        ));
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -490,6 +504,7 @@ impl Adapter {
             tools_changed: tools_changed.clone(),
             forms,
             caps,
+            custom: Default::default(),
         };
         let serving = async {
             if discover {
