@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startResponses, scripted, callOutputs } from './standin/responses.mjs';
-import { CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, surveyArgs, codexBlock } from './standin/harness.mjs';
+import { CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, surveyArgs, codexBlock, pendingAsk, humanSubmit } from './standin/harness.mjs';
 
 const CODEX = join(CLIENTS, 'node_modules', '.bin', 'codex');
 const NS = 'mcp__askd';
@@ -89,7 +89,7 @@ ${codexBlock()}`);
       `env ${envArgs} ${CODEX} ${JSON.stringify('Use askd to ask the user, then report the answer.')}`);
     const form = await until('the first askd form', (s) => /Field 1\//.test(s), 90000);
     log('--- the form, as Codex shows it:\n' + form);
-    await human(keys, form);
+    await human(keys, form, askdHome);
     await until('the tool result', (s) => /tool returned/i.test(s), 60000);
     const shown = shownJson(callOutputs(model.requests.at(-1)?.body).at(-1)?.text ?? '');
     const d = await daemonOf(askdHome);
@@ -181,4 +181,20 @@ test('Codex TUI: a 3-item review answered by keys, one note typed', { skip, time
   assert.deepEqual(r.shown.items.map((i) => [i.id, i.verdict, i.note || '']),
     [['r1', 'pass', ''], ['r2', 'fail', 'name lost'], ['r3', 'pending', '']]);
   assert.equal(r.view.result.surface, 'client-form');
+});
+
+test('Codex TUI: the page answers while the form is open — the form closes and the answer returns', { skip, timeout: 180000 }, async (t) => {
+  let waited;
+  const r = await codexTui('ask_user_question', QUESTIONS, async (keys, form, askdHome) => {
+    const { daemon, ask } = await pendingAsk(askdHome, { kind: 'questions' });
+    const t0 = Date.now();
+    await humanSubmit(daemon, ask.id, { answers: [{ id: 'db', selected: ['SQLite'] }] });
+    const s = await keys.until('the tool result', (s) => /tool returned/i.test(s), 15000);
+    waited = Date.now() - t0;
+    assert.doesNotMatch(s, /Field 1\//, 'askd withdrew the form (notifications/cancelled)');
+  });
+  t.diagnostic(`Codex TUI: the agent waited ${waited} ms after the page answer`);
+  assert.equal(r.shown?.surface, 'page', JSON.stringify(r.shown));
+  assert.deepEqual(r.shown.answers, [{ id: 'db', selected: ['SQLite'] }]);
+  assert.ok(waited < 5000, `${waited} ms`);
 });
