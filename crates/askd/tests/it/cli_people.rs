@@ -372,3 +372,63 @@ fn the_example_config_documents_every_key_and_loads_uncommented() {
         assert_eq!(v["ok"], true, "{}\n{text_}", v["configError"]);
     }
 }
+
+/// `askd try` with no display and no terminal: it prints the URL and the hint to answer in
+/// the terminal, waits, prints the result readably (`--format text`), and says how to stop
+/// the daemon it leaves running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn try_prints_the_result_readably_and_how_to_stop_the_daemon() {
+    let home = Home::new();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_askd"));
+    cmd.args(["try", "--format", "text"])
+        .envs(home.env())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("SSH_CONNECTION")
+        .env_remove("SSH_TTY")
+        .env("ASKD_LOG", "warn")
+        .current_dir(home.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let id = loop {
+        if home.daemon().is_some()
+            && let Some(a) = home.api().asks().await.first()
+        {
+            break a["id"].as_str().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "no ask appeared");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    home.api()
+        .post(&format!("/api/asks/{id}/cancel"), json!({}))
+        .await;
+    let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("try returns once the ask settles")
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("The agent receives (in short):"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("outcome: cancelled"), "{stdout}");
+    assert!(
+        stdout.contains("\n  \"outcome\": \"cancelled\""),
+        "pretty JSON: {stdout}"
+    );
+    assert!(
+        stderr.contains("/a/") && stderr.contains("?token="),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no display here") && stderr.contains("--answer-in terminal"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`askd stop` stops it"), "{stderr}");
+    let stop = askd(&home, &["stop"]);
+    assert!(stop.status.success(), "{}", text(&stop.stderr));
+}
