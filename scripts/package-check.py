@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks one installed askd (the npm launcher or the wheel's script), as a user would run it:
-`askd --version`, `askd try --help`, a real MCP `initialize` over stdio through `askd mcp`
+`askd --version`, `askd try --help`, a usage error's exit code, a real MCP `initialize` over stdio through `askd mcp`
 (which starts a daemon in a scratch ASKD_HOME), the daemon's web page (the UI must be in the
 binary: 200 with the page, not a 503 naming a missing ui/), then `askd stop`.
 
@@ -33,6 +33,10 @@ print(f"      {v.stdout.strip()}")
 h = subprocess.run(cmd + ["try", "--help"], capture_output=True, text=True, env=env, timeout=60)
 check("askd try --help", h.returncode == 0 and "--answer-in" in h.stdout and "ASKD_HOME" in h.stdout,
       h.stdout[-400:] + h.stderr)
+
+u = subprocess.run(cmd + ["asks", "list", "--kind", "bogus"], capture_output=True, text=True, env=env, timeout=60)
+check("a usage error's exit code 2 comes through", u.returncode == 2 and "survey, questions, review, drift" in u.stderr,
+      f"rc {u.returncode}: {u.stderr}")
 
 mcp = subprocess.Popen(cmd + ["mcp", "--listen", "127.0.0.1:0"], stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
@@ -71,7 +75,8 @@ for _ in range(100):
         time.sleep(0.1)
 token = open(os.path.join(home, "token")).read().strip() if info else ""
 try:
-    with urllib.request.urlopen(f"{info.get('url')}/?token={token}", timeout=10) as r:
+    req = urllib.request.Request(f"{info.get('url')}/", headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
         page = r.read().decode()
         check("the web page is in the binary", r.status == 200 and "<html" in page.lower(), page[:200])
 except Exception as e:  # noqa: BLE001 — any failure to get the page is the check's failure

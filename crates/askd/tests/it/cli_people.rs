@@ -226,7 +226,9 @@ fn doctor_prints_text_for_people_and_json_in_a_pipe() {
     assert_eq!(v["ui"]["ok"], true, "{v}");
 }
 
-/// Starts `askd serve` for `home` with `env`, returns it and daemon.json's URL.
+/// Starts `askd serve` for `home` with `env`, returns it and daemon.json's URL (the caller
+/// waits on it; `Home`'s drop stops what is left).
+#[allow(clippy::zombie_processes)]
 fn serve(home: &Home, env: &[(&str, &str)]) -> (std::process::Child, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_askd"));
     cmd.args(["serve", "--listen", "127.0.0.1:0"])
