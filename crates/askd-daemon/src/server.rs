@@ -376,6 +376,9 @@ pub async fn serve_with(
         running.url
     );
     println!("open: {}/?token={}", running.url, running.token);
+    if let Err(line) = crate::ui::status() {
+        tracing::warn!("{line}");
+    }
     let stop = running.stop.clone();
     let mut stopped = running.stop.subscribe();
     tokio::select! {

@@ -110,10 +110,61 @@ fn find(path: &str) -> Option<&'static Asset> {
     ASSETS.iter().find(|a| a.path == path)
 }
 
+/// Where a debug build reads the UI from: `ASKD_UI_DIR` when set, else `ui/` of the
+/// checkout it was built in.
+#[cfg(debug_assertions)]
+fn ui_dir() -> std::path::PathBuf {
+    match std::env::var_os("ASKD_UI_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui"),
+    }
+}
+
 #[cfg(debug_assertions)]
 fn bytes(asset: &Asset) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");
-    std::fs::read(dir.join(asset.path)).map(std::borrow::Cow::Owned)
+    std::fs::read(ui_dir().join(asset.path)).map(std::borrow::Cow::Owned)
+}
+
+/// Where this binary's web UI comes from, as one line for `askd doctor` and the daemon's
+/// log: `Ok` when it can be served, `Err` (what is wrong and the fix) when it cannot.
+pub fn status() -> Result<String, String> {
+    #[cfg(not(debug_assertions))]
+    {
+        Ok("embedded in the binary".to_string())
+    }
+    #[cfg(debug_assertions)]
+    {
+        let dir = ui_dir();
+        if dir.join("index.html").is_file() {
+            Ok(format!("read from {} (a debug build)", dir.display()))
+        } else {
+            Err(missing(&dir.display().to_string()))
+        }
+    }
+}
+
+/// The one line a binary that cannot find its UI says, with the fix.
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
+fn missing(dir: &str) -> String {
+    format!(
+        "askd cannot find its web UI: this debug build reads it from {dir}, which is not there — install a release build (cargo install --locked --path crates/askd, or npm/PyPI `askd`), or set ASKD_UI_DIR to a checkout's ui/ directory"
+    )
+}
+
+/// The UI's files cannot be read: `503` with the one line that says why and how to fix
+/// it (plain text, so a browser shows it as it is), never a `500`.
+fn unavailable(path: &str, e: &std::io::Error) -> Response {
+    #[cfg(debug_assertions)]
+    let line = missing(&ui_dir().display().to_string());
+    #[cfg(not(debug_assertions))]
+    let line = format!("askd cannot read its embedded ui/{path}: {e}");
+    tracing::error!("{line} (ui/{path}: {e})");
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        format!("{line}\n"),
+    )
+        .into_response()
 }
 
 #[cfg(not(debug_assertions))]
@@ -236,8 +287,7 @@ fn serve(asset: &Asset, headers: &HeaderMap, cache: &'static str) -> Response {
     let body = match bytes(asset) {
         Ok(b) => b,
         Err(e) => {
-            return ApiError::internal(format!("cannot read ui/{}: {e}", asset.path))
-                .into_response();
+            return unavailable(asset.path, &e);
         }
     };
     let compressed = if accepts_gzip(headers) {
@@ -292,7 +342,7 @@ pub async fn page(headers: HeaderMap) -> Response {
     let html = match bytes(asset) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
-            return ApiError::internal(format!("cannot read ui/index.html: {e}")).into_response();
+            return unavailable(asset.path, &e);
         }
     };
     let body = html

@@ -613,7 +613,12 @@ impl App {
         if self.help {
             let mut keys: Vec<(&str, &str)> = match &self.screen {
                 Screen::Ask(a) => a.help(),
-                _ => vec![("↑ ↓ j k", "key.move"), ("Enter", "inbox.hint")],
+                _ => vec![
+                    ("↑ ↓ j k", "key.move"),
+                    ("Enter", "key.open"),
+                    ("M, then 1–4", "key.mode"),
+                    ("r", "key.refresh"),
+                ],
             };
             keys.push(("?", "help.help"));
             keys.push(("q / Ctrl+C", "help.quit"));
@@ -737,6 +742,24 @@ mod tests {
         json!({"ask_id": "d1", "kind": "drift", "state": "pending", "session": "s1",
             "title": description, "drift": {"reason": "behaviour-change", "description": description,
             "options": [{"label": "Web only"}], "baseline": null, "session": {"id": "s1", "client": "c"}}})
+    }
+
+    #[test]
+    fn the_inbox_key_list_has_one_row_per_key() {
+        let mut app = App::new(Lang::En);
+        app.reply(reply(Purpose::Inbox, 200, json!({"asks": []})));
+        app.key(key(KeyCode::Char('?')));
+        let s = screen(&app);
+        let row = |k: &str| {
+            s.lines()
+                .find(|l| l.contains(&format!(" {k}  ")))
+                .unwrap_or_else(|| panic!("no row for {k}: {s}"))
+                .to_string()
+        };
+        assert!(row("Enter").contains("open the selected ask"), "{s}");
+        assert!(!row("Enter").contains("refresh"), "{s}");
+        assert!(row("M, then 1–4").contains("alignment mode"), "{s}");
+        assert!(row("r").contains("refresh the list"), "{s}");
     }
 
     #[test]

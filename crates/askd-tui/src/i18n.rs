@@ -149,6 +149,17 @@ const TABLE: &[(&str, &str, &str)] = &[
         "取消此请求（需确认）",
     ),
     ("key.move", "move between rows", "在行之间移动"),
+    ("key.open", "open the selected ask", "打开所选请求"),
+    (
+        "key.mode",
+        "the selected session's alignment mode: 1 auto · 2 manual · 3 off · 4 default",
+        "所选会话的对齐模式：1 auto · 2 manual · 3 off · 4 默认",
+    ),
+    (
+        "key.refresh",
+        "refresh the list now (it refreshes every 2 s)",
+        "立即刷新列表（每 2 秒自动刷新）",
+    ),
     (
         "key.text",
         "type an answer of your own; Enter or Esc leaves it",

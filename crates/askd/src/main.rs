@@ -12,6 +12,13 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Colour in the logs only for a person: stderr is a terminal and `NO_COLOR` is unset or
+/// empty (no-color.org). A log file, a pipe or `daemon.log` gets plain text.
+fn colour() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let filter = || {
@@ -30,6 +37,7 @@ fn main() -> ExitCode {
             .init(),
         None => tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
+            .with_ansi(colour())
             .with_env_filter(filter())
             .init(),
     }

@@ -8,7 +8,7 @@
 //!   case-insensitively, as in an import (§8.2). `""` or absent leaves the item blank.
 //! - `selected` (choice only) lists option values instead; with both, they must agree.
 //! - `note` is free text, trimmed; for a text item it is the answer.
-//! - `surface` is `card`, `panel`, `terminal`, `client-form` or `app`; absent, the review's default by item count.
+//! - `surface` is `card`, `panel`, `terminal`, `client-form`, `app` or `cli`; absent, the review's default by item count.
 //!
 //! An answer set may leave any item out; a missing item is blank.
 
@@ -501,7 +501,7 @@ pub fn validate_submit(spec: &ReviewSpec, body: &Json) -> Result<Submission, Vec
                     "surface",
                     "invalid_value",
                     format!(
-                        "surface must be one of card, panel, terminal, client-form, app (got {})",
+                        "surface must be one of card, panel, terminal, client-form, app, cli (got {})",
                         quote(s)
                     ),
                 ));

@@ -130,6 +130,8 @@ pub enum Surface {
     ClientForm,
     /// askd's MCP App inside the agent's client (issue 20).
     App,
+    /// The command line (`askd asks answer`).
+    Cli,
 }
 
 impl Surface {
@@ -141,6 +143,7 @@ impl Surface {
             Surface::Import => "import",
             Surface::ClientForm => "client-form",
             Surface::App => "app",
+            Surface::Cli => "cli",
         }
     }
 
@@ -152,6 +155,7 @@ impl Surface {
             "terminal" => Some(Surface::Terminal),
             "client-form" => Some(Surface::ClientForm),
             "app" => Some(Surface::App),
+            "cli" => Some(Surface::Cli),
             _ => None,
         }
     }

@@ -85,6 +85,10 @@ pub(super) struct KeyDef {
     pub(super) kind: Kind,
     /// Settable only in the config file (review.md §7.2: `allowExternalPersist`).
     pub(super) file_only: bool,
+    /// One line for `--help`, the man page and the example `askd.toml`.
+    pub(super) help: &'static str,
+    /// The default, as people read it.
+    pub(super) default: &'static str,
 }
 
 pub(super) const TABLES: [&str; 4] = ["survey", "batch_review", "alignment", "notify"];
@@ -106,6 +110,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "listen",
         kind: Kind::Addr,
         file_only: false,
+        help: "The address the daemon listens on (a non-loopback address needs allowedHosts).",
+        default: "127.0.0.1:7391",
     },
     KeyDef {
         key: Key::MaxWait,
@@ -115,6 +121,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "max-wait",
         kind: int(&MAX_WAIT_RANGE, " seconds (leave it unset for no limit)"),
         file_only: false,
+        help: "How long one waiting MCP call may block before it returns the pending handle, in seconds (1..86400).",
+        default: "unset: wait until answered",
     },
     KeyDef {
         key: Key::MaxBodyBytes,
@@ -124,6 +132,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "max-body-bytes",
         kind: int(&MAX_BODY_BYTES_RANGE, " bytes"),
         file_only: false,
+        help: "The largest request body the daemon accepts, in bytes (1024..134217728).",
+        default: "67108864",
     },
     KeyDef {
         key: Key::Language,
@@ -133,6 +143,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "language",
         kind: Kind::Language,
         file_only: false,
+        help: "The language of askd's own texts: auto, en or zh-CN.",
+        default: "auto",
     },
     KeyDef {
         key: Key::AllowedHosts,
@@ -142,6 +154,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "allowed-hosts",
         kind: Kind::Hosts,
         file_only: false,
+        help: "Host names the daemon answers besides loopback (comma-separated as a flag or env).",
+        default: "none",
     },
     KeyDef {
         key: Key::IdleExit,
@@ -151,6 +165,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "idle-exit",
         kind: int(&IDLE_EXIT_RANGE, " seconds (0 = never)"),
         file_only: false,
+        help: "Stop the daemon after this many idle seconds (0 = never).",
+        default: "0",
     },
     KeyDef {
         key: Key::Elicitation,
@@ -160,6 +176,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "elicitation",
         kind: Kind::Elicitation,
         file_only: false,
+        help: "Ask in the agent client's own form when it can: auto, form, url or off.",
+        default: "auto",
     },
     KeyDef {
         key: Key::StructureQuestionCap,
@@ -169,6 +187,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "survey-structure-question-cap",
         kind: int(&STRUCTURE_QUESTION_CAP_RANGE, ""),
         file_only: false,
+        help: "The question builder's cap on questions per survey (1..151).",
+        default: "40",
     },
     KeyDef {
         key: Key::WorkspaceRecords,
@@ -178,6 +198,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "survey-workspace-records",
         kind: Kind::Bool,
         file_only: false,
+        help: "Copy each settled survey's record into the agent's workspace: true or false.",
+        default: "true",
     },
     KeyDef {
         key: Key::MaxItems,
@@ -187,6 +209,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "batch-review-max-items",
         kind: int(&MAX_ITEMS_RANGE, ""),
         file_only: false,
+        help: "The most items one batch review may have (1..500).",
+        default: "100",
     },
     KeyDef {
         key: Key::VirtualThreshold,
@@ -196,6 +220,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "batch-review-virtual-threshold",
         kind: int(&VIRTUAL_THRESHOLD_RANGE, ""),
         file_only: false,
+        help: "From this many items a review list is drawn lazily (50..2000).",
+        default: "500",
     },
     KeyDef {
         key: Key::AllowExternalPersist,
@@ -205,6 +231,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "batch-review-allow-external-persist",
         kind: Kind::Bool,
         file_only: true,
+        help: "Let a review's persist path leave the workspace (config file only).",
+        default: "false",
     },
     KeyDef {
         key: Key::Mode,
@@ -214,6 +242,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "alignment-mode",
         kind: Kind::Mode,
         file_only: false,
+        help: "Requirements alignment: auto, manual or off.",
+        default: "auto",
     },
     KeyDef {
         key: Key::Section,
@@ -223,6 +253,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "alignment-section",
         kind: Kind::Section,
         file_only: false,
+        help: "The alignment policy text given to agents instead of the built-in one.",
+        default: "built-in",
     },
     KeyDef {
         key: Key::PublicUrl,
@@ -232,6 +264,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "public-url",
         kind: Kind::Url,
         file_only: false,
+        help: "The address people reach the daemon at (a tunnel or proxy); links use it.",
+        default: "unset: the daemon's address",
     },
     KeyDef {
         key: Key::DatabaseUrl,
@@ -241,6 +275,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "database-url",
         kind: Kind::DatabaseUrl,
         file_only: false,
+        help: "Team mode: a postgres:// URL shared by several daemons.",
+        default: "unset: askd.db (SQLite) in the data directory",
     },
     KeyDef {
         key: Key::After,
@@ -250,6 +286,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "notify-after",
         kind: Kind::Span,
         file_only: false,
+        help: "The first reminder for a waiting ask after 90s, 10m, 2h… (0 = no reminders).",
+        default: "10m",
     },
     KeyDef {
         key: Key::RemindEvery,
@@ -259,6 +297,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "notify-remind-every",
         kind: Kind::Span,
         file_only: false,
+        help: "Remind again this often while an ask waits (0 = one reminder only).",
+        default: "0",
     },
     KeyDef {
         key: Key::QuietHours,
@@ -268,6 +308,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "notify-quiet-hours",
         kind: Kind::Quiet,
         file_only: false,
+        help: "Local hours when no message is sent, HH:MM-HH:MM (messages wait for the end).",
+        default: "unset",
     },
     KeyDef {
         key: Key::Desktop,
@@ -277,6 +319,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "notify-desktop",
         kind: Kind::Bool,
         file_only: false,
+        help: "Desktop notifications (D-Bus on Linux, osascript on macOS): true or false.",
+        default: "true",
     },
     KeyDef {
         key: Key::Webhook,
@@ -286,6 +330,8 @@ pub(super) const KEYS: &[KeyDef] = &[
         flag: "notify-webhook",
         kind: Kind::Webhooks,
         file_only: false,
+        help: "Webhooks for notifications, FORMAT=URL separated by spaces (json, ntfy, slack).",
+        default: "none",
     },
 ];
 
@@ -295,6 +341,37 @@ pub fn flag_names() -> Vec<&'static str> {
     KEYS.iter()
         .filter(|d| !d.file_only)
         .map(|d| d.flag)
+        .collect()
+}
+
+/// One configuration key as the command line documents it (`--help`, the man page).
+#[derive(Debug, Clone)]
+pub struct KeyDoc {
+    /// The qualified name in `askd.toml` (`maxWait`, `notify.after`).
+    pub key: String,
+    /// The table, `None` at the top level.
+    pub table: Option<&'static str>,
+    /// The name inside its table.
+    pub name: &'static str,
+    /// The flag without `--`; `None` for a key settable only in the file.
+    pub flag: Option<&'static str>,
+    pub env: &'static str,
+    pub help: &'static str,
+    pub default: &'static str,
+}
+
+/// Every configuration key, in the key table's order, with its description and default.
+pub fn key_docs() -> Vec<KeyDoc> {
+    KEYS.iter()
+        .map(|d| KeyDoc {
+            key: qualified(d),
+            table: d.table,
+            name: d.name,
+            flag: (!d.file_only).then_some(d.flag),
+            env: d.env,
+            help: d.help,
+            default: d.default,
+        })
         .collect()
 }
 

@@ -34,7 +34,7 @@ mod validate;
 
 #[allow(unused_imports)]
 use keys::*;
-pub use keys::{Origin, Origins, env_names, flag_names};
+pub use keys::{KeyDoc, Origin, Origins, env_names, flag_names, key_docs};
 pub use load::{
     load, load_from_process, load_from_process_with_origins, load_with_origins, process_env,
 };

@@ -17,7 +17,7 @@ pub const PENDING_QUESTIONS: &str = "The user has not answered yet, and nothing 
 
 /// Where a questions answer came from (`clients.md` §3): the body's `surface`, `page` when
 /// absent. The result and the record carry it.
-const QUESTIONS_SURFACES: [&str; 4] = ["page", "terminal", "client-form", "app"];
+const QUESTIONS_SURFACES: [&str; 5] = ["page", "terminal", "client-form", "app", "cli"];
 
 /// The stored normal form of a questions ask.
 pub fn spec(ask: &Ask) -> ApiResult<QuestionsSpec> {
@@ -49,7 +49,7 @@ pub(crate) fn surface(body: &Json<'_>) -> ApiResult<&'static str> {
         "surface",
         "surface_unknown",
         format!(
-            "surface must be one of page, terminal, client-form, app (got {shown}) — or omit it for page"
+            "surface must be one of page, terminal, client-form, app, cli (got {shown}) — or omit it for page"
         ),
     )]))
 }

@@ -35,7 +35,7 @@ pub fn serve(flags: ConfigFlags) -> ExitCode {
 }
 
 /// Prints where everything is, the effective configuration, and whether a daemon answers.
-pub fn doctor(flags: ConfigFlags) -> ExitCode {
+pub fn doctor(flags: ConfigFlags, as_json: bool) -> ExitCode {
     let paths = match Paths::from_process() {
         Ok(p) => p,
         Err(e) => {
@@ -105,13 +105,101 @@ pub fn doctor(flags: ConfigFlags) -> ExitCode {
         "config": match &config { Ok((_, c)) => redacted(c), Err(_) => serde_json::Value::Null },
         "configError": config.as_ref().err().map(|e| e.to_string()),
         "daemon": daemon,
+        "ui": match askd_daemon::ui::status() {
+            Ok(source) => json!({"ok": true, "source": source}),
+            Err(problem) => json!({"ok": false, "problem": problem}),
+        },
         "env": config::env_names(),
     });
-    print_json(&out);
+    if as_json {
+        print_json(&out);
+    } else {
+        print_doctor(&out);
+    }
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_INVALID)
+    }
+}
+
+/// `doctor`'s report for people: where things are, whether the daemon answers, what is
+/// wrong, and the configuration keys not at their default.
+fn print_doctor(out: &serde_json::Value) {
+    use super::output::{fields, plain};
+    let p = &out["paths"];
+    let exists = |v: &serde_json::Value| if v == true { "" } else { " (not there yet)" };
+    let d = &out["daemon"];
+    let daemon = if d["running"] == true {
+        format!(
+            "running at {} (pid {}, askd {}, since {})",
+            plain(&d["url"]),
+            plain(&d["pid"]),
+            plain(&d["version"]),
+            plain(&d["startedAt"])
+        )
+    } else {
+        format!("not running — {}", plain(&d["note"]))
+    };
+    let ui = match out["ui"]["source"].as_str() {
+        Some(s) => s.to_string(),
+        None => format!("MISSING — {}", plain(&out["ui"]["problem"])),
+    };
+    println!("askd {}", plain(&out["version"]));
+    println!();
+    fields(&[
+        ("data directory", plain(&p["dataDir"])),
+        (
+            "config file",
+            format!(
+                "{}{}",
+                plain(&p["configFile"]),
+                exists(&p["configFileExists"])
+            ),
+        ),
+        (
+            "database",
+            format!("{}{}", plain(&p["database"]), exists(&p["databaseExists"])),
+        ),
+        (
+            "token",
+            match p["tokenMode"].as_str() {
+                Some(mode) => format!("{} (mode {mode})", plain(&p["token"])),
+                None => format!("{} (not there yet)", plain(&p["token"])),
+            },
+        ),
+        ("daemon", daemon),
+        ("web UI", ui),
+    ]);
+    if let Some(e) = out["configError"].as_str() {
+        println!("\nconfiguration error: {e}");
+    }
+    if out["config"].is_object() {
+        println!("\nconfiguration in effect (askd.toml < env < flags):");
+        let mut rows = Vec::new();
+        flatten("", &out["config"], &mut rows);
+        let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        for (k, v) in rows {
+            println!("  {k:<w$}  {v}");
+        }
+    }
+    println!("\n--json prints all of this as JSON.");
+}
+
+/// `table.key = value` rows of a JSON object, nested tables joined with `.`.
+fn flatten(prefix: &str, v: &serde_json::Value, rows: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, rows);
+            }
+        }
+        other => rows.push((prefix.to_string(), super::output::plain(other))),
     }
 }
 

@@ -1,7 +1,13 @@
 //! The configuration flags (`--max-wait`, `--batch-review-max-items`, …), registered from
-//! the configuration's own key table so the two can never drift apart.
+//! the configuration's own key table so the two can never drift apart. Each flag's help
+//! names what it sets, its default and its `ASKD_…` variable. The variable is read by the
+//! configuration itself (so `askd doctor` can say whether a value came from the environment
+//! or a flag), not by clap: the help only names it.
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+
+/// The heading the configuration flags are listed under in `--help`.
+pub const HEADING: &str = "Configuration (flag beats env beats askd.toml)";
 
 /// Every `--<table>-<key> VALUE` given on the command line, as `(name, value)` pairs.
 #[derive(Debug, Clone, Default)]
@@ -25,15 +31,20 @@ impl FromArgMatches for ConfigFlags {
 
 impl Args for ConfigFlags {
     fn augment_args(cmd: Command) -> Command {
-        askd_daemon::config::flag_names()
+        askd_daemon::config::key_docs()
             .into_iter()
-            .fold(cmd, |cmd, name| {
+            .filter_map(|d| d.flag.map(|flag| (flag, d)))
+            .fold(cmd, |cmd, (flag, d)| {
                 cmd.arg(
-                    Arg::new(name)
-                        .long(name)
+                    Arg::new(flag)
+                        .long(flag)
                         .value_name("VALUE")
                         .action(ArgAction::Set)
-                        .help_heading("Configuration (flag beats env beats askd.toml)"),
+                        .help(format!(
+                            "{} [default: {}] [env: {}] [askd.toml: {}]",
+                            d.help, d.default, d.env, d.key
+                        ))
+                        .help_heading(HEADING),
                 )
             })
     }

@@ -52,6 +52,7 @@ pub enum ReviewCommand {
     Export {
         /// The review's ask id.
         id: String,
+        /// The file's format.
         #[arg(long, value_enum)]
         format: ExportFormat,
         /// Where to write (default `<id>.<format>`; `-` for standard output).
@@ -68,6 +69,7 @@ pub enum ReviewCommand {
         id: String,
         /// The filled file (its extension names the format unless --format does).
         file: String,
+        /// The file's format [default: from the file's extension].
         #[arg(long, value_enum)]
         format: Option<ImportFormat>,
         /// Validate and show what the result would be, without settling.

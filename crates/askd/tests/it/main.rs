@@ -7,6 +7,7 @@ mod alignment_mcp;
 mod apps;
 mod builder_mcp;
 mod cli;
+mod cli_people;
 mod clients_mcp;
 /// The daemon's own test helpers, starting the daemon as `askd serve` composes it.
 #[path = "../../../askd-daemon/tests/it/common/mod.rs"]
