@@ -148,7 +148,7 @@ fn survey_answers() -> Value {
         "draft": {"type": "string"},
         "draftReopened": {"type": "boolean"},
         "alignment": {"type": "object"},
-        "surface": {"type": "string", "enum": ["page", "terminal", "client-form", "app"], "description": "Where the human answered."}
+        "surface": {"type": "string", "enum": ["page", "terminal", "cli", "client-form", "app"], "description": "Where the human answered."}
     })
 }
 
@@ -163,7 +163,7 @@ fn question_answers() -> Value {
             },
             "required": ["id", "selected"]
         }},
-        "surface": {"type": "string", "enum": ["page", "terminal", "client-form", "app"], "description": "Where the human answered."}
+        "surface": {"type": "string", "enum": ["page", "terminal", "cli", "client-form", "app"], "description": "Where the human answered."}
     })
 }
 
@@ -171,7 +171,7 @@ fn question_answers() -> Value {
 fn review_result() -> Value {
     json!({
         "cancelled": {"type": "boolean", "description": "true exactly when the review settled without verdicts (cancelled or aborted): items is then empty — ask again."},
-        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "import", "client-form", "app"]},
+        "surface": {"type": "string", "enum": ["card", "panel", "terminal", "cli", "import", "client-form", "app"]},
         "items": {"type": "array", "description": "One entry per item, in input order; empty when cancelled.", "items": {
             "type": "object",
             "properties": {
@@ -287,7 +287,7 @@ fn await_answer() -> Tool {
         // A review's surface (card, panel, …) or a question's (page, client-form, …).
         o.insert(
             "surface".into(),
-            json!({"type": "string", "enum": ["page", "terminal", "client-form", "card", "panel", "import", "app"]}),
+            json!({"type": "string", "enum": ["page", "terminal", "cli", "client-form", "card", "panel", "import", "app"]}),
         );
     }
     // A drift card's result (report_drift, re-attached here).

@@ -199,7 +199,7 @@ impl Daemon {
     }
 
     /// The settlement of a submitted survey, validated against the recomputed path; the result
-    /// carries `surface` (`page` unless the body names `terminal`, `client-form` or `app`).
+    /// carries `surface` (`page` unless the body names `terminal`, `cli`, `client-form` or `app`).
     pub(crate) fn survey_submit(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         let settled_at = askd_store::now();
         let spec = spec(ask)?;

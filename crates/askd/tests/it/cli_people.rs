@@ -36,8 +36,8 @@ fn questions_args() -> Value {
 }
 
 /// The CLI's answer is recorded with surface `cli`, in the reply and the record. The ask is
-/// created through the HTTP API, as the adapter would; the agent's side is the ignored
-/// test below.
+/// created through the HTTP API, as the adapter would; the agent's side is the test
+/// below.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn asks_answer_records_surface_cli_and_list_show_print_text_for_people() {
     let home = Home::new();
@@ -137,9 +137,7 @@ async fn asks_answer_records_surface_cli_and_list_show_print_text_for_people() {
 }
 
 /// The agent's side of a CLI answer: the tool result says `cli` and matches the tool's
-/// outputSchema. Ignored until askd-mcp's surface enums (`tools.rs`) name `cli`: that
-/// crate is another change's, and without it the result does not match the schema.
-#[ignore = "needs \"cli\" in the surface enums of crates/askd-mcp/src/tools.rs"]
+/// outputSchema (whose surface enums name `cli`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_from_the_cli_reaches_the_agent_as_surface_cli() {
     let home = Home::new();
