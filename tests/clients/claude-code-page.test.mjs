@@ -15,25 +15,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
-import { ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, pendingAsk, humanSubmit } from './standin/harness.mjs';
+import { tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, pendingAsk, humanSubmit, claudeInteractive } from './standin/harness.mjs';
 
-const CLAUDE = join(CLIENTS, 'node_modules', '.bin', 'claude');
 const T = (name) => `mcp__askd__${name}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tmux = (...args) => spawnSync('tmux', args, { encoding: 'utf8' });
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
-
-function documented() {
-  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
-  const section = doc.split(/^## /m).find((s) => s.startsWith('Claude Code\n'));
-  return {
-    config: JSON.parse(section.match(/```json\n([\s\S]*?)```/)[1]),
-    allowedTools: section.match(/--allowedTools ([\w,]+)/)[1],
-  };
-}
 
 /** One interactive run: the human answers on the page 2 s after the ask appears. */
 async function pageAnswer(era, { desk }) {
@@ -56,26 +44,8 @@ async function pageAnswer(era, { desk }) {
     },
     (results) => ({ text: `The tool returned: ${results.at(-1).text}` }),
   ]));
-  const doc = documented();
-  const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify(doc.config));
-  const key = 'sk-ant-standin-0123456789abcdefghij';
-  mkdirSync(join(home, '.claude'), { recursive: true });
-  writeFileSync(join(home, '.claude', '.claude.json'), JSON.stringify({
-    hasCompletedOnboarding: true, theme: 'dark',
-    customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-    projects: { [home]: { hasTrustDialogAccepted: true, allowedTools: [] } },
-  }));
-  const env = {
-    PATH: `${BIN_DIR}:${process.env.PATH}`, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: key, TERM: 'xterm-256color',
-    DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1',
-    ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1',
-    ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
-  };
-  const cmd = [CLAUDE, '--mcp-config', config, '--strict-mcp-config', '--allowedTools', doc.allowedTools, '--',
-    JSON.stringify('Use askd to ask the user which database to use, then report the answer.')].join(' ');
-  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+  const command = claudeInteractive({ home, askdHome, modelUrl: model.url, era,
+    prompt: 'Use askd to ask the user which database to use, then report the answer.' });
   const returned = () => /tool returned/i.test(screen());
   async function within(ms) {
     const end = Date.now() + ms;
@@ -83,7 +53,7 @@ async function pageAnswer(era, { desk }) {
     return returned();
   }
   try {
-    tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', '-c', home, `env ${envArgs} ${cmd}`);
+    tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', '-c', home, command);
     const { daemon, ask } = await pendingAsk(askdHome, { kind: 'questions', timeoutMs: 90000 });
     await sleep(2000);
     const formShown = /Which database/.test(screen());

@@ -13,22 +13,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
-import { ROOT, CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, cleanup, QUESTIONS } from './standin/harness.mjs';
+import { tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, claudeInteractive } from './standin/harness.mjs';
 
-/** docs/integrations.md's Claude Code server entry and --allowedTools (as claude-code.test.mjs reads them). */
-function documented() {
-  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
-  const section = doc.split(/^## /m).find((s) => s.startsWith('Claude Code\n'));
-  return {
-    config: JSON.parse(section.match(/```json\n([\s\S]*?)```/)[1]),
-    allowedTools: section.match(/--allowedTools ([\w,]+)/)[1],
-  };
-}
-
-const CLAUDE = join(CLIENTS, 'node_modules', '.bin', 'claude');
 const T = (name) => `mcp__askd__${name}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tmux = (...args) => spawnSync('tmux', args, { encoding: 'utf8' });
@@ -56,30 +43,10 @@ for (const era of ['modern', 'legacy']) {
     { tool: { name: T('ask_user_question'), input: QUESTIONS } },
     (results) => ({ text: `The tool returned: ${results.at(-1).text}` }),
   ]));
-  const doc = documented();
-  const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify(doc.config));
-  // A first run's dialogs, answered in advance: onboarding, this folder's trust, the API key.
-  const key = 'sk-ant-standin-0123456789abcdefghij';
-  mkdirSync(join(home, '.claude'), { recursive: true });
-  writeFileSync(join(home, '.claude', '.claude.json'), JSON.stringify({
-    hasCompletedOnboarding: true,
-    theme: 'dark',
-    customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-    projects: { [home]: { hasTrustDialogAccepted: true, allowedTools: [] } },
-  }));
-  const env = {
-    PATH: `${BIN_DIR}:${process.env.PATH}`, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: key, TERM: 'xterm-256color',
-    DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1',
-    ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1',
-    ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
-  };
-  const cmd = [CLAUDE, '--mcp-config', config, '--strict-mcp-config', '--allowedTools', doc.allowedTools, '--',
-    JSON.stringify('Use askd to ask the user which database to use, then report the answer.')].join(' ');
-  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+  const command = claudeInteractive({ home, askdHome, modelUrl: model.url, era,
+    prompt: 'Use askd to ask the user which database to use, then report the answer.' });
   try {
-    tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', '-c', home, `env ${envArgs} ${cmd}`);
+    tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', '-c', home, command);
     const form = await until('the askd form', (s) => /Which database/.test(s) && /Postgres/.test(s), 90000);
     log('--- the form, as Claude Code shows it:\n' + form);
     // The keys a human presses: → opens the Storage choice, Enter picks its highlighted first

@@ -2,7 +2,7 @@
 // adapter starts there (read from daemon.json), the human answering through askd's API, and
 // a real client process run to its end. Real askd, real client; only the model is a stand-in.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,4 +166,47 @@ export function codexBlock() {
   const m = section.match(/```toml\n([\s\S]*?)```/);
   if (!m || !/^\[mcp_servers\.askd\]$/m.test(m[1])) throw new Error('the Codex section prints no [mcp_servers.askd] toml block');
   return m[1];
+}
+
+/** docs/integrations.md's Claude Code server entry and headless `--allowedTools`. */
+export function claudeDocumented() {
+  const doc = readFileSync(join(ROOT, 'docs', 'integrations.md'), 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Claude Code\n'));
+  if (!section) throw new Error('docs/integrations.md has no "## Claude Code" section');
+  return {
+    config: JSON.parse(section.match(/```json\n([\s\S]*?)```/)[1]),
+    allowedTools: section.match(/--allowedTools ([\w,]+)/)[1],
+  };
+}
+
+/**
+ * The shell command that runs real Claude Code interactively (for tmux) in `home`, with the
+ * documented server entry, the stand-in model at `modelUrl`, askd's data in `askdHome`, and
+ * a first run's dialogs (onboarding, this folder's trust, the API key) answered in advance.
+ * `era: 'legacy'` negotiates 2025-11-25 instead of 2026-07-28.
+ */
+export function claudeInteractive({ home, askdHome, modelUrl, era, prompt }) {
+  const doc = claudeDocumented();
+  const config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify(doc.config));
+  const key = 'sk-ant-standin-0123456789abcdefghij';
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  writeFileSync(join(home, '.claude', '.claude.json'), JSON.stringify({
+    hasCompletedOnboarding: true,
+    theme: 'dark',
+    customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+    projects: { [home]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+  }));
+  const env = {
+    PATH: `${BIN_DIR}:${process.env.PATH}`, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    ANTHROPIC_BASE_URL: modelUrl, ANTHROPIC_API_KEY: key, TERM: 'xterm-256color',
+    DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1',
+    ASKD_HOME: askdHome, ASKD_LISTEN: '127.0.0.1:0', ASKD_NO_BROWSER: '1',
+    ...(era === 'legacy' ? { MCP_PROTOCOL_NEGOTIATION: 'legacy' } : {}),
+  };
+  const claude = join(CLIENTS, 'node_modules', '.bin', 'claude');
+  const cmd = [claude, '--mcp-config', config, '--strict-mcp-config', '--allowedTools', doc.allowedTools, '--',
+    JSON.stringify(prompt)].join(' ');
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+  return `env ${envArgs} ${cmd}`;
 }
