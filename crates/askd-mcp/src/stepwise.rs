@@ -174,12 +174,12 @@ fn is(content: &Value, key: &str, value: &str) -> bool {
 /// The first form of a plan in the stepwise style (`None` for a survey, see
 /// [`survey_first`], and for [`Plan::Url`]).
 pub fn first(plan: &Plan, lang: &str, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
-    let (message, _) = elicit::form(plan, lang, url, problem)?;
+    let (message, combined) = elicit::form(plan, lang, url, problem)?;
     let w = words(lang);
     let schema = match plan {
         Plan::Questions(spec) => questions_first(spec, &w),
         Plan::Review(spec) => review_first(spec, &w),
-        Plan::Drift(payload) => drift_first(payload, lang, &w),
+        Plan::Drift(_) => drift_first(&combined, &w),
         Plan::Survey(_) | Plan::Url => return None,
     };
     Some((message, schema))
@@ -305,9 +305,9 @@ fn review_first(spec: &ReviewSpec, w: &Words) -> Value {
     form(p, Vec::new())
 }
 
-fn drift_first(payload: &Value, lang: &str, w: &Words) -> Value {
-    let (_, combined) = elicit::form(&Plan::Drift(payload.clone()), lang, "", None)
-        .expect("a drift plan has a form");
+/// A drift card's choices: the one-form style's decision (its "other" retitled) and a
+/// choice to add a note.
+fn drift_first(combined: &Value, w: &Words) -> Value {
     let mut decision = combined["properties"]["decision"].clone();
     if let Some(choices) = decision["oneOf"].as_array_mut()
         && let Some(last) = choices.last_mut()
