@@ -93,7 +93,9 @@ export async function killDaemon(home) {
 }
 
 export function cleanup(...dirs) {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  // A client killed a moment ago (tmux kill-session) may still be writing its config
+  // directory: retry the removal instead of failing the test with ENOTEMPTY.
+  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 /** The human's outcome once the client has exited: an error if it is not done within `graceMs`. */
