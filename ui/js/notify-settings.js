@@ -117,7 +117,11 @@ export class NotifyForm {
     input.checked = s.value === true;
     const error = h('p', { class: 'st-error', id: errId, role: 'alert' });
     this.fields.set('desktop', { input, error });
-    const why = this.view.desktop ? this.view.desktop.why : '';
+    // The daemon names the state (`desktop.state`); the page words it in its language, and
+    // falls back to the daemon's English line for a state it does not know.
+    const d = this.view.desktop;
+    const known = d && d.state ? t(`notify.desktop.state.${d.state}`) : '';
+    const why = d ? (known && known !== `notify.desktop.state.${d.state}` ? known : d.why) : '';
     return h('div', { class: 'st-row', 'data-key': 'desktop' },
       h('label', { for: id, class: 'st-label st-check' }, input, t('notify.desktop'), ' ', h('code', null, 'desktop')),
       h('p', { class: 'muted st-hint st-desktop-why' }, why),

@@ -24,7 +24,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use askd_core::lang::Lang;
+
 use crate::error::ApiError;
+use crate::pages::{self, Page, Text};
 
 /// Who a request came with. Resolved once per request by the fence; handlers read it with
 /// [`crate::fence::caller`].
@@ -272,10 +275,12 @@ pub fn unauthenticated(req: &Request) -> Response {
             .into_response();
     }
     if wants_page(req) {
+        let lang = pages::lang_of(req.headers());
         return page(
+            lang,
             StatusCode::UNAUTHORIZED,
-            "askd needs you to sign in",
-            "On the computer running askd, open the link askd printed (…/?token=…). A team member opens their login link; a phone is paired with askd pair.",
+            SIGN_IN,
+            SIGN_IN_HOW.get(lang),
             false,
         );
     }
@@ -297,7 +302,7 @@ fn unauthorized() -> Response {
 /// that reload is a navigation from this origin, which carries the cookie. Still a 401. The
 /// reload comes as `Sec-Fetch-Site: same-origin`, so a browser with no cookie at all gets
 /// the plain 401 next, not a loop.
-const BOUNCE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
+const BOUNCE: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
 
 /// A top-level `GET` navigation to a page (not the API or an asset) from another site.
 fn cross_site_navigation(req: &Request) -> bool {
@@ -329,47 +334,116 @@ pub fn wants_page(req: &Request) -> bool {
         && !path.starts_with("/mcp/")
 }
 
+const SIGN_IN: Text = Text {
+    en: "askd needs you to sign in",
+    zh: "请先登录 askd",
+};
+const SIGN_IN_HOW: Text = Text {
+    en: "On the computer running askd, open the link askd printed (…/?token=…). A team member opens their login link; a phone is paired with askd pair.",
+    zh: "在运行 askd 的电脑上，打开 askd 打印的链接（…/?token=…）。团队成员打开自己的登录链接；手机用 askd pair 配对。",
+};
+const BACK: Text = Text {
+    en: "Back to the inbox",
+    zh: "返回收件箱",
+};
+
 /// A refusal as a page: the status, a heading, what to do, and a way back to the inbox
 /// when the caller may open it.
-pub fn page(status: StatusCode, title: &str, what_to_do: &str, inbox: bool) -> Response {
-    let back = if inbox {
-        "<p><a href=\"/\">Back to the inbox</a></p>"
-    } else {
-        ""
-    };
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd: {t}</title></head><body><main><h1>{t}</h1><p>{w}</p>{back}</main></body></html>",
-        t = askd_core::html::escape(title),
-        w = askd_core::html::escape(what_to_do),
-    );
-    (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        html,
-    )
-        .into_response()
+pub fn page(
+    lang: Lang,
+    status: StatusCode,
+    title: Text,
+    what_to_do: &str,
+    inbox: bool,
+) -> Response {
+    let p = Page::new(lang, title.get(lang)).para(what_to_do);
+    let p = if inbox { p.link("/", BACK) } else { p };
+    p.respond(status)
 }
 
-/// An API refusal (`e`) as the page a browser shows for it ([`wants_page`]).
-pub fn refusal_page(e: &ApiError) -> Response {
-    let (title, inbox) = match e.code.as_str() {
-        "device-revoked" | "unknown-device" => ("This phone is not paired with askd", false),
-        "member-revoked" | "unknown-member" => ("This login no longer works", false),
-        "device-scope" | "member-scope" | "agent-scope" | "forbidden" => {
-            ("This page is not open to you", true)
-        }
-        "not-found" => ("No such page", true),
-        _ => ("askd needs you to sign in", false),
+/// No page at this address, for a signed-in browser.
+pub fn not_found_page(req: &Request) -> Response {
+    let lang = pages::lang_of(req.headers());
+    let how = Text {
+        en: "askd has no page at this address: the inbox lists every ask.",
+        zh: "askd 在这个地址没有页面：收件箱列出了所有问题。",
     };
-    page(e.status, title, &e.message, inbox)
+    let title = Text {
+        en: "No such page",
+        zh: "没有这个页面",
+    };
+    page(lang, StatusCode::NOT_FOUND, title, how.get(lang), true)
 }
+
+/// An API refusal (`e`) as the page a browser shows for it ([`wants_page`]): the heading and
+/// what to do in the browser's language (the English is the API's own message).
+pub fn refusal_page(e: &ApiError, req: &Request) -> Response {
+    let lang = pages::lang_of(req.headers());
+    let (title, zh, inbox) = match e.code.as_str() {
+        "device-revoked" => (
+            NOT_PAIRED,
+            "这台设备已不再与 askd 配对（它被撤销了）：在运行 askd 的电脑上运行 askd pair，再在这里打开新的配对链接。",
+            false,
+        ),
+        "unknown-device" => (
+            NOT_PAIRED,
+            "askd 不认识这台设备（没有配对，或在 askd 上次启动前就被撤销了）：在运行 askd 的电脑上运行 askd pair，再在这里打开新的配对链接。",
+            false,
+        ),
+        "member-revoked" => (
+            LOGIN_GONE,
+            "这个成员的登录已失效（该成员已被移除）：请运行 askd 的人给你一个新的登录链接（askd members add 名字）。",
+            false,
+        ),
+        "unknown-member" => (
+            LOGIN_GONE,
+            "askd 不认识这个浏览器的成员登录（链接输错了，或来自另一个 askd）：重新打开你的登录链接，或请运行 askd 的人给你一个（askd members add 名字）。",
+            false,
+        ),
+        "device-scope" => (
+            NOT_OPEN,
+            "配对的设备只能回答问题：设置、设备、配对、记录和会话要在运行 askd 的电脑上用安装令牌打开。",
+            true,
+        ),
+        "member-scope" => (
+            NOT_OPEN,
+            "团队成员可以回答和认领问题，查看记录和会话：设置、成员、设备和配对要用安装令牌打开。",
+            true,
+        ),
+        "agent-scope" => (
+            NOT_OPEN,
+            "智能体令牌用于提问、等待，以及在它的客户端表单里回答：认领、模式切换、成员、设备、配对和设置的更改需要个人登录或安装令牌。",
+            true,
+        ),
+        "forbidden" => (NOT_OPEN, "安装令牌不能打开这个地址。", true),
+        _ => (SIGN_IN, SIGN_IN_HOW.zh, false),
+    };
+    let what = match lang {
+        Lang::En => e.message.as_str(),
+        Lang::Zh => zh,
+    };
+    page(lang, e.status, title, what, inbox)
+}
+
+const NOT_PAIRED: Text = Text {
+    en: "This phone is not paired with askd",
+    zh: "这台设备没有与 askd 配对",
+};
+const LOGIN_GONE: Text = Text {
+    en: "This login no longer works",
+    zh: "这个登录已失效",
+};
+const NOT_OPEN: Text = Text {
+    en: "This page is not open to you",
+    zh: "这个页面不对你开放",
+};
 
 /// The refusal for `who`: no token → the fence's 401 (or its bounce page for a link opened
 /// from another site); a principal → its scope's 403.
 pub fn refuse(who: Option<&Principal>, req: &Request) -> Response {
     match who {
         None => unauthenticated(req),
-        Some(p) if wants_page(req) => refusal_page(&p.refusal()),
+        Some(p) if wants_page(req) => refusal_page(&p.refusal(), req),
         Some(p) => p.refusal().into_response(),
     }
 }

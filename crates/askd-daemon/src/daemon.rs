@@ -384,7 +384,8 @@ mod tests {
         let cfg = crate::config::load(&paths, Some(file), &Env::new(), &[]).unwrap();
         let settings = Settings::from_config(&cfg, &paths, &Origins::new(), &Env::new());
         let plan = crate::notify::Plan::new(&cfg.notify, "http://127.0.0.1:7391", None);
-        let status = crate::notify::Status::new(&plan, &cfg.notify, None, "off");
+        let status =
+            crate::notify::Status::new(&plan, &cfg.notify, None, crate::notify::Desktop::Off);
         let live = crate::notify::Live::new(&cfg.notify, None, "http://127.0.0.1:7391", None);
         let dumps = [
             ("Config", format!("{cfg:?}")),

@@ -371,7 +371,9 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
         // with [`unauthenticated`]).
         Ok(None) => next.run(req).await,
         Err(_) if public => next.run(req).await,
-        Err(refused) if crate::access::wants_page(&req) => crate::access::refusal_page(&refused),
+        Err(refused) if crate::access::wants_page(&req) => {
+            crate::access::refusal_page(&refused, &req)
+        }
         Err(refused) => refused.into_response(),
     }
 }

@@ -7,7 +7,7 @@
 //! surface down to the leaves (edges are `crate::<module>` references):
 //! `http` → `kinds` → `asks` / `session_page` → `daemon` → `alignment` /
 //! `settings` / `diagram` / `config` / `notify` / `devices` → `locks` / `hub` / `error` /
-//! `render` / `atomic`.
+//! `render` / `atomic` / `pages`.
 //! `server` starts a [`Daemon`] and serves [`router`] / [`router_with`], which this file
 //! composes from [`http::routes`] and the caller's extra routes (the binary mounts `/mcp`
 //! there); `fence` sits beside `http` and reads only the daemon.
@@ -40,6 +40,8 @@
 //!   `askd-client`, re-exported).
 //! - [`render`] — Markdown to sanitised HTML, served beside the source.
 //! - [`diagram`] — Mermaid to sanitised SVG, rendered on the server; the cache type.
+//! - [`pages`] — the pages the daemon writes itself (refusals, pairing, a member's login
+//!   confirm): one look (`/page.css`), English or Chinese by `Accept-Language`.
 //! - [`ui`] — the web UI's files (`ui/`), embedded in release builds.
 //! - [`atomic`], [`reserve`] — the one atomic file write; the start-up disk reserve.
 //! - [`error`] — the one JSON error shape.
@@ -70,6 +72,7 @@ pub mod locks;
 pub mod members;
 pub mod names;
 pub mod notify;
+pub mod pages;
 pub mod render;
 pub mod reserve;
 pub mod server;

@@ -373,6 +373,15 @@ pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
     }
 }
 
+/// `/icon.svg`: askd's icon, open to everyone — the pages the daemon writes itself
+/// (`crate::pages`) show it to a browser that is not signed in yet.
+pub async fn icon(headers: HeaderMap) -> Response {
+    match find("icon.svg") {
+        Some(a) => serve(a, &headers, REVALIDATE),
+        None => ApiError::not_found("this asset").into_response(),
+    }
+}
+
 /// The outermost layer: an SVG response (a diagram, the icon) gets [`SVG_CSP`] instead of the
 /// page CSP the fence set.
 pub async fn svg_csp(mut response: Response) -> Response {

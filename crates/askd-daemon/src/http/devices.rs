@@ -23,10 +23,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use askd_core::lang::Lang;
+
 use crate::daemon::Daemon;
 use crate::devices::{self, RedeemError};
 use crate::error::{ApiError, ApiResult};
 use crate::http::extract::{JsonBody, MaybeJsonBody, refuse_unknown};
+use crate::pages::{self, Page, Text};
 
 /// The pairing link of `code`.
 pub fn pair_url(d: &Daemon, code: &str) -> String {
@@ -166,51 +169,51 @@ fn valid_code(code: &str) -> Option<&str> {
     .then_some(code)
 }
 
-fn page(status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title} · askd</title></head>\n<body><main>\n<h1>{title}</h1>\n{body}\n</main></body></html>\n"
-    );
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        html,
-    )
-        .into_response()
+fn bad_code(lang: Lang) -> Response {
+    let t = Text {
+        en: "This pairing link does not work",
+        zh: "这个配对链接无效",
+    };
+    let how = Text {
+        en: "It was used already, or it expired (a pairing link lasts 10 minutes). Run askd pair on the computer running askd, or open Settings there, for a new one.",
+        zh: "它已经用过了，或者已经过期（配对链接 10 分钟内有效）。在运行 askd 的电脑上运行 askd pair，或在那里打开“设置”，获取新的链接。",
+    };
+    Page::new(lang, t.get(lang))
+        .para(how.get(lang))
+        .respond(StatusCode::NOT_FOUND)
 }
 
-fn bad_code() -> Response {
-    page(
-        StatusCode::NOT_FOUND,
-        "This pairing link does not work",
-        "<p>It was used already, or it expired (a pairing link lasts 10 minutes). \
-         Run <code>askd pair</code> on the computer running askd, or open Settings there, for a new one.</p>",
-    )
-}
-
-pub async fn pair_page(State(d): State<Arc<Daemon>>, Path(code): Path<String>) -> Response {
+pub async fn pair_page(
+    State(d): State<Arc<Daemon>>,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let lang = pages::lang_of(&headers);
     let code = match outstanding(&d, &code).await {
         Ok(Some(code)) => code,
-        Ok(None) => return bad_code(),
+        Ok(None) => return bad_code(lang),
         Err(e) => {
             tracing::error!(error = %e.message, "cannot read the pairing codes");
-            return unavailable();
+            return unavailable(lang);
         }
     };
-    page(
-        StatusCode::OK,
-        "Pair this device with askd",
-        &format!(
-            "<p>This browser will be able to answer the questions agents ask you — not to change settings. \
-             The link works once.</p>\n\
-             <form method=\"post\" action=\"/pair/{code}\">\n\
-             <p><label for=\"name\">Name of this device</label><br>\
-             <input id=\"name\" name=\"name\" maxlength=\"{}\" value=\"Phone\" autocomplete=\"off\"></p>\n\
-             <p><button type=\"submit\">Pair this device</button></p>\n</form>",
-            devices::NAME_MAX
-        ),
-    )
+    let t = |en, zh| Text { en, zh }.get(lang);
+    Page::new(lang, t("Pair this device with askd", "将这台设备与 askd 配对"))
+        .para(t(
+            "This browser will be able to answer the questions agents ask you — not to change settings. The link works once.",
+            "配对后，这个浏览器可以回答智能体向你提出的问题，但不能更改设置。这个链接只能用一次。",
+        ))
+        .markup(&format!(
+            "<form method=\"post\" action=\"/pair/{code}\">\n\
+             <p><label for=\"name\">{label}</label>\
+             <input type=\"text\" id=\"name\" name=\"name\" maxlength=\"{max}\" value=\"{value}\" autocomplete=\"off\"></p>\n\
+             <p><button type=\"submit\">{button}</button></p>\n</form>",
+            label = t("Name of this device", "这台设备的名称"),
+            value = t("Phone", "手机"),
+            button = t("Pair this device", "配对这台设备"),
+            max = devices::NAME_MAX
+        ))
+        .respond(StatusCode::OK)
 }
 
 pub async fn pair_submit(
@@ -219,8 +222,9 @@ pub async fn pair_submit(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let lang = pages::lang_of(&headers);
     let Some(code) = valid_code(&code) else {
-        return bad_code();
+        return bad_code(lang);
     };
     let name = url::form_urlencoded::parse(&body)
         .find(|(k, _)| k == "name")
@@ -253,18 +257,20 @@ pub async fn pair_submit(
             }
             r
         }
-        Err(RedeemError::BadCode) => bad_code(),
+        Err(RedeemError::BadCode) => bad_code(lang),
         Err(RedeemError::Other(e)) => {
             tracing::error!(error = %e, "pairing failed");
-            unavailable()
+            unavailable(lang)
         }
     }
 }
 
-fn unavailable() -> Response {
-    page(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "Pairing failed",
-        "<p>askd could not store the device. Try again with a new link; the daemon's log says why.</p>",
-    )
+fn unavailable(lang: Lang) -> Response {
+    let t = |en, zh| Text { en, zh }.get(lang);
+    Page::new(lang, t("Pairing failed", "配对失败"))
+        .para(t(
+            "askd could not store the device. Try again with a new link; the daemon's log says why.",
+            "askd 无法保存这台设备。请用新的链接重试；守护进程的日志写明了原因。",
+        ))
+        .respond(StatusCode::SERVICE_UNAVAILABLE)
 }

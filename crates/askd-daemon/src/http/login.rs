@@ -17,8 +17,11 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use askd_core::lang::Lang;
+
 use crate::daemon::Daemon;
 use crate::members::Member;
+use crate::pages::{self, Page, Text};
 
 /// `GET /login/{token}`.
 pub async fn login_page(
@@ -26,23 +29,29 @@ pub async fn login_page(
     Path(token): Path<String>,
     headers: HeaderMap,
 ) -> Response {
+    let lang = pages::lang_of(&headers);
     let Some(member) = person(&d, &token) else {
-        return not_valid();
+        return not_valid(lang);
     };
     let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if matches!(site, Some("none" | "same-origin")) {
         return sign_in(&d, &headers, &token, &member);
     }
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Sign in to askd</title></head><body><main><h1>Sign in to askd as {name}?</h1><p>This link signs this browser in as the team member <strong>{name}</strong>: what you answer here is recorded as theirs. Continue only if you are {name} and opened the link yourself.</p><form method=\"post\"><button type=\"submit\">Sign in as {name}</button></form></main></body></html>",
-        name = askd_core::html::escape(&member.name)
-    );
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        html,
+    let name = askd_core::html::escape(&member.name);
+    let t = |en, zh| Text { en, zh }.get(lang);
+    Page::new(
+        lang,
+        &t("Sign in to askd as {name}?", "以 {name} 的身份登录 askd？").replace("{name}", &member.name),
     )
-        .into_response()
+    .markup(&t(
+        "<p>This link signs this browser in as the team member <strong>{name}</strong>: what you answer here is recorded as theirs. Continue only if you are {name} and opened the link yourself.</p>",
+        "<p>这个链接会让这个浏览器以团队成员 <strong>{name}</strong> 的身份登录：你在这里的回答都会记在他们名下。只有当你就是 {name}、并且是你自己打开了这个链接时才继续。</p>",
+    ).replace("{name}", &name))
+    .markup(&format!(
+        "<form method=\"post\"><p><button type=\"submit\">{}</button></p></form>",
+        t("Sign in as {name}", "以 {name} 的身份登录").replace("{name}", &name)
+    ))
+    .respond(StatusCode::OK)
 }
 
 /// `POST /login/{token}`: the confirm page's button.
@@ -51,16 +60,18 @@ pub async fn login(
     Path(token): Path<String>,
     headers: HeaderMap,
 ) -> Response {
+    let lang = pages::lang_of(&headers);
     let Some(member) = person(&d, &token) else {
-        return not_valid();
+        return not_valid(lang);
     };
     if !from_own_page(&headers) {
-        return (
-            StatusCode::FORBIDDEN,
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            "<!doctype html><html><head><meta charset=\"utf-8\"><title>askd</title></head><body><main><h1>Sign-in refused</h1><p>Another site tried to sign this browser in to askd. Open your login link yourself (paste it into the address bar).</p></main></body></html>",
-        )
-            .into_response();
+        let t = |en, zh| Text { en, zh }.get(lang);
+        return Page::new(lang, t("Sign-in refused", "登录被拒绝"))
+            .para(t(
+                "Another site tried to sign this browser in to askd. Open your login link yourself (paste it into the address bar).",
+                "另一个网站试图让这个浏览器登录 askd。请自己打开你的登录链接（粘贴到地址栏）。",
+            ))
+            .respond(StatusCode::FORBIDDEN);
     }
     sign_in(&d, &headers, &token, &member)
 }
@@ -105,11 +116,12 @@ fn sign_in(d: &Daemon, headers: &HeaderMap, token: &str, member: &Member) -> Res
     r
 }
 
-fn not_valid() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><main><h1>This login link does not work</h1><p>The member was removed, or the link is mistyped. Ask whoever runs askd for a new one (<code>askd members add NAME</code>).</p></main></body></html>",
-    )
-        .into_response()
+fn not_valid(lang: Lang) -> Response {
+    let t = |en, zh| Text { en, zh }.get(lang);
+    Page::new(lang, t("This login link does not work", "这个登录链接无效"))
+        .para(t(
+            "The member was removed, or the link is mistyped. Ask whoever runs askd for a new one (askd members add NAME).",
+            "该成员已被移除，或者链接输错了。请运行 askd 的人给你一个新的（askd members add 名字）。",
+        ))
+        .respond(StatusCode::UNAUTHORIZED)
 }

@@ -136,6 +136,8 @@ pub fn routes() -> Routes {
         .get("/login/{token}", A::PUBLIC, login::login_page)
         .post("/login/{token}", A::PUBLIC, login::login)
         .get("/assets/{*path}", A::ANY, ui::asset)
+        .get("/page.css", A::PUBLIC, crate::pages::stylesheet)
+        .get("/icon.svg", A::PUBLIC, ui::icon)
         .get("/api/diagrams/{file}", A::ANY, diagram::diagram)
 }
 
@@ -265,12 +267,7 @@ async fn method_not_allowed(req: Request) -> Response {
 /// said about which routes exist).
 async fn not_found(req: Request) -> Response {
     match req.extensions().get::<Principal>() {
-        Some(_) if access::wants_page(&req) => access::page(
-            StatusCode::NOT_FOUND,
-            "No such page",
-            "askd has no page at this address: the inbox lists every ask.",
-            true,
-        ),
+        Some(_) if access::wants_page(&req) => access::not_found_page(&req),
         Some(_) => {
             ApiError::new(StatusCode::NOT_FOUND, "not-found", "no such route").into_response()
         }

@@ -22,7 +22,7 @@ use askd_store::Store;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 
-use super::{Plan, Status, desktop_why, redact};
+use super::{Desktop, Plan, Status, redact};
 use crate::config::{NOTIFY_SAVED, NotifyConfig, Origins, notify_value, notify_with_saved};
 use crate::error::{ApiError, ApiResult};
 use crate::hub::Hub;
@@ -57,7 +57,7 @@ impl Live {
             &plan,
             base,
             public_url,
-            desktop_why(base, dbus),
+            Desktop::of(base, dbus),
         ));
         Live {
             base: base.clone(),
@@ -93,7 +93,7 @@ impl Live {
             &plan,
             &cfg,
             self.public_url.as_deref(),
-            desktop_why(&cfg, self.dbus.as_deref()),
+            Desktop::of(&cfg, self.dbus.as_deref()),
         );
         *self.effective.lock().unwrap_or_else(|p| p.into_inner()) = cfg;
         self.plan.send_replace(Arc::new(plan));

@@ -140,16 +140,52 @@ pub struct Status {
 /// A webhook URL without its secrets: scheme, host and port, `/…` when there is a path.
 pub use crate::config::webhook_target as redact;
 
-/// Why desktop notifications are on or off, for Settings and `askd doctor`.
-pub fn desktop_why(cfg: &NotifyConfig, dbus: Option<&str>) -> &'static str {
-    if !cfg.desktop {
-        "off: [notify] desktop = false"
-    } else if dbus.is_some() {
-        "on: the session D-Bus (DBUS_SESSION_BUS_ADDRESS)"
-    } else if cfg!(target_os = "macos") {
-        "on: osascript (macOS)"
-    } else {
-        "inactive: no desktop session (DBUS_SESSION_BUS_ADDRESS is not set when the daemon starts)"
+/// Why desktop notifications are on or off: a state the Settings page words in its own
+/// language ([`Desktop::code`]), and the English line beside it ([`Desktop::why`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Desktop {
+    /// `[notify] desktop = false`.
+    Off,
+    /// On, through the session D-Bus.
+    DBus,
+    /// On, through `osascript` (macOS).
+    Osascript,
+    /// On in the settings, but the daemon started with no desktop session.
+    NoSession,
+}
+
+impl Desktop {
+    pub fn of(cfg: &NotifyConfig, dbus: Option<&str>) -> Desktop {
+        if !cfg.desktop {
+            Desktop::Off
+        } else if dbus.is_some() {
+            Desktop::DBus
+        } else if cfg!(target_os = "macos") {
+            Desktop::Osascript
+        } else {
+            Desktop::NoSession
+        }
+    }
+
+    /// The state's name in `GET /api/notify` (`desktop.state`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Desktop::Off => "off",
+            Desktop::DBus => "dbus",
+            Desktop::Osascript => "osascript",
+            Desktop::NoSession => "no-session",
+        }
+    }
+
+    pub fn why(self) -> &'static str {
+        match self {
+            Desktop::Off => "off: [notify] desktop = false",
+            Desktop::DBus => "on: the session D-Bus (DBUS_SESSION_BUS_ADDRESS)",
+            Desktop::Osascript => "on: osascript (macOS)",
+            Desktop::NoSession => {
+                "inactive: no desktop session (DBUS_SESSION_BUS_ADDRESS is not set when the daemon starts)"
+            }
+        }
     }
 }
 
@@ -206,14 +242,19 @@ fn sink_id(w: &WebhookConfig) -> String {
     format!("webhook\n{}\n{}\n{url}", w.name, w.format.as_str())
 }
 
-fn view_of(plan: &Plan, cfg: &NotifyConfig, public_url: Option<&str>, desktop_why: &str) -> Value {
+fn view_of(plan: &Plan, cfg: &NotifyConfig, public_url: Option<&str>, desktop: Desktop) -> Value {
     json!({
         "publicUrl": public_url,
         "linkBase": plan.base_url,
         "after": cfg.after,
         "remindEvery": cfg.remind_every,
         "quietHours": cfg.quiet_hours,
-        "desktop": {"enabled": cfg.desktop, "active": plan.desktop(), "why": desktop_why},
+        "desktop": {
+            "enabled": cfg.desktop,
+            "active": plan.desktop(),
+            "state": desktop.code(),
+            "why": desktop.why(),
+        },
         "retryDelaysSeconds": plan.retry.iter().map(Duration::as_secs).collect::<Vec<_>>(),
     })
 }
@@ -223,13 +264,13 @@ impl Status {
         plan: &Plan,
         cfg: &NotifyConfig,
         public_url: Option<&str>,
-        desktop_why: &str,
+        desktop: Desktop,
     ) -> Self {
         Status {
             sinks: Mutex::new(sinks_of(plan)),
             deferred: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
-            view: Mutex::new(view_of(plan, cfg, public_url, desktop_why)),
+            view: Mutex::new(view_of(plan, cfg, public_url, desktop)),
         }
     }
 
@@ -240,7 +281,7 @@ impl Status {
         plan: &Plan,
         cfg: &NotifyConfig,
         public_url: Option<&str>,
-        desktop_why: &str,
+        desktop: Desktop,
     ) {
         {
             let mut sinks = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
@@ -251,7 +292,7 @@ impl Status {
                 .collect();
         }
         *self.view.lock().unwrap_or_else(|p| p.into_inner()) =
-            view_of(plan, cfg, public_url, desktop_why);
+            view_of(plan, cfg, public_url, desktop);
     }
 
     /// Updates the status line of the sink `id` (none when it was removed meanwhile).

@@ -674,3 +674,117 @@ async fn access_refusals_are_pages_for_a_browser_and_json_for_the_api() {
     assert_eq!(r.expect(401)["code"], "device-revoked");
     s.stop().await;
 }
+
+/// Issue 30 §1 and §6: the pages the daemon writes itself (a refusal, the pairing page a
+/// phone opens first, a member's login confirm) are styled by `/page.css`, which needs no
+/// token, and speak the browser's language (`Accept-Language`), as the web UI does.
+#[tokio::test]
+async fn server_pages_are_styled_and_speak_the_browsers_language() {
+    let s = TestServer::start().await;
+    let html = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let css = s.send(s.bare(Method::GET, "/page.css")).await;
+    assert_eq!(
+        css.status, 200,
+        "no token is needed for the pages' stylesheet"
+    );
+    assert!(css.header("content-type").unwrap().starts_with("text/css"));
+    assert!(css.text.contains("light-dark("), "light and dark");
+
+    let code = s.post("/api/pair", &json!({})).await.expect(200)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pair_page = |lang: &'static str| {
+        s.send(
+            s.bare(Method::GET, &format!("/pair/{code}"))
+                .header("accept", html)
+                .header("accept-language", lang),
+        )
+    };
+    let en = pair_page("en-US,en;q=0.9").await;
+    assert_eq!(en.status, 200);
+    assert!(
+        en.text
+            .contains("<link rel=\"stylesheet\" href=\"/page.css\">")
+    );
+    assert!(
+        en.text.contains("Pair this device with askd"),
+        "{}",
+        en.text
+    );
+    assert!(en.text.contains("<html lang=\"en\">"));
+    let zh = pair_page("zh-CN,zh;q=0.9,en;q=0.8").await;
+    assert!(zh.text.contains("<html lang=\"zh-CN\">"), "{}", zh.text);
+    assert!(zh.text.contains("将这台设备与 askd 配对"), "{}", zh.text);
+    assert!(zh.text.contains("value=\"手机\""), "{}", zh.text);
+    assert!(zh.text.contains("/page.css"));
+    // A spent or mistyped code, in Chinese.
+    let r = s
+        .send(
+            s.bare(Method::GET, &format!("/pair/{}", "0".repeat(32)))
+                .header("accept", html)
+                .header("accept-language", "zh-CN"),
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    assert!(r.text.contains("这个配对链接无效"), "{}", r.text);
+
+    // Refusals: no sign-in, a page not open to a phone, no such page — in Chinese, styled.
+    let r = s
+        .send(
+            s.bare(Method::GET, "/")
+                .header("accept", html)
+                .header("accept-language", "zh-CN"),
+        )
+        .await;
+    assert_eq!(r.status, 401);
+    assert!(r.text.contains("请先登录 askd"), "{}", r.text);
+    assert!(r.text.contains("?token="), "{}", r.text);
+    assert!(r.text.contains("/page.css"));
+    let phone = pair(&s, "phone").await;
+    let r = s
+        .send(
+            with_cookie(&s, &phone, Method::GET, "/settings")
+                .header("accept", html)
+                .header("accept-language", "zh-CN,en;q=0.5"),
+        )
+        .await;
+    assert_eq!(r.status, 403);
+    assert!(r.text.contains("这个页面不对你开放"), "{}", r.text);
+    assert!(r.text.contains("返回收件箱"), "{}", r.text);
+    let r = s
+        .send(
+            s.req(Method::GET, "/nowhere")
+                .header("accept", html)
+                .header("accept-language", "zh"),
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    assert!(r.text.contains("没有这个页面"), "{}", r.text);
+
+    // A member's login confirm step (a link opened from another site's page), with a name
+    // that is markup: escaped, in the heading, the text and the button.
+    let b = s
+        .post("/api/members", &json!({"name": "<b>Ana</b>"}))
+        .await
+        .expect(201)
+        .clone();
+    let token = b["token"].as_str().unwrap();
+    let r = s
+        .send(
+            s.bare(Method::GET, &format!("/login/{token}"))
+                .header("sec-fetch-site", "cross-site")
+                .header("accept-language", "zh-CN"),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(
+        r.text.contains("以 &lt;b&gt;Ana&lt;/b&gt; 的身份登录"),
+        "{}",
+        r.text
+    );
+    assert!(!r.text.contains("<b>Ana</b>"), "{}", r.text);
+    assert!(r.text.contains("<form method=\"post\">"), "{}", r.text);
+    assert!(r.text.contains("/page.css"));
+    s.stop().await;
+}

@@ -224,6 +224,7 @@ async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() 
     );
     // The failure is visible in the API (Settings, askd doctor), with no URL in it.
     let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(v["desktop"]["state"], "off", "{}", v["desktop"]);
     let sinks = v["sinks"].as_array().unwrap();
     let jh = sinks.iter().find(|x| x["name"] == "j-hook").unwrap();
     assert_eq!(jh["errors"], 1);
@@ -372,6 +373,8 @@ async fn desktop_notifications_over_a_session_bus() {
     assert!(!got[0].1.contains(&s.token));
     let v = s.get("/api/notify").await.expect(200).clone();
     assert_eq!(v["desktop"]["active"], true);
+    // The state the Settings page words in its language (issue 30 §13).
+    assert_eq!(v["desktop"]["state"], "dbus");
     assert_eq!(v["sinks"][0]["sent"], 1);
     s.stop().await;
     let _ = bus.kill();
