@@ -297,7 +297,7 @@ fn unauthorized() -> Response {
 /// that reload is a navigation from this origin, which carries the cookie. Still a 401. The
 /// reload comes as `Sec-Fetch-Site: same-origin`, so a browser with no cookie at all gets
 /// the plain 401 next, not a loop.
-const BOUNCE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
+const BOUNCE: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><p>Opening askd… If this page stays, open the link askd printed (…/?token=…) in this browser first.</p></body></html>";
 
 /// A top-level `GET` navigation to a page (not the API or an asset) from another site.
 fn cross_site_navigation(req: &Request) -> bool {

@@ -58,7 +58,7 @@ pub async fn login(
         return (
             StatusCode::FORBIDDEN,
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            "<!doctype html><html><head><meta charset=\"utf-8\"><title>askd</title></head><body><main><h1>Sign-in refused</h1><p>Another site tried to sign this browser in to askd. Open your login link yourself (paste it into the address bar).</p></main></body></html>",
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>askd</title></head><body><main><h1>Sign-in refused</h1><p>Another site tried to sign this browser in to askd. Open your login link yourself (paste it into the address bar).</p></main></body></html>",
         )
             .into_response();
     }
@@ -109,7 +109,7 @@ fn not_valid() -> Response {
     (
         StatusCode::UNAUTHORIZED,
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><main><h1>This login link does not work</h1><p>The member was removed, or the link is mistyped. Ask whoever runs askd for a new one (<code>askd members add NAME</code>).</p></main></body></html>",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>askd</title></head><body><main><h1>This login link does not work</h1><p>The member was removed, or the link is mistyped. Ask whoever runs askd for a new one (<code>askd members add NAME</code>).</p></main></body></html>",
     )
         .into_response()
 }
