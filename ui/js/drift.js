@@ -106,7 +106,8 @@ export class DriftCard {
         h('div', { class: 'drift-title', id: titleId },
           h('span', { class: 'chip drift-badge' }, icon('branch'), t('drift.badge')),
           h('span', { class: 'drift-reason' }, reasonLabel(d))),
-        h('div', { class: 'eyebrow drift-origin' },
+        // Embedded in the session page, the origin is the page itself.
+        this.embedded ? null : h('div', { class: 'eyebrow drift-origin' },
           client ? h('span', { class: 'drift-client' }, client) : null,
           client && session ? ' · ' : null,
           session ? h('a', {
@@ -124,16 +125,19 @@ export class DriftCard {
       required = h('div', { class: 'drift-required' }, h('strong', null, t('drift.required')), body);
     }
     const baseline = d.baseline;
-    const panel = h('details', { class: 'drift-baseline', open: true },
+    // Folded on a phone, so the decision is on the first screen; open where there is room.
+    const panel = h('details', { class: 'drift-baseline', open: !matchMedia('(max-width: 560px)').matches },
       h('summary', null, baseline && baseline.revision
         ? t('drift.baseline.revision', { r: baseline.revision }) : t('drift.baseline')),
       baseline && baseline.revision ? baselineFields(baseline) : h('p', { class: 'muted' }, t('drift.baseline.none')));
-    const sections = [
+    // Embedded, the session page around the card shows the drift's text (its log entry) and
+    // the baseline (its own section): the card keeps what decides.
+    const sections = this.embedded ? [] : [
       h('h2', { class: 'sub-title' }, t('drift.change')), change, required, panel,
     ];
     this.radios = [];
     if (this.options.length) sections.push(this.directions());
-    const body = h('div', { class: 'drift-body' }, sections);
+    const body = sections.length ? h('div', { class: 'drift-body' }, sections) : null;
     // Embedded, the card takes focus on a click anywhere in it, so its keys can be used.
     this.card = h('section', {
       class: `card drift-card${this.open ? '' : ' settled-drift'}`, 'aria-labelledby': titleId, 'data-state': d.state || 'open',
