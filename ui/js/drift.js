@@ -116,7 +116,8 @@ export class DriftCard {
           }, t('drift.session', { id: session })) : null)),
       h('div', { class: 'head-tools' },
         h('span', { class: 'mono muted small' }, d.drift_id || '')));
-    const change = h('div', { class: 'prose drift-description' });
+    // Embedded, the card is the session log's entry for this drift: its description there.
+    const change = h('div', { class: `prose drift-description${this.embedded ? ' drift-desc' : ''}` });
     setSanitizedHtml(change, d.description_html || '');
     let required = null;
     if (d.required_change_html || d.required_change) {
@@ -130,14 +131,13 @@ export class DriftCard {
       h('summary', null, baseline && baseline.revision
         ? t('drift.baseline.revision', { r: baseline.revision }) : t('drift.baseline')),
       baseline && baseline.revision ? baselineFields(baseline) : h('p', { class: 'muted' }, t('drift.baseline.none')));
-    // Embedded, the session page around the card shows the drift's text (its log entry) and
-    // the baseline (its own section): the card keeps what decides.
-    const sections = this.embedded ? [] : [
-      h('h2', { class: 'sub-title' }, t('drift.change')), change, required, panel,
+    // Embedded, the session page shows the baseline in its own section.
+    const sections = [
+      h('h2', { class: 'sub-title' }, t('drift.change')), change, required, this.embedded ? null : panel,
     ];
     this.radios = [];
     if (this.options.length) sections.push(this.directions());
-    const body = sections.length ? h('div', { class: 'drift-body' }, sections) : null;
+    const body = h('div', { class: 'drift-body' }, sections);
     // Embedded, the card takes focus on a click anywhere in it, so its keys can be used.
     this.card = h('section', {
       class: `card drift-card${this.open ? '' : ' settled-drift'}`, 'aria-labelledby': titleId, 'data-state': d.state || 'open',

@@ -483,6 +483,9 @@ export class SessionPage {
       if (x.applied_in_revision) applied = h('span', { class: 'chip ok' }, t('session.drift.applied', { r: x.applied_in_revision }));
       else if (pending.has(x.drift_id)) applied = h('span', { class: 'chip warn' }, t('session.drift.pending'));
       const options = Array.isArray(x.options) ? x.options : [];
+      // Decidable right here, the drift is shown by its card (below): the entry keeps its head.
+      // Its list of options steps aside once the card shows them as directions (css/align.css).
+      const carded = x.state === 'open' && x.ask_id && !x.inherited;
       return h('li', { class: `drift-entry state-${x.state}`, id: `drift-${x.drift_id}`, 'data-drift-id': x.drift_id },
         h('div', { class: 'hist-head' },
           h('strong', { class: 'mono' }, x.drift_id),
@@ -491,18 +494,16 @@ export class SessionPage {
           applied,
           x.inherited ? h('span', { class: 'chip' }, t('session.drift.inherited')) : null,
           h('span', { class: 'muted' }, t('session.drift.reported', { at: when(x.reported_at) }))),
-        sanitized(h('div', { class: 'drift-desc prose' }), x.description_html, x.description),
-        x.required_change ? h('div', { class: 'drift-req' }, h('span', { class: 'muted' }, `${t('drift.required')} `),
+        carded ? null : sanitized(h('div', { class: 'drift-desc prose' }), x.description_html, x.description),
+        x.required_change && !carded ? h('div', { class: 'drift-req' }, h('span', { class: 'muted' }, `${t('drift.required')} `),
           sanitized(h('div', { class: 'prose' }), x.required_change_html, x.required_change)) : null,
         options.length ? h('div', { class: 'drift-options' },
           h('div', { class: 'muted small' }, t('session.drift.options')),
           h('ol', null, options.map((o) => h('li', null, h('span', { class: 'opt-label' }, o.label || ''),
             o.description ? sanitized(h('div', { class: 'muted prose opt-desc' }), o.description_html, o.description) : null)))) : null,
         decision,
-        x.state === 'open' && x.ask_id ? h('a', { class: `btn small${x.inherited ? ' primary' : ''}`, href: `/a/${encodeURIComponent(x.ask_id)}`, 'data-nav': '' }, t('drift.open')) : null,
-        // Decidable right here: the card shows the options as its directions (the entry's list
-        // steps aside, css/align.css) and leaves the description and the baseline to the page.
-        x.state === 'open' && x.ask_id && !x.inherited ? this.openCard(x.ask_id) : null);
+        x.state === 'open' && x.ask_id ? h('a', { class: `btn small${carded ? '' : ' primary'}`, href: `/a/${encodeURIComponent(x.ask_id)}`, 'data-nav': '' }, t('drift.open')) : null,
+        carded ? this.openCard(x.ask_id) : null);
     })));
   }
 
@@ -539,7 +540,7 @@ export class SessionPage {
     const list = d.connections || [];
     if (!list.length) return this.section('session.connections', 'connections', h('p', { class: 'empty-line' }, t('session.connections.empty')));
     // On a phone the table scrolls inside its box, which takes keyboard focus for that.
-    return this.section('session.connections', 'connections', h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-labelledby': 'sec-connections' }, h('table', { class: 'data-table' },
+    return this.section('session.connections', 'connections', h('div', { class: 'table-wrap', tabindex: '0' }, h('table', { class: 'data-table' },
       h('thead', null, h('tr', null, ['client', 'transport', 'first', 'last'].map((c) => h('th', { scope: 'col' }, t(`session.col.${c}`))))),
       h('tbody', null, list.map((c) => h('tr', null,
         h('td', null, c.client || '—'), h('td', null, c.transport || '—'),
