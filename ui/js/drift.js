@@ -103,7 +103,7 @@ export class DriftCard {
     const client = (d.session && d.session.client) || this.view.client;
     const head = h('header', { class: 'card-head drift-head' },
       h('div', { class: 'head-main' },
-        h('div', { class: 'drift-title', id: titleId },
+        h(this.embedded ? 'h3' : 'h1', { class: 'drift-title', id: titleId },
           h('span', { class: 'chip drift-badge' }, icon('branch'), t('drift.badge')),
           h('span', { class: 'drift-reason' }, reasonLabel(d))),
         // Embedded in the session page, the origin is the page itself.
