@@ -41,4 +41,6 @@ export default {
   'notify.pair': 'Pair a phone',
   'notify.qrAlt': 'QR code of the pairing link',
   'notify.pairHint': 'Scan it with the phone, or open the link there. It works once, within {minutes} minutes.',
+  'notify.pairLoopback': 'This link names a loopback address ({host}), which a phone cannot reach.',
+  'notify.pairLoopbackFix': 'Set publicUrl (a tunnel such as tailscale serve), or serve askd on a LAN address with allowedHosts — see the README, “Answer from your phone”. On a LAN (plain HTTP: only on a network you trust):',
 };

@@ -41,4 +41,6 @@ export default {
   'notify.pair': '配对手机',
   'notify.qrAlt': '配对链接的二维码',
   'notify.pairHint': '用手机扫描，或在手机上打开链接。仅可使用一次，{minutes} 分钟内有效。',
+  'notify.pairLoopback': '此链接指向回环地址（{host}），手机无法访问。',
+  'notify.pairLoopbackFix': '请设置 publicUrl（例如用 tailscale serve 建立隧道），或让 askd 在局域网地址上监听并设置 allowedHosts——详见 README 的“Answer from your phone”一节。局域网方式（明文 HTTP，仅限可信网络）：',
 };

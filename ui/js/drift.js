@@ -103,10 +103,11 @@ export class DriftCard {
     const client = (d.session && d.session.client) || this.view.client;
     const head = h('header', { class: 'card-head drift-head' },
       h('div', { class: 'head-main' },
-        h('div', { class: 'drift-title', id: titleId },
+        h(this.embedded ? 'h3' : 'h1', { class: 'drift-title', id: titleId },
           h('span', { class: 'chip drift-badge' }, icon('branch'), t('drift.badge')),
           h('span', { class: 'drift-reason' }, reasonLabel(d))),
-        h('div', { class: 'eyebrow drift-origin' },
+        // Embedded in the session page, the origin is the page itself.
+        this.embedded ? null : h('div', { class: 'eyebrow drift-origin' },
           client ? h('span', { class: 'drift-client' }, client) : null,
           client && session ? ' · ' : null,
           session ? h('a', {
@@ -115,7 +116,8 @@ export class DriftCard {
           }, t('drift.session', { id: session })) : null)),
       h('div', { class: 'head-tools' },
         h('span', { class: 'mono muted small' }, d.drift_id || '')));
-    const change = h('div', { class: 'prose drift-description' });
+    // Embedded, the card is the session log's entry for this drift: its description there.
+    const change = h('div', { class: `prose drift-description${this.embedded ? ' drift-desc' : ''}` });
     setSanitizedHtml(change, d.description_html || '');
     let required = null;
     if (d.required_change_html || d.required_change) {
@@ -124,12 +126,14 @@ export class DriftCard {
       required = h('div', { class: 'drift-required' }, h('strong', null, t('drift.required')), body);
     }
     const baseline = d.baseline;
-    const panel = h('details', { class: 'drift-baseline', open: true },
+    // Folded on a phone, so the decision is on the first screen; open where there is room.
+    const panel = h('details', { class: 'drift-baseline', open: !matchMedia('(max-width: 560px)').matches },
       h('summary', null, baseline && baseline.revision
         ? t('drift.baseline.revision', { r: baseline.revision }) : t('drift.baseline')),
       baseline && baseline.revision ? baselineFields(baseline) : h('p', { class: 'muted' }, t('drift.baseline.none')));
+    // Embedded, the session page shows the baseline in its own section.
     const sections = [
-      h('h2', { class: 'sub-title' }, t('drift.change')), change, required, panel,
+      h('h2', { class: 'sub-title' }, t('drift.change')), change, required, this.embedded ? null : panel,
     ];
     this.radios = [];
     if (this.options.length) sections.push(this.directions());

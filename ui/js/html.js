@@ -54,6 +54,10 @@ function copy(from, to) {
     } else if (tag === 'CODE') {
       const cls = node.getAttribute('class');
       if (cls && /^language-[\w+#.-]{1,40}$/.test(cls)) el.setAttribute('class', cls);
+    } else if (tag === 'TABLE' || tag === 'PRE') {
+      // A table or a code block scrolls inside itself (app.css): it takes keyboard focus, so
+      // the arrow keys scroll it too.
+      el.setAttribute('tabindex', '0');
     }
     copy(node, el);
     to.appendChild(el);

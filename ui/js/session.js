@@ -348,18 +348,32 @@ export class SessionPage {
         h('p', { class: 'sec-sub muted' }, t('session.rounds', { n: d.rounds || 0 })),
         h('p', { class: 'empty-line' }, t('session.questions.empty')));
     }
+    // The decisions of one ask (consecutive in the list) form one group: when it settled and
+    // by which tool are said once, for all its questions.
+    const groups = [];
+    for (const q of list) {
+      const last = groups[groups.length - 1];
+      if (last && last[0].ask_id === q.ask_id) last.push(q);
+      else groups.push([q]);
+    }
+    // A phone stacks each group as a card: an answer names its column there (css/align.css).
+    const label = (key) => h('span', { class: 'cell-label' }, `${t(key)} `);
     const seen = new Set();
-    const rows = list.map((q) => {
+    const groupRows = (g) => g.map((q, i) => {
       const key = normalizeQuestion(q.question);
       const repeat = seen.has(key);
       seen.add(key);
+      const chosen = q.chosen || [];
+      const span = g.length > 1 ? String(g.length) : null;
       return h('tr', { 'data-ask-id': q.ask_id },
-        h('td', { class: 'nowrap' }, h('a', { href: `/a/${encodeURIComponent(q.ask_id)}`, 'data-nav': '' }, when(q.settled_at)),
-          q.answered_by ? h('span', { class: 'muted answered-by' }, ` · ${t('who.answeredBy', { name: q.answered_by })}`) : null),
-        h('td', { class: 'mono small' }, q.tool),
-        h('td', null, plainText(q.question), repeat ? [' ', h('span', { class: 'chip warn repeat', 'data-tip': t('session.repeat.hint') }, t('session.repeat'))] : null),
-        h('td', null, (q.chosen || []).length ? h('ul', { class: 'chosen' }, q.chosen.map((c) => h('li', null, c))) : '—'),
-        h('td', null, q.custom || '—'));
+        i === 0 ? [
+          h('td', { class: 'when', rowspan: span }, h('a', { href: `/a/${encodeURIComponent(q.ask_id)}`, 'data-nav': '' }, when(q.settled_at)),
+            q.answered_by ? h('span', { class: 'muted answered-by' }, ` · ${t('who.answeredBy', { name: q.answered_by })}`) : null),
+          h('td', { class: 'mono small tool-name', rowspan: span }, q.tool)] : null,
+        h('td', { class: 'question' }, plainText(q.question), repeat ? [' ', h('span', { class: 'chip warn repeat', 'data-tip': t('session.repeat.hint') }, t('session.repeat'))] : null),
+        h('td', { class: `picked${chosen.length ? '' : ' none'}` }, label('session.col.chosen'),
+          chosen.length ? h('ul', { class: 'chosen' }, chosen.map((c) => h('li', null, c))) : '—'),
+        h('td', { class: `typed${q.custom ? '' : ' none'}` }, label('session.col.custom'), q.custom ? h('span', { class: 'custom' }, q.custom) : '—'));
     });
     const more = first > 0
       ? h('p', { class: 'older' }, h('button', { type: 'button', class: 'btn', 'data-action': 'older', onclick: () => this.showOlder() },
@@ -368,9 +382,9 @@ export class SessionPage {
     return this.section('session.questions', 'questions',
       h('p', { class: 'sec-sub muted' }, t('session.rounds', { n: d.rounds || 0 })),
       more,
-      h('div', { class: 'table-wrap' }, h('table', { class: 'data-table' },
-        h('thead', null, h('tr', null, ['time', 'tool', 'question', 'chosen', 'custom'].map((c) => h('th', { scope: 'col' }, t(`session.col.${c}`))))),
-        h('tbody', null, rows))));
+      h('div', { class: 'table-wrap' }, h('table', { class: 'data-table q-table' },
+        h('thead', null, h('tr', null, ['time', 'tool', 'question', 'chosen', 'custom'].map((c) => h('th', { scope: 'col', class: `col-${c}` }, t(`session.col.${c}`))))),
+        groups.map((g) => h('tbody', { class: 'ask-group' }, groupRows(g))))));
   }
 
   checks(d) {
@@ -469,6 +483,9 @@ export class SessionPage {
       if (x.applied_in_revision) applied = h('span', { class: 'chip ok' }, t('session.drift.applied', { r: x.applied_in_revision }));
       else if (pending.has(x.drift_id)) applied = h('span', { class: 'chip warn' }, t('session.drift.pending'));
       const options = Array.isArray(x.options) ? x.options : [];
+      // Decidable right here, the drift is shown by its card (below): the entry keeps its head.
+      // Its list of options steps aside once the card shows them as directions (css/align.css).
+      const carded = x.state === 'open' && x.ask_id && !x.inherited;
       return h('li', { class: `drift-entry state-${x.state}`, id: `drift-${x.drift_id}`, 'data-drift-id': x.drift_id },
         h('div', { class: 'hist-head' },
           h('strong', { class: 'mono' }, x.drift_id),
@@ -477,16 +494,16 @@ export class SessionPage {
           applied,
           x.inherited ? h('span', { class: 'chip' }, t('session.drift.inherited')) : null,
           h('span', { class: 'muted' }, t('session.drift.reported', { at: when(x.reported_at) }))),
-        sanitized(h('div', { class: 'drift-desc prose' }), x.description_html, x.description),
-        x.required_change ? h('div', { class: 'drift-req' }, h('span', { class: 'muted' }, `${t('drift.required')} `),
+        carded ? null : sanitized(h('div', { class: 'drift-desc prose' }), x.description_html, x.description),
+        x.required_change && !carded ? h('div', { class: 'drift-req' }, h('span', { class: 'muted' }, `${t('drift.required')} `),
           sanitized(h('div', { class: 'prose' }), x.required_change_html, x.required_change)) : null,
         options.length ? h('div', { class: 'drift-options' },
           h('div', { class: 'muted small' }, t('session.drift.options')),
           h('ol', null, options.map((o) => h('li', null, h('span', { class: 'opt-label' }, o.label || ''),
             o.description ? sanitized(h('div', { class: 'muted prose opt-desc' }), o.description_html, o.description) : null)))) : null,
         decision,
-        x.state === 'open' && x.ask_id ? h('a', { class: 'btn small primary', href: `/a/${encodeURIComponent(x.ask_id)}`, 'data-nav': '' }, t('drift.open')) : null,
-        x.state === 'open' && x.ask_id && !x.inherited ? this.openCard(x.ask_id) : null);
+        x.state === 'open' && x.ask_id ? h('a', { class: `btn small${carded ? '' : ' primary'}`, href: `/a/${encodeURIComponent(x.ask_id)}`, 'data-nav': '' }, t('drift.open')) : null,
+        carded ? this.openCard(x.ask_id) : null);
     })));
   }
 
@@ -522,7 +539,8 @@ export class SessionPage {
   connections(d) {
     const list = d.connections || [];
     if (!list.length) return this.section('session.connections', 'connections', h('p', { class: 'empty-line' }, t('session.connections.empty')));
-    return this.section('session.connections', 'connections', h('div', { class: 'table-wrap' }, h('table', { class: 'data-table' },
+    // On a phone the table scrolls inside its box, which takes keyboard focus for that.
+    return this.section('session.connections', 'connections', h('div', { class: 'table-wrap', tabindex: '0' }, h('table', { class: 'data-table' },
       h('thead', null, h('tr', null, ['client', 'transport', 'first', 'last'].map((c) => h('th', { scope: 'col' }, t(`session.col.${c}`))))),
       h('tbody', null, list.map((c) => h('tr', null,
         h('td', null, c.client || '—'), h('td', null, c.transport || '—'),

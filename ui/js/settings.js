@@ -25,6 +25,29 @@ function mib(n) {
   return Number.isInteger(v) ? String(v) : v.toFixed(2).replace(/\.?0+$/, '');
 }
 
+/**
+ * A pairing link that names a loopback address (askd listens on 127.0.0.1 by default and no
+ * publicUrl is set) cannot be opened from a phone: say so, and what to do (as `askd pair` does).
+ */
+function loopbackWarning(link) {
+  let url;
+  try {
+    url = new URL(link);
+  } catch {
+    return null;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host))) return null;
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return h('div', { class: 'st-pair-warning', role: 'alert' }, icon('info'),
+    h('div', { class: 'st-pair-warning-body' },
+      h('p', { class: 'st-pair-warning-title' }, t('notify.pairLoopback', { host })),
+      h('p', null, t('notify.pairLoopbackFix')),
+      // Each word stays whole (a line breaks between them, never after a flag's dashes).
+      h('p', null, h('code', { class: 'st-cmd' }, `askd serve --listen 0.0.0.0:${port} --allowed-hosts <name>.local --public-url http://<name>.local:${port}`
+        .split(' ').flatMap((w, i) => [i ? ' ' : null, h('span', null, w)])))));
+}
+
 export class SettingsPage {
   constructor(root, ctx) {
     this.root = root;
@@ -183,6 +206,7 @@ export class SettingsPage {
     try {
       const p = await api('POST', '/api/pair', {});
       this.pairBox.replaceChildren(
+        loopbackWarning(p.url),
         h('img', { class: 'st-qr', src: p.qr, alt: t('notify.qrAlt'), width: '240', height: '240' }),
         h('p', null, t('notify.pairHint', { minutes: Math.round(p.expiresInSeconds / 60) })),
         h('p', null, h('code', { class: 'st-pair-url' }, p.url)));
