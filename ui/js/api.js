@@ -177,6 +177,11 @@ export function me() {
   return meOnce;
 }
 
+/** The image URL of a diagram of ask `askId` (its source's SHA-256 `hash`), in `theme`. */
+export async function diagramUrl(askId, hash, theme) {
+  return `/api/diagrams/${hash}.svg?theme=${theme}&ask=${encodeURIComponent(askId)}`;
+}
+
 export const ask = {
   view: (id) => api('GET', `/api/asks/${encodeURIComponent(id)}`),
   path: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/path`, { answers }),

@@ -2,8 +2,10 @@
 // <img> (an image never runs script). The URL names the source's SHA-256, the theme and the
 // ask (where the server finds the source). A failure shows the source as text. The inline
 // image is a preview: clicking it opens the diagram at its natural size in a dialog that
-// scrolls and zooms (Esc closes).
+// scrolls and zooms (Esc closes). The URL comes from api.js: the page's is the daemon's
+// address; the MCP App's (ui/app/api.js) is a data: URL of the SVG askd_app carries.
 import { h, icon } from './dom.js';
+import { diagramUrl } from './api.js';
 import { t } from './i18n.js';
 import { isDark, onThemeChange } from './theme.js';
 
@@ -34,7 +36,14 @@ export async function showDiagram(container, source, askId) {
     failed(container, source);
     return;
   }
-  const load = () => {
+  const load = async () => {
+    let src;
+    try {
+      src = await diagramUrl(askId, hash, theme());
+    } catch {
+      failed(container, source);
+      return;
+    }
     const img = new Image();
     img.className = 'diagram';
     img.alt = t('diagram.alt');
@@ -44,7 +53,7 @@ export async function showDiagram(container, source, askId) {
       onclick: (e) => { e.stopPropagation(); openDiagram(img.src); },
     }, img)));
     img.addEventListener('error', () => failed(container, source));
-    img.src = `/api/diagrams/${hash}.svg?theme=${theme()}&ask=${encodeURIComponent(askId)}`;
+    img.src = src;
   };
   load();
   const stop = onThemeChange(() => {
@@ -62,8 +71,10 @@ const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 3];
  */
 async function svgSize(src) {
   try {
-    const res = await fetch(src, { credentials: 'same-origin' });
-    const m = /<svg\b[^>]*?\sviewBox="([^"]*)"/.exec(await res.text());
+    const text = src.startsWith('data:')
+      ? decodeURIComponent(src.slice(src.indexOf(',') + 1))
+      : await (await fetch(src, { credentials: 'same-origin' })).text();
+    const m = /<svg\b[^>]*?\sviewBox="([^"]*)"/.exec(text);
     const box = m ? m[1].trim().split(/[\s,]+/).map(Number) : [];
     if (box.length === 4 && box[2] > 0 && box[3] > 0) return { w: box[2], h: box[3] };
   } catch {
