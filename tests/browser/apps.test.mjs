@@ -117,8 +117,8 @@ async function askTool(name, args) {
   return result;
 }
 
-async function render(page, input, result, theme) {
-  await page.evaluate((a) => window.mountApp(a), { html, input, result: JSON.parse(JSON.stringify(result)), theme });
+async function render(page, input, result, theme, csp) {
+  await page.evaluate((a) => window.mountApp(a), { html, input, result: JSON.parse(JSON.stringify(result)), theme, csp });
   return page.frameLocator('iframe');
 }
 
@@ -366,42 +366,53 @@ test("the app sends askd's handle: another connection serves its calls, none wit
 
 // Issue 30 §14. (a) An option's diagram shows inside the frame as on the page: the frame
 // has no network, so the SVG the daemon rendered (and sanitised) comes through askd_app
-// and is shown as an image from a data: URL (an image never runs script).
+// and is shown as an image from a data: URL (an image never runs script). A host whose
+// frame allows no image at all (the MCP Inspector 2.12's policy for an app listing no
+// resource domain: img-src 'none') gets the same SVG drawn inline, checked once more.
+const STRICT_CSP = "default-src 'none'; connect-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'; font-src 'none'; media-src 'none'; frame-src 'none'; base-uri 'self'; form-action 'none'; object-src 'none'; worker-src 'none'";
 test('an option diagram shows inside the app, inline and at full size', async () => {
   const tall = `flowchart TD\n${Array.from({ length: 6 }, (_, i) => `  N${i}[Step ${i}] --> N${i + 1}[Step ${i + 1}]`).join('\n')}`;
   const survey = { title: 'Diagram (app)', entry: 'q1', questions: { q1: { prompt: 'Which pipeline?', options: [
     { key: 'a', label: 'Staged', diagram: tall }, { key: 'b', label: 'Direct' }, { key: 'c', label: 'Batch' }, { key: 'd', label: 'Stream' }, { key: 'e', label: 'Manual' },
   ] } } };
-  for (const theme of ['light', 'dark']) {
-    const result = await askTool('ask_survey', { survey: { ...survey, title: `Diagram (app, ${theme})` } });
+  for (const [theme, strict] of [['light', false], ['dark', false], ['light', true]]) {
+    const result = await askTool('ask_survey', { survey: { ...survey, title: `Diagram (app, ${theme}${strict ? ', strict host' : ''})` } });
     const { context, page, problems, calls } = await hostPage(theme);
-    const app = await render(page, { survey }, result, theme);
+    const app = await render(page, { survey }, result, theme, strict ? STRICT_CSP : undefined);
     await app.locator('.intro-title').waitFor();
     await app.locator('.seg.primary').click();
     await app.locator('.row[data-key="a"] .tool[aria-label="Show diagram"]').click();
-    await app.locator('.panel img.diagram').waitFor();
-    await page.waitForFunction(() => {
-      const img = document.querySelector('iframe').contentDocument?.querySelector('.panel img.diagram');
-      return img ? img.complete : null;
-    }).catch(() => {});
-    const img = await app.locator('.panel img.diagram').evaluate((el) => ({ src: el.src.slice(0, 30), w: el.naturalWidth, h: el.naturalHeight }));
-    assert.match(img.src, /^data:image\/svg\+xml/);
-    assert.ok(img.w > 0 && img.h > 0, `the diagram loaded: ${JSON.stringify(img)}`);
+    if (strict) {
+      await app.locator('.panel svg.diagram').waitFor();
+      const box = await app.locator('.panel svg.diagram').evaluate((el) => el.getBoundingClientRect().toJSON());
+      assert.ok(box.width > 20 && box.height > 20, `drawn inline: ${JSON.stringify(box)}`);
+      assert.equal(await app.locator('.panel svg.diagram script, .panel svg.diagram foreignObject').count(), 0);
+    } else {
+      await app.locator('.panel img.diagram').waitFor();
+      await page.waitForFunction(() => {
+        const img = document.querySelector('iframe').contentDocument?.querySelector('.panel img.diagram');
+        return img ? img.complete : null;
+      }).catch(() => {});
+      const img = await app.locator('.panel img.diagram').evaluate((el) => ({ src: el.src.slice(0, 30), w: el.naturalWidth, h: el.naturalHeight }));
+      assert.match(img.src, /^data:image\/svg\+xml/);
+      assert.ok(img.w > 0 && img.h > 0, `the diagram loaded: ${JSON.stringify(img)}`);
+    }
     assert.equal(await app.locator('.diagram-error').count(), 0, 'not the source-as-text fallback');
     const diagramCalls = calls.filter((c) => c.arguments.path.startsWith('/api/diagrams/'));
     assert.ok(diagramCalls.length >= 1, 'the SVG came through askd_app');
     assert.equal(diagramCalls[0].arguments.handle, result._meta['askd/app'].handle);
     await page.waitForTimeout(300);
-    await page.screenshot({ path: screenshotPath(`apps-diagram-${theme}`), fullPage: true });
+    await page.screenshot({ path: screenshotPath(`apps-diagram-${theme}${strict ? '-strict-host' : ''}`), fullPage: true });
     // Full size in the dialog, as on the page.
     await app.locator('.panel .diagram-open').click();
-    await app.locator('dialog[open].diagram-dialog img.diagram-full').waitFor();
+    await app.locator('dialog[open].diagram-dialog .diagram-full').waitFor();
     assert.equal(await app.locator('dialog[open] .zoom-level').textContent(), '100%');
     await app.locator('dialog[open] button[aria-label="Zoom in"]').click();
     assert.equal(await app.locator('dialog[open] .zoom-level').textContent(), '150%');
     await app.locator('dialog[open] button[aria-label="Close the diagram"]').click();
     await app.locator('dialog.diagram-dialog').waitFor({ state: 'detached' });
-    assert.deepEqual(problems, []);
+    // Under the strict host the refused image is its CSP at work, which it reports.
+    assert.deepEqual(problems.filter((p) => !(strict && /Content Security Policy/.test(p))), []);
     await context.close();
   }
 });
