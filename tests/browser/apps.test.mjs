@@ -117,8 +117,8 @@ async function askTool(name, args) {
   return result;
 }
 
-async function render(page, input, result, theme) {
-  await page.evaluate((a) => window.mountApp(a), { html, input, result: JSON.parse(JSON.stringify(result)), theme });
+async function render(page, input, result, theme, csp) {
+  await page.evaluate((a) => window.mountApp(a), { html, input, result: JSON.parse(JSON.stringify(result)), theme, csp });
   return page.frameLocator('iframe');
 }
 
@@ -362,4 +362,128 @@ test("the app sends askd's handle: another connection serves its calls, none wit
   } finally {
     await other.close().catch(() => {});
   }
+});
+
+// Issue 30 §14. (a) An option's diagram shows inside the frame as on the page: the frame
+// has no network, so the SVG the daemon rendered (and sanitised) comes through askd_app
+// and is shown as an image from a data: URL (an image never runs script). A host whose
+// frame allows no image at all (the MCP Inspector 2.12's policy for an app listing no
+// resource domain: img-src 'none') gets the same SVG drawn inline, checked once more.
+const STRICT_CSP = "default-src 'none'; connect-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'; font-src 'none'; media-src 'none'; frame-src 'none'; base-uri 'self'; form-action 'none'; object-src 'none'; worker-src 'none'";
+test('an option diagram shows inside the app, inline and at full size', async () => {
+  const tall = `flowchart TD\n${Array.from({ length: 6 }, (_, i) => `  N${i}[Step ${i}] --> N${i + 1}[Step ${i + 1}]`).join('\n')}`;
+  const survey = { title: 'Diagram (app)', entry: 'q1', questions: { q1: { prompt: 'Which pipeline?', options: [
+    { key: 'a', label: 'Staged', diagram: tall }, { key: 'b', label: 'Direct' }, { key: 'c', label: 'Batch' }, { key: 'd', label: 'Stream' }, { key: 'e', label: 'Manual' },
+  ] } } };
+  for (const [theme, strict] of [['light', false], ['dark', false], ['light', true]]) {
+    const result = await askTool('ask_survey', { survey: { ...survey, title: `Diagram (app, ${theme}${strict ? ', strict host' : ''})` } });
+    const { context, page, problems, calls } = await hostPage(theme);
+    const app = await render(page, { survey }, result, theme, strict ? STRICT_CSP : undefined);
+    await app.locator('.intro-title').waitFor();
+    await app.locator('.seg.primary').click();
+    await app.locator('.row[data-key="a"] .tool[aria-label="Show diagram"]').click();
+    if (strict) {
+      await app.locator('.panel svg.diagram').waitFor();
+      const box = await app.locator('.panel svg.diagram').evaluate((el) => el.getBoundingClientRect().toJSON());
+      assert.ok(box.width > 20 && box.height > 20, `drawn inline: ${JSON.stringify(box)}`);
+      assert.equal(await app.locator('.panel svg.diagram script, .panel svg.diagram foreignObject').count(), 0);
+    } else {
+      await app.locator('.panel img.diagram').waitFor();
+      await page.waitForFunction(() => {
+        const img = document.querySelector('iframe').contentDocument?.querySelector('.panel img.diagram');
+        return img ? img.complete : null;
+      }).catch(() => {});
+      const img = await app.locator('.panel img.diagram').evaluate((el) => ({ src: el.src.slice(0, 30), w: el.naturalWidth, h: el.naturalHeight }));
+      assert.match(img.src, /^data:image\/svg\+xml/);
+      assert.ok(img.w > 0 && img.h > 0, `the diagram loaded: ${JSON.stringify(img)}`);
+    }
+    assert.equal(await app.locator('.diagram-error').count(), 0, 'not the source-as-text fallback');
+    const diagramCalls = calls.filter((c) => c.arguments.path.startsWith('/api/diagrams/'));
+    assert.ok(diagramCalls.length >= 1, 'the SVG came through askd_app');
+    assert.equal(diagramCalls[0].arguments.handle, result._meta['askd/app'].handle);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: screenshotPath(`apps-diagram-${theme}${strict ? '-strict-host' : ''}`), fullPage: true });
+    // Full size in the dialog, as on the page.
+    await app.locator('.panel .diagram-open').click();
+    await app.locator('dialog[open].diagram-dialog .diagram-full').waitFor();
+    assert.equal(await app.locator('dialog[open] .zoom-level').textContent(), '100%');
+    await app.locator('dialog[open] button[aria-label="Zoom in"]').click();
+    assert.equal(await app.locator('dialog[open] .zoom-level').textContent(), '150%');
+    await app.locator('dialog[open] button[aria-label="Close the diagram"]').click();
+    await app.locator('dialog.diagram-dialog').waitFor({ state: 'detached' });
+    // Under the strict host the refused image is its CSP at work, which it reports.
+    assert.deepEqual(problems.filter((p) => !(strict && /Content Security Policy/.test(p))), []);
+    await context.close();
+  }
+});
+
+// (b) Put away in the frame does what it does on the page, as far as a frame can: the
+// draft is kept (saved through askd_app), the ask stays pending, and the frame folds to
+// one line with "Pick up again", which brings the card back with the draft.
+test('Put away inside the app keeps the draft, folds the frame, and picks up again', async () => {
+  const questions = [{ id: 'db', question: 'Which database (put away)?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] }];
+  const result = await askTool('ask_user_question', { questions });
+  const id = result.structuredContent.ask_id;
+  const { context, page, problems } = await hostPage('light');
+  const app = await render(page, { questions }, result, 'light');
+  await app.locator('.card.flat').waitFor();
+  await app.locator('.flat-question[data-qid="db"] .row-hit >> nth=1').click();
+  const tall = await page.locator('iframe').evaluate((f) => f.getBoundingClientRect().height);
+  await app.locator('.card.flat button[aria-label="Put away"]').click();
+  await app.locator('.app-put-away').waitFor();
+  assert.match(await app.locator('.app-put-away').textContent(), /Put away — the answers so far are kept/);
+  await page.waitForFunction((h) => document.querySelector('iframe').getBoundingClientRect().height < h - 40, tall);
+  await page.screenshot({ path: screenshotPath('apps-put-away-light'), fullPage: true });
+  // The draft is the daemon's; the ask is still pending.
+  let view;
+  for (let i = 0; i < 20; i++) {
+    view = await daemon.view(id);
+    if (view.autosave) break;
+    await page.waitForTimeout(100);
+  }
+  assert.equal(view.state, 'pending');
+  assert.ok(view.autosave, 'the draft was saved');
+  await app.locator('.app-put-away button').click();
+  await app.locator('.card.flat').waitFor();
+  await app.locator('.flat-question[data-qid="db"] .row-hit[aria-checked="true"]').waitFor();
+  assert.equal(await app.locator('.flat-question[data-qid="db"] .row-hit[aria-checked="true"] .label-text').textContent(), 'Postgres', 'the draft is back');
+  await app.locator('.seg.primary').click();
+  await app.locator('.card.settled').waitFor();
+  const got = await awaitAnswer(id);
+  assert.deepEqual(got.answers, [{ id: 'db', selected: ['Postgres'] }]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// (c) The frame is told instead of polling: askd_app's watch waits (at most 25 s, in
+// askd's adapter) until the ask changes and is re-issued in a loop; while nothing happens
+// the frame reads nothing, and an ask settled elsewhere shows settled within about a second.
+test('the app is told when the ask settles elsewhere, and does not poll meanwhile', async () => {
+  const questions = [{ id: 'go', question: 'Ship it (watched)?', options: [{ label: 'Yes' }, { label: 'No' }] }];
+  const result = await askTool('ask_user_question', { questions });
+  const id = result.structuredContent.ask_id;
+  const { context, page, problems, calls } = await hostPage('light');
+  const app = await render(page, { questions }, result, 'light');
+  await app.locator('.card.flat').waitFor();
+  await page.waitForTimeout(1000);
+  const before = calls.length;
+  await page.waitForTimeout(11000);
+  const idle = calls.slice(before).map((c) => `${c.arguments.method} ${c.arguments.path}`);
+  assert.ok(!idle.some((c) => c === `GET /api/asks/${id}`), `no view read while nothing changes: ${idle.join(', ')}`);
+  assert.ok(idle.length <= 1, `at most one watch re-issued in 11 s: ${idle.join(', ')}`);
+  assert.ok(calls.some((c) => c.arguments.path === `/api/asks/${id}/watch`), 'the app watches');
+  // Answered elsewhere (the page's API): the frame shows it settled at once.
+  const started = Date.now();
+  const sub = await daemon.api('POST', `/api/asks/${id}/submit`, { answers: [{ id: 'go', selected: ['Yes'] }] });
+  assert.equal(sub.status, 200, JSON.stringify(sub.body));
+  await app.locator('.card.settled').waitFor({ timeout: 10000 });
+  const took = Date.now() - started;
+  assert.ok(took < 3000, `settled in the frame ${took} ms after the answer elsewhere`);
+  // Settled: the watch loop ends.
+  await page.waitForTimeout(2500);
+  const after = calls.length;
+  await page.waitForTimeout(3000);
+  assert.equal(calls.length, after, 'no call once the ask is settled');
+  assert.deepEqual(problems, []);
+  await context.close();
 });

@@ -117,6 +117,20 @@ export function me() {
   return Promise.resolve({ kind: 'install', may: { settings: false, records: false, sessions: false } });
 }
 
+/** A diagram of ask `askId` as a data: URL of the SVG askd_app carries (the daemon rendered
+ * and sanitised it as the page gets it; an image never runs script). */
+export async function diagramUrl(askId, hash, theme) {
+  const svg = await api('GET', `/api/diagrams/${hash}.svg?theme=${theme}&ask=${encodeURIComponent(askId)}`, undefined, askId);
+  if (typeof svg !== 'string' || !/^\s*<svg[\s>]/.test(svg)) throw new ApiError(0, { error: 'askd gave no diagram' });
+  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+}
+
+/** Waits (at most 25 s, in askd's adapter) until ask `id`'s view is no longer `since`:
+ * `{changed, version, state}`; without `since`, the current version at once. */
+export function watch(id, since) {
+  return api('POST', `/api/asks/${encodeURIComponent(id)}/watch`, since ? { since } : {}, id);
+}
+
 export const ask = {
   view: (id) => api('GET', `/api/asks/${encodeURIComponent(id)}`, undefined, id),
   path: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/path`, { answers }, id),

@@ -5,8 +5,8 @@
 // (`_meta["askd/app"]`), which every askd_app call then carries; light/dark follows the host context
 // (`ui/notifications/host-context-changed`); the frame's height goes out as
 // `ui/notifications/size-changed`.
-import { ask as askApi, grant, request, notify, onNotification } from './api.js';
-import { h } from '../js/dom.js';
+import { ask as askApi, grant, request, notify, onNotification, watch } from './api.js';
+import { h, icon } from '../js/dom.js';
 import { t, setLang, askLanguage, pageLanguage } from '../js/i18n.js';
 import '../js/theme.js';
 import { installTooltips } from '../js/tooltip.js';
@@ -16,19 +16,39 @@ import { ReviewPanel } from '../js/review.js';
 import { DriftCard } from '../js/drift.js';
 
 const VIEWS = { survey: Wizard, questions: QuestionsCard, review: ReviewPanel, drift: DriftCard };
-const POLL_MS = 5000;
+// After a failed watch (the host or askd did not answer), the next one waits this long.
+const RETRY_MS = 5000;
 const app = document.getElementById('app');
 let view = null;
 let shown = null;
 
-// The page's live stream is the daemon's; here the views are told to reload every few
-// seconds (`poll`), so an ask settled elsewhere (inbox, terminal) shows settled.
+// The page's live stream is the daemon's; an Apps host forwards no server notification into
+// the frame, so the app is told by askd_app's watch instead: one call that returns when the
+// ask changes (settled, claimed, edited elsewhere) or after at most 25 s, re-issued in a
+// loop while the ask is pending. A change makes every view reload (`poll`).
 class Live {
   constructor() {
     this.listeners = new Set();
-    setInterval(() => {
-      for (const fn of [...this.listeners]) fn({ kind: 'poll', data: null });
-    }, POLL_MS);
+    this.id = null;
+  }
+
+  /** Watches ask `id` (a newer call replaces the loop; null stops it). */
+  async follow(id) {
+    this.id = id;
+    let since = null;
+    while (this.id === id && id) {
+      let r;
+      try {
+        r = await watch(id, since);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        continue;
+      }
+      if (this.id !== id) return;
+      if (since && r.changed) for (const fn of [...this.listeners]) fn({ kind: 'poll', data: null });
+      since = r.version;
+      if (r.state !== 'pending') return;
+    }
   }
 
   subscribe(fn) {
@@ -57,11 +77,30 @@ function crash(e) {
       h('pre', { class: 'crash-detail' }, detail.split('\n').slice(0, 6).join('\n')))));
 }
 
+// Put away (the views' navigate('/')): on the page it keeps the draft and goes back to the
+// inbox; the frame has no inbox, so the draft is kept (the view saved it through askd_app)
+// and the frame folds to one line that picks the ask up again. The ask stays pending.
+function putAway() {
+  const id = shown;
+  if (view && view.unmount) view.unmount();
+  view = null;
+  live.follow(null);
+  delete document.body.dataset.askdApp;
+  app.replaceChildren(h('section', { class: 'card app-put-away', role: 'status' },
+    h('div', { class: 'app-put-away-body' },
+      icon('down'),
+      h('div', { class: 'app-put-away-text' },
+        h('p', { class: 'app-put-away-title' }, t('app.putAway.title')),
+        h('p', { class: 'muted' }, t('app.putAway.body'))),
+      h('button', { type: 'button', class: 'btn primary', onclick: () => { shown = null; show(id); } }, t('app.putAway.resume')))));
+}
+
 async function show(id) {
   if (!id || id === shown) return;
   shown = id;
   if (view && view.unmount) view.unmount();
   view = null;
+  live.follow(id);
   try {
     const data = await askApi.view(id);
     await setLang(pageLanguage(data.kind === 'review' && data.review ? data.review.lang : askLanguage(data)));
@@ -71,7 +110,7 @@ async function show(id) {
       return;
     }
     document.title = `${t(`kind.${data.kind}`)} · askd`;
-    view = new View(app, data, { live, navigate: () => {}, onCrash: crash });
+    view = new View(app, data, { live, navigate: putAway, onCrash: crash });
     await view.mount();
     document.body.dataset.askdApp = data.kind;
   } catch (e) {

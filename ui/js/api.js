@@ -27,6 +27,31 @@ let backWaiters = [];
 let probeTimer = null;
 let probing = false;
 const watchers = new Set();
+// desk-f: a 401 with one of these codes means this browser's sign-in is gone (the phone was
+// revoked, the login removed, the cookie expired or was cleared): the daemon is answering,
+// so this is not "unreachable". The page is told once (onSignedOut), probing stops, and
+// every later call is refused here without being sent.
+const SIGN_IN_CODES = new Set(['unauthorized', 'device-revoked', 'unknown-device', 'member-revoked', 'unknown-member']);
+let signedOut = null;
+const signOutWatchers = new Set();
+
+/** fn(code) once, when a call or probe finds this browser signed out; returns unsubscribe. */
+export function onSignedOut(fn) {
+  signOutWatchers.add(fn);
+  return () => signOutWatchers.delete(fn);
+}
+
+/** The code of the 401 that signed this page out, or null. */
+export function signedOutCode() {
+  return signedOut;
+}
+
+function signOut(status, body) {
+  if (status !== 401 || signedOut || !body || !SIGN_IN_CODES.has(body.code)) return;
+  signedOut = body.code;
+  clearTimeout(probeTimer);
+  for (const fn of [...signOutWatchers]) fn(signedOut);
+}
 
 /** fn({online, queued}) on every change of reachability or of the queued calls; returns unsubscribe. */
 export function onReachability(fn) {
@@ -64,17 +89,24 @@ async function probe() {
   let ok = false;
   try {
     const res = await fetch('/api/health', { credentials: 'same-origin', cache: 'no-store', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    ok = res.ok;
+    ok = res.ok || res.status === 401;
+    if (res.status === 401) signOut(401, await res.json().catch(() => null));
   } catch {
     ok = false;
   }
   probing = false;
+  if (signedOut) {
+    // Answering, but not to this browser: the calls waiting for it are sent (and refused).
+    if (!online) setOnline(true);
+    return;
+  }
   if (ok !== online) setOnline(ok);
   else schedule(ok ? PROBE_MS : RETRY_MS);
 }
 
 function schedule(ms) {
   clearTimeout(probeTimer);
+  if (signedOut) return;
   if (typeof document !== 'undefined' && document.visibilityState === 'hidden' && online) return;
   probeTimer = setTimeout(probe, ms);
 }
@@ -107,6 +139,7 @@ export async function api(method, path, body, { keepalive = false } = {}) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
+  if (signedOut) throw new ApiError(401, { code: signedOut, error: signedOut });
   let res;
   for (let attempt = 0; ; attempt++) {
     if (!online && !keepalive) {
@@ -127,7 +160,10 @@ export async function api(method, path, body, { keepalive = false } = {}) {
   } catch {
     json = null;
   }
-  if (!res.ok) throw new ApiError(res.status, json);
+  if (!res.ok) {
+    signOut(res.status, json);
+    throw new ApiError(res.status, json);
+  }
   return json;
 }
 
@@ -139,6 +175,11 @@ let meOnce = null;
 export function me() {
   meOnce ||= api('GET', '/api/me').catch(() => ({ kind: 'install', may: { settings: true, records: true, sessions: true } }));
   return meOnce;
+}
+
+/** The image URL of a diagram of ask `askId` (its source's SHA-256 `hash`), in `theme`. */
+export async function diagramUrl(askId, hash, theme) {
+  return `/api/diagrams/${hash}.svg?theme=${theme}&ask=${encodeURIComponent(askId)}`;
 }
 
 export const ask = {

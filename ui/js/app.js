@@ -1,7 +1,7 @@
 // askd's web UI: one page for the inbox (`/`) and each ask (`/a/{id}`), plain ES modules, no
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
-import { ask as askApi, onReachability, me } from './api.js';
+import { ask as askApi, onReachability, me, onSignedOut, signedOutCode } from './api.js';
 import { h, icon, revealText, plainText } from './dom.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
@@ -17,6 +17,11 @@ document.body.prepend(banner);
 let reach = { online: true, queued: 0 };
 let streamOk = true;
 function showBanner() {
+  if (signedOutCode()) {
+    banner.hidden = true;
+    document.body.classList.remove('offline');
+    return;
+  }
   const down = !reach.online;
   banner.classList.toggle('reconnecting', down);
   document.body.classList.toggle('offline', down);
@@ -35,22 +40,26 @@ onReachability((r) => {
 });
 // A paired phone may answer only: the page hides the links it may not follow (CSS keys on
 // html[data-who="device"]).
-me().then((who) => { document.documentElement.dataset.who = who.kind; });
+me().then((who) => { if (!signedOutCode()) document.documentElement.dataset.who = who.kind; });
 let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
 app.after(sessionLink);
 let routes = 0; // a route that awaited while the human moved on does not mount
 
-function crash(error, retry) {
+function dropView() {
   if (view && view.unmount) {
     try {
       view.unmount();
     } catch {
-      // Already broken; the crash card replaces it.
+      // Already broken; the card replacing it is what matters.
     }
   }
   view = null;
+}
+
+function crash(error, retry) {
+  dropView();
   const message = (error && (error.stack || error.message)) || String(error);
   app.replaceChildren(h('section', { class: 'card crash', role: 'alert' },
     h('div', { class: 'settled-body' },
@@ -63,10 +72,39 @@ function crash(error, retry) {
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))))));
 }
 
-async function route() {
+// desk-f: this browser was signed out while a page was open (a revoked phone, a removed
+// login, an expired sign-in): the asks go, the stream stays closed, and a card says what
+// happened and what to do. Every later route shows the same card.
+const SIGNED_OUT = { 'device-revoked': 'device', 'unknown-device': 'device', 'member-revoked': 'member', 'unknown-member': 'member' };
+
+async function showSignedOut(code) {
   hideTooltip();
-  if (view && view.unmount) view.unmount();
-  view = null;
+  dropView();
+  const gen = ++routes;
+  sessionLink.hidden = true;
+  showBanner();
+  document.documentElement.dataset.who = 'signed-out';
+  await setLang(userLanguage());
+  if (gen !== routes) return;
+  const kind = SIGNED_OUT[code] || 'expired';
+  document.title = `${t(`signedOut.${kind}.title`)} · askd`;
+  app.replaceChildren(h('section', { class: 'card settled signed-out', role: 'alert', 'data-signed-out': kind },
+    h('div', { class: 'settled-body' },
+      h('div', { class: 'settled-icon' }, icon(kind === 'device' ? 'phone' : 'lock')),
+      h('h1', { class: 'prompt' }, t(`signedOut.${kind}.title`)),
+      h('p', { class: 'muted' }, t(`signedOut.${kind}.what`)),
+      h('p', { class: 'signed-out-todo' }, t(`signedOut.${kind}.todo`)),
+      h('button', { type: 'button', class: 'btn primary', onclick: () => location.reload() }, t('signedOut.reload')))));
+}
+onSignedOut(showSignedOut);
+
+async function route() {
+  if (signedOutCode()) {
+    showSignedOut(signedOutCode());
+    return;
+  }
+  hideTooltip();
+  dropView();
   const gen = ++routes;
   sessionLink.hidden = true;
   const m = /^\/a\/([^/]+)\/?$/.exec(location.pathname);

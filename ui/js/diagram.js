@@ -2,8 +2,10 @@
 // <img> (an image never runs script). The URL names the source's SHA-256, the theme and the
 // ask (where the server finds the source). A failure shows the source as text. The inline
 // image is a preview: clicking it opens the diagram at its natural size in a dialog that
-// scrolls and zooms (Esc closes).
+// scrolls and zooms (Esc closes). The URL comes from api.js: the page's is the daemon's
+// address; the MCP App's (ui/app/api.js) is a data: URL of the SVG askd_app carries.
 import { h, icon } from './dom.js';
+import { diagramUrl } from './api.js';
 import { t } from './i18n.js';
 import { isDark, onThemeChange } from './theme.js';
 
@@ -34,7 +36,14 @@ export async function showDiagram(container, source, askId) {
     failed(container, source);
     return;
   }
-  const load = () => {
+  const load = async () => {
+    let src;
+    try {
+      src = await diagramUrl(askId, hash, theme());
+    } catch {
+      failed(container, source);
+      return;
+    }
     const img = new Image();
     img.className = 'diagram';
     img.alt = t('diagram.alt');
@@ -43,8 +52,21 @@ export async function showDiagram(container, source, askId) {
       type: 'button', class: 'diagram-open', 'aria-label': t('diagram.open'), 'data-tip': t('diagram.open'),
       onclick: (e) => { e.stopPropagation(); openDiagram(img.src); },
     }, img)));
-    img.addEventListener('error', () => failed(container, source));
-    img.src = `/api/diagrams/${hash}.svg?theme=${theme()}&ask=${encodeURIComponent(askId)}`;
+    img.addEventListener('error', () => {
+      // desk-f: a host whose frame CSP allows no image at all (the MCP Inspector's, for an
+      // app that lists no resource domain) refuses even a data: URL; the same SVG, checked
+      // again here, is then drawn inline.
+      const svg = src.startsWith('data:') ? inlineSvg(src) : null;
+      if (!svg) {
+        failed(container, source);
+        return;
+      }
+      container.replaceChildren(h('button', {
+        type: 'button', class: 'diagram-open', 'aria-label': t('diagram.open'), 'data-tip': t('diagram.open'),
+        onclick: (e) => { e.stopPropagation(); openDiagram(src); },
+      }, svg));
+    });
+    img.src = src;
   };
   load();
   const stop = onThemeChange(() => {
@@ -55,6 +77,30 @@ export async function showDiagram(container, source, askId) {
 
 const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 3];
 
+/** The SVG of a data: URL as an inline element (class `diagram`), or null. The daemon
+ * rebuilt it from an allow-list; here scripts, foreign content and event handlers are
+ * dropped once more, and links keep only in-document targets. */
+function inlineSvg(src, cls = 'diagram') {
+  const text = decodeURIComponent(src.slice(src.indexOf(',') + 1));
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const root = doc.documentElement;
+  if (!root || root.localName !== 'svg' || doc.getElementsByTagName('parsererror').length) return null;
+  for (const el of [root, ...root.querySelectorAll('*')]) {
+    if (/^(script|foreignobject|iframe|object|embed|image|animate|set)$/i.test(el.localName)) {
+      el.remove();
+      continue;
+    }
+    for (const a of [...el.attributes]) {
+      if (/^on/i.test(a.name) || (/href$/i.test(a.name) && !a.value.startsWith('#'))) el.removeAttribute(a.name);
+    }
+  }
+  const svg = document.importNode(root, true);
+  svg.setAttribute('class', cls);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', t('diagram.alt'));
+  return svg;
+}
+
 /**
  * A diagram's real size: the server's SVG is `width="100%"` with a `viewBox`, so an <img>
  * alone knows only its shape. The same file is read as text for its root's viewBox (only
@@ -62,8 +108,10 @@ const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 3];
  */
 async function svgSize(src) {
   try {
-    const res = await fetch(src, { credentials: 'same-origin' });
-    const m = /<svg\b[^>]*?\sviewBox="([^"]*)"/.exec(await res.text());
+    const text = src.startsWith('data:')
+      ? decodeURIComponent(src.slice(src.indexOf(',') + 1))
+      : await (await fetch(src, { credentials: 'same-origin' })).text();
+    const m = /<svg\b[^>]*?\sviewBox="([^"]*)"/.exec(text);
     const box = m ? m[1].trim().split(/[\s,]+/).map(Number) : [];
     if (box.length === 4 && box[2] > 0 && box[3] > 0) return { w: box[2], h: box[3] };
   } catch {
@@ -74,7 +122,7 @@ async function svgSize(src) {
 
 /** The diagram at its real size in a modal dialog: scrolls both ways, − / 100% / + zoom. */
 export function openDiagram(src) {
-  const img = h('img', { class: 'diagram-full', alt: t('diagram.alt'), src });
+  let img = h('img', { class: 'diagram-full', alt: t('diagram.alt'), src });
   let zoom = 2; // index of 1 (the real size)
   let size = null;
   const level = h('span', { class: 'zoom-level', 'aria-live': 'polite' }, '100%');
@@ -94,6 +142,13 @@ export function openDiagram(src) {
     h('div', { class: 'dialog-head' }, h('div', { class: 'zoom-tools' }, out, level, inn), close),
     h('div', { class: 'diagram-scroll' }, img));
   img.addEventListener('load', apply);
+  img.addEventListener('error', () => {
+    const svg = src.startsWith('data:') ? inlineSvg(src, 'diagram-full') : null;
+    if (!svg) return;
+    img.replaceWith(svg);
+    img = svg;
+    apply();
+  });
   dialog.addEventListener('close', () => dialog.remove());
   document.body.appendChild(dialog);
   dialog.showModal();

@@ -4,7 +4,9 @@
 // desk-b: a stream error asks api.js to check the daemon at once; when the daemon is back
 // after being unreachable, a closed stream is opened again and every listener gets a
 // {kind: 'poll'}, so each page reloads its state.
-import { onReachability, checkReachable } from './api.js';
+// desk-f: when this browser is signed out (a revoked phone, a removed login, an expired
+// sign-in), the stream is closed for good: no reconnecting, no polling.
+import { onReachability, checkReachable, onSignedOut } from './api.js';
 
 const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'ask.claimed', 'settings.updated'];
 const POLL_MS = 20000;
@@ -15,6 +17,7 @@ export class Live {
     this.healthy = false;
     this.pollTimer = null;
     this.onHealth = () => {};
+    onSignedOut(() => this.close());
     if (typeof EventSource === 'undefined') {
       this.startPolling();
       return;
@@ -22,7 +25,7 @@ export class Live {
     this.open();
     let wasOnline = true;
     onReachability(({ online }) => {
-      if (online === wasOnline) return;
+      if (this.closed || online === wasOnline) return;
       wasOnline = online;
       if (!online) return;
       if (this.source.readyState === EventSource.CLOSED) this.open();
@@ -55,8 +58,15 @@ export class Live {
     }
   }
 
+  /** Closes the stream and stops polling for good (this browser was signed out). */
+  close() {
+    this.closed = true;
+    if (this.source) this.source.close();
+    this.stopPolling();
+  }
+
   setHealthy(ok) {
-    if (ok === this.healthy) return;
+    if (this.closed || ok === this.healthy) return;
     this.healthy = ok;
     if (ok) this.stopPolling();
     else this.startPolling();
@@ -65,6 +75,7 @@ export class Live {
 
   startPolling() {
     this.stopPolling();
+    if (this.closed) return;
     this.pollTimer = setInterval(() => {
       for (const fn of [...this.listeners]) fn({ kind: 'poll', data: null });
     }, POLL_MS);

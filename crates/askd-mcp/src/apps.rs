@@ -81,7 +81,7 @@ fn app_tool() -> Tool {
         "type": "object",
         "properties": {
             "method": {"type": "string", "enum": ["GET", "POST", "PUT"]},
-            "path": {"type": "string", "description": "/api/asks/{id}[/path|bank|submit|cancel|preflight|import|draft]"},
+            "path": {"type": "string", "description": "/api/asks/{id}[/path|bank|submit|cancel|preflight|import|draft|watch], or /api/diagrams/{sha256}.svg?theme=light|dark&ask={id}"},
             "body": {"type": "object"},
             "handle": {"type": "string", "description": "The ask's handle: _meta[\"askd/app\"].handle of the ask tool's result."}
         },
@@ -105,7 +105,11 @@ fn app_tool() -> Tool {
     t
 }
 
-/// What the app may do to an ask: exactly the page's calls (`ui/js/api.js`'s `ask.*`).
+/// The longest a [`Op::Watch`] waits (a host's request timeout is commonly 60 s).
+pub const WATCH_MAX_S: f64 = 25.0;
+
+/// What the app may do to an ask: exactly the page's calls (`ui/js/api.js`'s `ask.*`), the
+/// image of one of its diagrams, and `watch`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     View,
@@ -116,6 +120,19 @@ pub enum Op {
     Preflight,
     Import,
     Autosave,
+    /// `GET /api/diagrams/{hash}.svg?theme=…&ask=…`: the SVG the page shows as an image
+    /// (the daemon renders and sanitises it), carried as a string, since the frame has no
+    /// network.
+    Diagram {
+        hash: String,
+        theme: &'static str,
+    },
+    /// `POST /api/asks/{id}/watch` `{since?, timeout_s?}`: answered by the adapter, not the
+    /// daemon — it returns as soon as the ask's view differs from `since` (a version it
+    /// returned before) or after `timeout_s` (at most [`WATCH_MAX_S`]): `{changed, version,
+    /// state}`. The app re-issues it in a loop instead of polling (an Apps host forwards no
+    /// server notification into the frame).
+    Watch,
 }
 
 /// One whitelisted call: the operation and its ask.
@@ -129,7 +146,7 @@ impl UiCall {
     /// The HTTP method and the daemon path (the ask id as one path segment).
     pub fn method(&self) -> &'static str {
         match self.op {
-            Op::View => "GET",
+            Op::View | Op::Diagram { .. } | Op::Watch => "GET",
             Op::Autosave => "PUT",
             _ => "POST",
         }
@@ -137,8 +154,12 @@ impl UiCall {
 
     pub fn path(&self) -> String {
         let id = askd_client::seg(&self.ask_id);
-        match self.op {
-            Op::View => format!("/api/asks/{id}"),
+        match &self.op {
+            // The watch reads the ask's view.
+            Op::View | Op::Watch => format!("/api/asks/{id}"),
+            Op::Diagram { hash, theme } => {
+                format!("/api/diagrams/{hash}.svg?theme={theme}&ask={id}")
+            }
             Op::Path => format!("/api/asks/{id}/path"),
             Op::Bank => format!("/api/asks/{id}/bank"),
             Op::Submit => format!("/api/asks/{id}/submit"),
@@ -157,26 +178,48 @@ impl UiCall {
             let mut e = ToolError::new(
                 "APP_ENDPOINT_REFUSED",
                 format!(
-                    "{APP_TOOL} reaches only an ask's own endpoints: GET /api/asks/{{id}}, POST /api/asks/{{id}}/path|bank|submit|cancel|preflight|import, PUT /api/asks/{{id}}/draft — not {method} {path}"
+                    "{APP_TOOL} reaches only an ask's own endpoints: GET /api/asks/{{id}}, POST /api/asks/{{id}}/path|bank|submit|cancel|preflight|import|watch, PUT /api/asks/{{id}}/draft, GET /api/diagrams/{{sha256}}.svg?theme=light|dark&ask={{id}} — not {method} {path}"
                 ),
             );
             e.errors = Some(json!([{"path": "path", "code": "not_allowed", "message": e.message}]));
             e
         };
+        if let Some(rest) = path.strip_prefix("/api/diagrams/") {
+            // Exactly what ui/js/diagram.js asks for: `{sha256}.svg?theme=…&ask=…`.
+            let (file, query) = rest.split_once('?').ok_or_else(refuse)?;
+            let hash = file
+                .strip_suffix(".svg")
+                .filter(|h| {
+                    h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                })
+                .ok_or_else(refuse)?;
+            let (theme, id) = query
+                .strip_prefix("theme=")
+                .and_then(|q| q.split_once("&ask="))
+                .ok_or_else(refuse)?;
+            let theme = match theme {
+                "light" => "light",
+                "dark" => "dark",
+                _ => return Err(refuse()),
+            };
+            if method != "GET" {
+                return Err(refuse());
+            }
+            let op = Op::Diagram {
+                hash: hash.to_string(),
+                theme,
+            };
+            return Ok(UiCall {
+                op,
+                ask_id: ask_id(id).ok_or_else(refuse)?,
+            });
+        }
         let rest = path.strip_prefix("/api/asks/").ok_or_else(refuse)?;
         let (id, op) = match rest.split_once('/') {
             Some((id, op)) => (id, Some(op)),
             None => (rest, None),
         };
-        let id = decode(id).ok_or_else(refuse)?;
-        if id.is_empty()
-            || id.len() > 128
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(refuse());
-        }
+        let id = ask_id(id).ok_or_else(refuse)?;
         let op = match (method, op) {
             ("GET", None) => Op::View,
             ("POST", Some("path")) => Op::Path,
@@ -186,10 +229,47 @@ impl UiCall {
             ("POST", Some("preflight")) => Op::Preflight,
             ("POST", Some("import")) => Op::Import,
             ("PUT", Some("draft")) => Op::Autosave,
+            ("POST", Some("watch")) => Op::Watch,
             _ => return Err(refuse()),
         };
         Ok(UiCall { op, ask_id: id })
     }
+}
+
+/// An ask id as one percent-encoded path segment or query value: decoded, and only of the
+/// characters ask ids have.
+fn ask_id(s: &str) -> Option<String> {
+    let id = decode(s)?;
+    let ok = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    ok.then_some(id)
+}
+
+/// A watch's arguments (`{since?, timeout_s?}`): the version the app has (none: answer at
+/// once with the current one) and how long to wait, within [`WATCH_MAX_S`].
+pub fn watch_args(body: Option<&Value>) -> (Option<String>, std::time::Duration) {
+    let since = body
+        .and_then(|b| b.get("since"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let secs = body
+        .and_then(|b| b.get("timeout_s"))
+        .and_then(Value::as_f64)
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .unwrap_or(WATCH_MAX_S)
+        .min(WATCH_MAX_S);
+    (since, std::time::Duration::from_secs_f64(secs))
+}
+
+/// The version of an ask's view (status and body): a change of state, claim, draft or
+/// banked answers changes it; reading the same view twice gives the same version.
+pub fn version(status: u16, body: &Value) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{status}\u{0}{body}").as_bytes());
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A percent-decoded path segment (as `encodeURIComponent` made it); `None` when malformed.
@@ -214,7 +294,7 @@ fn decode(s: &str) -> Option<String> {
 /// human answered in), whatever the page's code put there.
 pub fn body(call: &UiCall, body: Option<&Value>) -> Option<Value> {
     match call.op {
-        Op::View => None,
+        Op::View | Op::Diagram { .. } | Op::Watch => None,
         Op::Submit => {
             let mut b = body.cloned().unwrap_or_else(|| json!({}));
             if let Some(o) = b.as_object_mut() {
@@ -250,10 +330,60 @@ mod tests {
             ("POST", "/api/asks/x%2F..%2Fsettings/submit"),
             ("DELETE", "/api/asks/x"),
             ("GET", "/api/asks/x?y=1"),
+            ("GET", "/api/asks/x/watch"),
+            ("GET", "/api/diagrams/abc.svg?theme=light&ask=x"),
+            ("GET", "/api/diagrams/../settings"),
         ] {
             let e = UiCall::parse(m, p).unwrap_err();
             assert_eq!(e.code, "APP_ENDPOINT_REFUSED", "{m} {p}");
         }
+        let h = "a".repeat(64);
+        for (m, q) in [
+            ("POST", "?theme=light&ask=x"),
+            ("GET", "?theme=blue&ask=x"),
+            ("GET", "?ask=x&theme=dark"),
+            ("GET", "?theme=dark&ask=x%2F.."),
+            ("GET", ""),
+        ] {
+            let p = format!("/api/diagrams/{h}.svg{q}");
+            let e = UiCall::parse(m, &p).unwrap_err();
+            assert_eq!(e.code, "APP_ENDPOINT_REFUSED", "{m} {p}");
+        }
+    }
+
+    #[test]
+    fn a_diagram_and_a_watch_pass_for_their_ask() {
+        let hash = "0123456789abcdef".repeat(4);
+        let d = UiCall::parse(
+            "GET",
+            &format!("/api/diagrams/{hash}.svg?theme=dark&ask=a-1"),
+        )
+        .unwrap();
+        assert_eq!(d.ask_id, "a-1");
+        assert_eq!(d.method(), "GET");
+        assert_eq!(
+            d.path(),
+            format!("/api/diagrams/{hash}.svg?theme=dark&ask=a-1")
+        );
+        let w = UiCall::parse("POST", "/api/asks/a-1/watch").unwrap();
+        assert_eq!(w.op, Op::Watch);
+        assert_eq!(w.path(), "/api/asks/a-1");
+        assert_eq!(body(&w, Some(&json!({"since": "x"}))), None);
+        let (since, wait) = watch_args(Some(&json!({"since": "v1", "timeout_s": 600})));
+        assert_eq!(since.as_deref(), Some("v1"));
+        assert_eq!(wait.as_secs_f64(), WATCH_MAX_S);
+        assert_eq!(
+            watch_args(None),
+            (None, std::time::Duration::from_secs_f64(WATCH_MAX_S))
+        );
+        assert_eq!(
+            version(200, &json!({"a": 1})),
+            version(200, &json!({"a": 1}))
+        );
+        assert_ne!(
+            version(200, &json!({"a": 1})),
+            version(200, &json!({"a": 2}))
+        );
     }
 
     #[test]

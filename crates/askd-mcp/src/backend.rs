@@ -471,6 +471,22 @@ impl Backend for HttpBackend {
     ) -> Result<(u16, Value), ToolError> {
         let method = Method::from_bytes(method.as_bytes())
             .map_err(|_| ToolError::new("APP_ENDPOINT_REFUSED", "an HTTP method"))?;
+        if path.starts_with("/api/diagrams/") {
+            // An SVG, not JSON: its text is the body (an error is the daemon's JSON).
+            let client = self.target();
+            let (status, text) = client.get_text(path).await.map_err(|e| {
+                ToolError::unavailable(format!(
+                    "the askd daemon at {} did not answer ({})",
+                    client.base(),
+                    describe(&e)
+                ))
+            })?;
+            let body = match serde_json::from_str(&text) {
+                Ok(json) if !(200..300).contains(&status) => json,
+                _ => Value::String(text),
+            };
+            return Ok((status, body));
+        }
         self.call(method, path, body, None).await
     }
 

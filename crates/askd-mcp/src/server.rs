@@ -109,6 +109,9 @@ pub const INPUT_REQUIRED: &str = "askd.input_required";
 /// form there.
 pub const DESK_FIRST: Duration = Duration::from_secs(15);
 
+/// How often `askd_app`'s watch reads the ask's view (on loopback) while it waits.
+const APP_WATCH_EVERY: Duration = Duration::from_secs(1);
+
 /// The key of askd's one input request in `inputRequests` / `inputResponses`.
 pub const ELICIT_KEY: &str = "askd_answer";
 
@@ -704,12 +707,44 @@ impl AskdServer {
         if ask["session"] != session.as_str() {
             return Err(refused());
         }
+        if call.op == crate::apps::Op::Watch {
+            return self.app_watch(&call, args.get("body")).await;
+        }
         let body = crate::apps::body(&call, args.get("body"));
         let (status, body) = self
             .backend
             .ui(call.method(), &call.path(), body.as_ref())
             .await?;
         Ok(json!({"status": status, "body": body}))
+    }
+
+    /// `askd_app`'s watch (`crate::apps::Op::Watch`): reads the ask's view on loopback
+    /// every [`APP_WATCH_EVERY`] until its version differs from `since` or the wait is
+    /// over, so the frame is told of a change within about a second and sends one call per
+    /// change (or per wait) instead of one every few seconds. Nothing is marked on the ask
+    /// (an adapter's `wait` would say an agent waits; an event stream would count as a
+    /// person's open desk).
+    async fn app_watch(
+        &self,
+        call: &crate::apps::UiCall,
+        body: Option<&Value>,
+    ) -> Result<Value, ToolError> {
+        let (since, wait) = crate::apps::watch_args(body);
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            let (status, view) = self.backend.ui("GET", &call.path(), None).await?;
+            let version = crate::apps::version(status, &view);
+            let changed = since.as_ref().is_some_and(|s| *s != version);
+            let state = view.get("state").cloned().unwrap_or(Value::Null);
+            let settled = status != 200 || state != "pending";
+            if since.is_none() || changed || settled || tokio::time::Instant::now() >= until {
+                return Ok(
+                    json!({"status": 200, "body": {"changed": changed, "version": version, "state": state}}),
+                );
+            }
+            tokio::time::sleep_until(until.min(tokio::time::Instant::now() + APP_WATCH_EVERY))
+                .await;
+        }
     }
 
     /// Whether this request speaks 2026-07-28 or later, where a server sends no request of

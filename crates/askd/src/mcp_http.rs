@@ -233,7 +233,11 @@ impl Backend for InProcess {
         let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
             .await
             .map_err(|e| ToolError::unavailable(e.to_string()))?;
-        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        // A diagram is an SVG, not JSON: its text is the body.
+        let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| match bytes.is_empty() {
+            true => Value::Null,
+            false => Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+        });
         Ok((status, body))
     }
 
