@@ -68,7 +68,7 @@ test('a grouped 12-item review: bulk buttons, keyboard, notes, result', async ()
   assert.equal(await page.textContent('.rv-progress'), '7 of 12 filled · 7 pass · 0 fail · 0 pending');
   await page.click(`${row('c2')} .rv-opt[data-v="fail"]`);
   await page.click('.rv-section >> nth=0 >> .rv-all-pass');
-  await page.waitForSelector('dialog[open][role="alertdialog"]:has-text("1 items marked Fail would become Pass")');
+  await page.waitForSelector('dialog[open][role="alertdialog"]:has-text("1 item marked Fail would become Pass")');
   await page.click('dialog[open] button[value="rest"]');
   assert.equal(await page.getAttribute(`${row('c2')} .rv-opt[data-v="fail"]`, 'aria-checked'), 'true');
   // All pending on the Download section, then undo it with Ctrl+Z.

@@ -8,14 +8,17 @@
 import { api, ask as askApi } from './api.js';
 import { h, icon, nextId, plainText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { confirmDialog } from './dialog.js';
 import { hideTooltip } from './tooltip.js';
-
 const SAVE_DELAY_MS = 500;
 const LIST_MAX = 20;
 const SYNC_DELAY_MS = 80;
+const SEARCH_DELAY_MS = 120;
+/** A panel of more items than this takes the page's width (a wider column, denser rows). */
+const WIDE_AT = 20;
 const TYPES = ['confirm', 'bool', 'choice', 'scale', 'text'];
+const VERDICT_FILTERS = ['fail', 'pending', 'pass'];
 
 /** Where an import problem points, for people: "Row 3 · verdict", "Item 2 · note". */
 function problemPlace(path) {
@@ -43,7 +46,10 @@ function choicesOf(item) {
 
 const MARK = { pass: 'check', fail: 'close', pending: 'info' };
 
-/** A three-way confirmation as an alertdialog; resolves to the chosen value or null. */
+/**
+ * A three-way confirmation as an alertdialog; resolves to the chosen value or null. A button
+ * is [value, label, style]: style `primary` (the safe choice, focused) or `danger`.
+ */
 function choiceDialog(title, body, buttons) {
   return new Promise((resolve) => {
     const prev = document.activeElement;
@@ -51,8 +57,8 @@ function choiceDialog(title, body, buttons) {
     const dialog = h('dialog', { class: 'dialog rv-dialog', role: 'alertdialog', 'aria-labelledby': titleId },
       h('p', { class: 'dialog-text', id: titleId }, title),
       body,
-      h('div', { class: 'dialog-actions' }, buttons.map(([value, label, primary]) =>
-        h('button', { type: 'button', class: `btn${primary ? ' primary' : ''}`, value, onclick: () => done(value) }, label))));
+      h('div', { class: 'dialog-actions' }, buttons.map(([value, label, style]) =>
+        h('button', { type: 'button', class: `btn${style ? ` ${style === true ? 'primary' : style}` : ''}`, value, onclick: () => done(value) }, label))));
     const done = (v) => {
       dialog.close();
       dialog.remove();
@@ -130,6 +136,8 @@ export class ReviewPanel {
   unmount() {
     this.save(true);
     clearTimeout(this.syncTimer);
+    clearTimeout(this.searchTimer);
+    this.root.classList.remove('app-wide');
     document.removeEventListener('keydown', this.onKey);
     document.removeEventListener('visibilitychange', this.onHide);
     window.removeEventListener('pagehide', this.onHide);
@@ -199,6 +207,7 @@ export class ReviewPanel {
     if (any) {
       this.undo = null;
       this.hideNotice();
+      this.applyFilter();
       this.refreshCounts();
     }
   }
@@ -248,8 +257,6 @@ export class ReviewPanel {
       return h('a', { class: 'btn small rv-export', href: url, download: '', 'data-format': fmt,
         'aria-label': t('review.export', { format: fmt.toUpperCase() }) }, fmt.toUpperCase());
     });
-    const filter = h('input', { type: 'checkbox', class: 'rv-filter-box' });
-    filter.addEventListener('change', () => this.panel.classList.toggle('rv-only-unfilled', filter.checked));
     const head = h('header', { class: 'card-head rv-head' },
       h('div', { class: 'head-main' },
         h('div', { class: 'eyebrow' }, [this.view.client, this.view.workspace].filter(Boolean).join(' · ') || t('kind.review')),
@@ -258,13 +265,6 @@ export class ReviewPanel {
       h('div', { class: 'head-tools' },
         tool(t('review.keys'), 'keyboard', () => this.showKeys()),
         tool(t('nav.putAway'), 'down', () => { this.save(false); this.ctx.navigate('/'); })));
-    const bar = this.single ? null : h('div', { class: 'rv-bar' },
-      hasConfirm ? this.bulkButtons(this.items) : null,
-      h('label', { class: 'rv-filter' }, filter, h('span', null, t('review.unfilledOnly'))),
-      h('span', { class: 'rv-spacer' }),
-      exportLinks.length ? h('span', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
-        h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null,
-      this.importControl());
     const hint = !this.single && this.meta.csvHint ? h('p', { class: 'rv-hint' }, t('review.csvHint'), ' ',
       exportLinks.length ? h('a', { href: exportsList.find((u) => /csv/.test(u)) || exportsList[0], download: '', class: 'rv-hint-link' }, t('review.export', { format: 'CSV' })) : null) : null;
 
@@ -286,6 +286,11 @@ export class ReviewPanel {
     for (const s of this.sections) {
       if (!this.single && s.items.some((it) => it.type === 'confirm')) s.tools.prepend(this.bulkButtons(s.items));
     }
+    const bar = this.single ? null : this.findBar(hasConfirm, exportLinks);
+    this.noMatch = h('div', { class: 'rv-nomatch', role: 'status', hidden: true },
+      h('p', null, t('review.noMatch')),
+      h('button', { type: 'button', class: 'btn small rv-show-all', onclick: () => this.clearFilter(true) }, t('review.showAll')));
+    body.prepend(this.noMatch);
 
     this.submitBtn = h('button', { type: 'button', class: 'btn primary rv-submit', onclick: () => this.submit() }, t('review.submit'));
     const cancel = h('button', { type: 'button', class: 'btn rv-cancel', onclick: () => this.cancel() }, t('review.cancel'));
@@ -293,13 +298,187 @@ export class ReviewPanel {
     this.footCounts = h('span', { class: 'rv-foot-counts muted' });
     const foot = h('div', { class: 'rv-foot' }, this.footCounts, h('span', { class: 'rv-spacer' }), cancel, skip, this.submitBtn);
 
+    const wide = !this.single && this.items.length > WIDE_AT;
     this.panel = h('form', {
-      class: `card rv ${this.single ? 'rv-card' : 'rv-panel'}${this.items.length > (this.meta.virtualThreshold ?? 500) ? ' rv-virtual' : ''}`,
+      class: `card rv ${this.single ? 'rv-card' : 'rv-panel'}${wide ? ' rv-wide' : ''}${this.items.length > (this.meta.virtualThreshold ?? 500) ? ' rv-virtual' : ''}`,
       'aria-labelledby': titleId, novalidate: true, onsubmit: (e) => e.preventDefault(),
     }, h('div', { class: 'rv-sticky' }, head, bar), hint, this.importBox, body, this.notice, this.alert, foot);
     this.root.replaceChildren(this.panel, h('p', { class: 'kbd-hint' }, t('review.keysShort')));
+    // A large batch takes the page's width (the column of #app), until the panel goes.
+    if (wide) this.root.classList.add('app-wide');
     this.refreshCounts();
     const first = this.rows.get(this.items[0] && this.items[0].id);
+    if (first) first.el.focus({ preventScroll: true });
+  }
+
+  /**
+   * The panel's bar: search, the status filter and (on a phone) the More toggle first; then
+   * the bulk buttons, the jump to a group, export and import (behind More on a phone).
+   */
+  findBar(hasConfirm, exportLinks) {
+    this.search = h('input', {
+      type: 'search', class: 'rv-search', maxlength: '200', enterkeyhint: 'search',
+      'aria-label': t('review.search'), placeholder: t('review.search'),
+    });
+    this.search.addEventListener('input', () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => this.applyFilter(), SEARCH_DELAY_MS);
+    });
+    this.search.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || e.isComposing) return;
+      e.preventDefault();
+      clearTimeout(this.searchTimer);
+      this.applyFilter();
+      const first = this.visibleRows()[0];
+      if (first) first.el.focus();
+    });
+    const shows = ['all', 'unfilled', ...(hasConfirm ? VERDICT_FILTERS : [])];
+    this.showSel = h('select', { class: 'rv-show', 'aria-label': t('review.show') },
+      shows.map((v) => h('option', { value: v }, t(`review.show.${v}`))));
+    this.showSel.addEventListener('change', () => this.applyFilter());
+    this.shown = h('span', { class: 'rv-shown', 'aria-live': 'polite', hidden: true });
+    const toolsId = nextId('tools');
+    const more = h('button', {
+      type: 'button', class: 'btn small rv-more', 'aria-expanded': 'false', 'aria-controls': toolsId,
+      'data-tip': t('review.tools.hint'),
+    }, t('review.tools'), icon('down'));
+    more.addEventListener('click', () => {
+      const open = !this.panel.classList.contains('rv-tools-open');
+      this.panel.classList.toggle('rv-tools-open', open);
+      more.setAttribute('aria-expanded', String(open));
+    });
+    let jump = null;
+    if (this.sections.length > 1) {
+      jump = h('select', { class: 'rv-jump', 'aria-label': t('review.jump') },
+        h('option', { value: '' }, t('review.jump.pick')),
+        this.sections.map((sec, i) => h('option', { value: String(i) }, `${sec.key || t('review.untitled')} (${sec.items.length})`)));
+      jump.addEventListener('change', () => {
+        const i = jump.value;
+        jump.value = '';
+        if (i !== '') this.jumpTo(Number(i));
+      });
+    }
+    return h('div', { class: 'rv-bar' },
+      h('div', { class: 'rv-find', role: 'search' }, this.search, this.showSel, more, this.shown),
+      h('div', { class: 'rv-tools', id: toolsId },
+        hasConfirm ? this.bulkButtons(this.items) : null,
+        jump,
+        h('span', { class: 'rv-spacer' }),
+        exportLinks.length ? h('span', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
+          h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null,
+        this.importControl()));
+  }
+
+  // ---- finding: the status filter, the search, the jump to a group -----------------------
+
+  /** The words searched for, lower-case, and the status shown; null when everything shows. */
+  currentFilter() {
+    if (!this.showSel) return null;
+    const show = this.showSel.value;
+    const words = this.search.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    return show === 'all' && !words.length ? null : { show, words };
+  }
+
+  /** An item's searchable text: its id, titles, lines, options and details (cached), and its note. */
+  haystack(it) {
+    if (!this.hay) this.hay = new Map();
+    let text = this.hay.get(it.id);
+    if (text === undefined) {
+      const parts = [it.id, it.title, it.label, it.op, it.expect, it.boolDesc, it.group, it.header, it.detail,
+        ...(it.options || []).map((o) => o && o.t)];
+      text = parts.filter((p) => typeof p === 'string' || typeof p === 'number').join('\n').toLowerCase();
+      this.hay.set(it.id, text);
+    }
+    return `${text}\n${this.answers[it.id].note.toLowerCase()}`;
+  }
+
+  matches(it, f) {
+    if (!f) return true;
+    if (f.show === 'unfilled' && this.filled(it)) return false;
+    if (VERDICT_FILTERS.includes(f.show) && (it.type !== 'confirm' || this.answers[it.id].verdict !== f.show)) return false;
+    if (f.words.length) {
+      const hay = this.haystack(it);
+      if (!f.words.every((w) => hay.includes(w))) return false;
+    }
+    return true;
+  }
+
+  /** Shows the rows (and sections) the filter keeps, with "n of total shown". */
+  applyFilter() {
+    if (!this.showSel) return;
+    const f = this.currentFilter();
+    this.filter = f;
+    let shown = 0;
+    for (const s of this.sections) {
+      let n = 0;
+      for (const it of s.items) {
+        const on = this.matches(it, f);
+        const el = this.rows.get(it.id).el;
+        if (el.hidden === on) el.hidden = !on;
+        if (on) n += 1;
+      }
+      if (s.el.hidden !== (n === 0)) s.el.hidden = n === 0;
+      shown += n;
+    }
+    this.panel.classList.toggle('rv-filtered', !!f);
+    this.shown.hidden = !f;
+    this.shown.textContent = f ? t('review.shown', { n: shown, total: this.items.length }) : '';
+    this.noMatch.hidden = shown > 0;
+  }
+
+  /**
+   * After one item changed under a filter: its row leaves the list when it no longer matches
+   * (never while its note is being typed), and the focus moves on to the next row shown.
+   */
+  refilter(it) {
+    if (!this.filter) return;
+    const row = this.rows.get(it.id);
+    const on = this.matches(it, this.filter);
+    if (row.el.hidden === !on) return;
+    const typing = row.el.contains(document.activeElement) && document.activeElement.matches('textarea');
+    if (!on && typing) return;
+    const focused = row.el.contains(document.activeElement);
+    const next = focused && !on ? this.nextShown(it) : null;
+    row.el.hidden = !on;
+    this.applyFilter();
+    if (next) next.el.focus({ preventScroll: false });
+    else if (focused && !on) this.search.focus();
+  }
+
+  /** The first row shown after (else before) `it`'s, in the review's order. */
+  nextShown(it) {
+    const i = this.items.indexOf(it);
+    const shown = (x) => {
+      const r = this.rows.get(x.id);
+      return r && !r.el.hidden ? r : null;
+    };
+    for (let j = i + 1; j < this.items.length; j++) if (shown(this.items[j])) return shown(this.items[j]);
+    for (let j = i - 1; j >= 0; j--) if (shown(this.items[j])) return shown(this.items[j]);
+    return null;
+  }
+
+  clearFilter(focus) {
+    this.search.value = '';
+    this.showSel.value = 'all';
+    this.applyFilter();
+    if (focus) this.search.focus();
+  }
+
+  /** Scrolls a section's head under the sticky bar, opens it and focuses its first row shown. */
+  jumpTo(i) {
+    const sec = this.sections[i];
+    if (!sec) return;
+    if (sec.el.hidden) this.clearFilter(false);
+    if (sec.list.hidden) sec.toggle.click();
+    const sticky = this.panel.querySelector('.rv-sticky');
+    const place = () => {
+      const offset = sticky && getComputedStyle(sticky).position === 'sticky' ? sticky.getBoundingClientRect().height : 0;
+      window.scrollTo({ top: Math.max(0, sec.el.getBoundingClientRect().top + window.scrollY - offset - 4) });
+    };
+    place();
+    // Rows the browser skipped (content-visibility) take their real height once shown: again.
+    requestAnimationFrame(place);
+    const first = sec.items.map((it) => this.rows.get(it.id)).find((r) => !r.el.hidden);
     if (first) first.el.focus({ preventScroll: true });
   }
 
@@ -317,7 +496,7 @@ export class ReviewPanel {
       toggle.setAttribute('aria-expanded', String(open));
       list.hidden = !open;
     });
-    return { el, list, count, tools, items: [], byGroup, key };
+    return { el, list, count, tools, toggle, items: [], byGroup, key };
   }
 
   bulkButtons(scope) {
@@ -441,7 +620,12 @@ export class ReviewPanel {
   changed(it) {
     this.changes += 1;
     this.alert.textContent = '';
-    if (it) this.paint(it);
+    if (it) {
+      this.paint(it);
+      this.refilter(it);
+    } else {
+      this.applyFilter();
+    }
     this.refreshCounts();
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
@@ -475,10 +659,11 @@ export class ReviewPanel {
     if (verdict === 'pass') {
       const failed = targets.filter((it) => this.answers[it.id].verdict === 'fail');
       if (failed.length) {
-        const choice = await choiceDialog(t('review.failTitle', { k: failed.length }), null, [
+        // The safe choice (keep every Fail) is the blue, focused one; passing them is marked.
+        const choice = await choiceDialog(tn('review.failTitle', failed.length, { k: failed.length }), null, [
           ['cancel', t('review.bulkCancel')],
-          ['rest', t('review.passRest')],
-          ['all', t('review.passAllFailed'), true],
+          ['all', t('review.passAllFailed'), 'danger'],
+          ['rest', t('review.passRest'), 'primary'],
         ]);
         if (!choice || choice === 'cancel') return;
         if (choice === 'rest') targets = targets.filter((it) => this.answers[it.id].verdict !== 'fail');
@@ -491,7 +676,7 @@ export class ReviewPanel {
     }
     this.changed(null);
     this.undo = before;
-    this.showNotice(t('review.bulkDone', { k: targets.length }), true);
+    this.showNotice(tn('review.bulkDone', targets.length, { k: targets.length }), true);
   }
 
   undoBulk() {
@@ -606,6 +791,7 @@ export class ReviewPanel {
    * ask as the daemon shows it (its `result`); without it, the outcome alone until it comes.
    */
   renderSettled(outcome, mine, view) {
+    this.root.classList.remove('app-wide');
     const result = view && view.result;
     const key = outcome || 'answered';
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
@@ -636,7 +822,7 @@ export class ReviewPanel {
     const out = h('div', { class: 'rv-result' },
       meta.length ? h('p', { class: 'muted rv-result-meta' }, meta.join(' · ')) : null);
     if (result.cancelled) {
-      out.appendChild(h('p', { class: 'rv-result-none' }, t('review.noVerdicts', { total: s.total ?? this.items.length })));
+      out.appendChild(h('p', { class: 'rv-result-none' }, tn('review.noVerdicts', s.total ?? this.items.length, { total: s.total ?? this.items.length })));
     } else {
       let counts = t('review.progress', { filled: s.filled ?? 0, total: s.total ?? items.length });
       if (items.some((it) => it.type === 'confirm')) counts += ` · ${t('review.counts', { pass: s.pass ?? 0, fail: s.fail ?? 0, pending: s.pending ?? 0 })}`;
@@ -687,7 +873,7 @@ export class ReviewPanel {
       return;
     }
     box.replaceChildren(
-      h('p', { class: 'rv-import-title' }, t('review.importProblems', { n: errors.length, name })),
+      h('p', { class: 'rv-import-title' }, tn('review.importProblems', errors.length, { n: errors.length, name })),
       h('ul', { class: 'rv-import-list' }, errors.map((p) => h('li', { class: 'rv-import-problem', 'data-path': p.path || '' },
         h('span', { class: 'rv-imp-where' }, problemPlace(p.path)),
         h('span', { class: 'rv-imp-msg' }, p.message || p.code || '')))),
@@ -720,7 +906,7 @@ export class ReviewPanel {
     const unfilled = Array.isArray(preview.unfilled) ? preview.unfilled : [];
     const body = h('div', { class: 'rv-import-preview' },
       h('p', { class: 'rv-import-counts' }, preview.counts || ''),
-      unfilled.length ? h('p', { class: 'muted' }, t('review.importBlank', { k: unfilled.length, ids: unfilled.slice(0, LIST_MAX).join(', ') + (unfilled.length > LIST_MAX ? ' …' : '') })) : null);
+      unfilled.length ? h('p', { class: 'muted' }, tn('review.importBlank', unfilled.length, { k: unfilled.length, ids: unfilled.slice(0, LIST_MAX).join(', ') + (unfilled.length > LIST_MAX ? ' …' : '') })) : null);
     const choice = await choiceDialog(t('review.importConfirm', { name: file.name }), body, [
       ['keep', t('review.bulkCancel')],
       ['import', t('review.importGo'), true],
@@ -775,7 +961,7 @@ export class ReviewPanel {
           h('div', { class: 'card-title', id: titleId }, plainText(this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review'))))),
       h('div', { class: 'rv-offline-body' },
         h('p', { class: 'rv-offline-intro' }, t('review.offlineIntro')),
-        h('p', { class: 'rv-offline-total' }, t('review.offlineTotal', { n: this.items.length })),
+        h('p', { class: 'rv-offline-total' }, tn('review.offlineTotal', this.items.length, { n: this.items.length })),
         h('ul', { class: 'rv-offline-types', 'aria-label': t('review.byType') },
           byType.map(([ty, n]) => h('li', { 'data-type': ty }, h('span', { class: 'rv-offline-n' }, String(n)), ' ', t(`review.type.${ty}`)))),
         h('h2', { class: 'rv-offline-h' }, t('review.bySection')),
@@ -829,7 +1015,7 @@ export class ReviewPanel {
       this.submit();
       return;
     }
-    const inField = target && target.matches && target.matches('input[type="text"], textarea');
+    const inField = target && target.matches && target.matches('input:not([type="checkbox"]):not([type="radio"]), textarea, select');
     const row = this.rowOf(target);
     if (inField) {
       if (e.key === 'Escape' && row) {
@@ -849,6 +1035,11 @@ export class ReviewPanel {
     if (e.key === '?') {
       e.preventDefault();
       this.showKeys();
+      return;
+    }
+    if (e.key === '/' && this.search) {
+      e.preventDefault();
+      this.search.focus();
       return;
     }
     if (e.key === 'j' || e.key === 'ArrowDown') {
