@@ -165,6 +165,15 @@ async function bigReview() {
 }
 
 const row = (id) => `.rv-row[data-id="${id}"]`;
+
+/** Picks what the review's status filter shows; the time from the change to the next frame, in ms. */
+const showTimed = (page, value) => page.evaluate((v) => new Promise((resolve) => {
+  const sel = document.querySelector('.rv-show');
+  const t = performance.now();
+  sel.value = v;
+  sel.dispatchEvent(new Event('change'));
+  requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0));
+}), value);
 const shownRows = (page) => page.$$eval('.rv-row', (els) => els.filter((el) => el.offsetParent !== null).map((el) => el.dataset.id));
 
 test('desk_d_9_a_500_item_review_on_a_desktop_wide_column_filter_search_jump', async () => {
@@ -182,13 +191,7 @@ test('desk_d_9_a_500_item_review_on_a_desktop_wide_column_filter_search_jump', a
     // Three fails, one pending; then "Failed only".
     for (const n of ['12', '250', '499']) await page.click(`${row(n)} .rv-opt[data-v="fail"]`);
     await page.click(`${row('13')} .rv-opt[data-v="pending"]`);
-    const filterMs = await page.evaluate(() => new Promise((resolve) => {
-      const sel = document.querySelector('.rv-show');
-      const t = performance.now();
-      sel.value = 'fail';
-      sel.dispatchEvent(new Event('change'));
-      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0));
-    }));
+    const filterMs = await showTimed(page, 'fail');
     console.log(`# 500 items: the "Failed only" filter toggle takes ${filterMs.toFixed(1)} ms to the next frame`);
     assert.deepEqual(await shownRows(page), ['12', '250', '499']);
     assert.equal(await page.textContent('.rv-shown'), '3 of 500 shown');
@@ -203,13 +206,7 @@ test('desk_d_9_a_500_item_review_on_a_desktop_wide_column_filter_search_jump', a
     assert.deepEqual(await shownRows(page), ['13']);
     await page.selectOption('.rv-show', 'unfilled');
     assert.equal((await shownRows(page)).length, 496);
-    const backMs = await page.evaluate(() => new Promise((resolve) => {
-      const sel = document.querySelector('.rv-show');
-      const t = performance.now();
-      sel.value = 'all';
-      sel.dispatchEvent(new Event('change'));
-      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0));
-    }));
+    const backMs = await showTimed(page, 'all');
     console.log(`# 500 items: back to "All items" takes ${backMs.toFixed(1)} ms to the next frame`);
     assert.equal((await shownRows(page)).length, 500);
     assert.equal(await page.isHidden('.rv-shown'), true);
@@ -457,15 +454,27 @@ test('desk_d_11_inbox_dense_rows_filters_by_session_and_kind_and_bulk_put_away_a
 });
 
 test('desk_d_strings_in_both_languages_with_the_same_placeholders', async () => {
-  const en = (await import('../../ui/i18n/en.js')).default;
-  const zh = (await import('../../ui/i18n/zh-CN.js')).default;
-  for (const k of Object.keys(en).filter((key) => /^(inbox|review)\./.test(key))) {
-    assert.ok(zh[k], `zh-CN has ${k}`);
-    assert.deepEqual((zh[k].match(/\{\w+\}/g) || []).sort(), (en[k].match(/\{\w+\}/g) || []).sort(), k);
+  // The review panel's and the inbox's own tables (loaded with those modules only).
+  const { context, page, problems } = await openContext(browser, daemon);
+  const tables = await page.evaluate(async () => ({
+    review: (await import('/assets/js/review.js')).REVIEW_STRINGS,
+    inbox: (await import('/assets/js/inbox.js')).INBOX_STRINGS,
+  }));
+  const en = await import('../../ui/i18n/en.js');
+  for (const [name, { en: e, zh }] of Object.entries(tables)) {
+    assert.deepEqual(Object.keys(zh).sort(), Object.keys(e).sort(), name);
+    for (const k of Object.keys(e)) {
+      assert.notEqual(zh[k].trim(), '', k);
+      assert.deepEqual((zh[k].match(/\{\w+\}/g) || []).sort(), (e[k].match(/\{\w+\}/g) || []).sort(), k);
+      assert.equal(k in en.default, false, `${k} is in one table only`);
+    }
   }
-  // Every English string about a count has its form for 1.
-  for (const k of ['review.failTitle', 'review.bulkDone', 'review.importBlank', 'review.offlineTotal', 'inbox.cancel.confirm', 'inbox.cancel.done', 'inbox.putAway.done']) {
-    assert.ok(en[`${k}.one`], `${k}.one`);
-    assert.doesNotMatch(en[`${k}.one`], /\b1 (items|asks|problems)\b/, k);
+  // Every English string about a count has its form for 1, and it is singular.
+  const all = { ...tables.review.en, ...tables.inbox.en };
+  for (const k of ['review.failTitle', 'review.bulkDone', 'review.importBlank', 'review.offlineTotal', 'review.importProblems', 'inbox.cancel.confirm', 'inbox.cancel.yes', 'inbox.cancel.done', 'inbox.putAway.done', 'inbox.bringBack.done']) {
+    assert.ok(all[`${k}.one`], `${k}.one`);
+    assert.doesNotMatch(all[`${k}.one`], /\b1 (items|asks|problems)\b/, k);
   }
+  assert.deepEqual(problems, []);
+  await context.close();
 });

@@ -380,7 +380,7 @@ test('export CSV → fill → import from the panel settles with the result the 
   await page.waitForSelector('dialog[open] .rv-import-counts');
   assert.equal(await page.textContent('dialog[open] .rv-import-counts'),
     '12 items · 11 filled · 1 unfilled · 3 pass · 2 fail · 1 pending · 1 yes · 0 no');
-  assert.match(await page.textContent('dialog[open] .rv-import-preview'), /1 items are blank.*c4/);
+  assert.match(await page.textContent('dialog[open] .rv-import-preview'), /1 item is blank.*c4/);
   await page.click('dialog[open] button[value="import"]');
   await page.waitForSelector('.rv-settled .rv-result-list');
   assert.equal(await page.isHidden('.rv-import-problems'), true);

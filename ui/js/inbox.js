@@ -7,9 +7,87 @@
 // a confirmation that says how many).
 import { api, ask as askApi, me } from './api.js';
 import { h, icon, duration, plainText } from './dom.js';
-import { t, tn, lang, setLang, saveUserLanguage } from './i18n.js';
+import { t, tn, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
 import { Builder } from './builder.js';
-import { confirmDialog } from './dialog.js';
+
+/** desk-d: the strings of the inbox's filters and bulk actions, loaded with it only (a test checks the keys). */
+export const INBOX_STRINGS = {
+  en: {
+    'inbox.filter.session': 'Session',
+    'inbox.filter.session.all': 'All sessions',
+    'inbox.filter.kind': 'Kind',
+    'inbox.filter.kind.all': 'All kinds',
+    'inbox.filtered': 'Showing {n} of {total}.',
+    'inbox.filtered.none': 'No waiting ask matches these filters.',
+    'inbox.filtered.clear': 'Clear filters',
+    'inbox.selectAll': 'Select all',
+    'inbox.select': 'Select: {title}',
+    'inbox.selected': '{n} selected',
+    'inbox.actions': 'Actions on the selected asks',
+    'inbox.putAway': 'Put away',
+    'inbox.putAway.hint': 'Set the selected asks aside in this browser. They stay open and answerable under “Put away”; nothing is sent.',
+    'inbox.putAway.title': 'Put away',
+    'inbox.putAway.done': 'Put away {n} asks. They stay open under “Put away”.',
+    'inbox.putAway.done.one': 'Put away 1 ask. It stays open under “Put away”.',
+    'inbox.bringBack': 'Bring back',
+    'inbox.bringBack.done': 'Brought back {n} asks.',
+    'inbox.bringBack.done.one': 'Brought back 1 ask.',
+    'inbox.cancel': 'Cancel…',
+    'inbox.cancel.hint': 'End the selected asks unanswered; each agent is told you cancelled.',
+    'inbox.cancel.confirm': 'Cancel {n} asks? Each agent is told you cancelled it. This cannot be undone.',
+    'inbox.cancel.confirm.one': 'Cancel 1 ask? Its agent is told you cancelled it. This cannot be undone.',
+    'inbox.cancel.yes': 'Cancel {n} asks',
+    'inbox.cancel.yes.one': 'Cancel 1 ask',
+    'inbox.cancel.no': 'Keep them',
+    'inbox.cancel.no.one': 'Keep it',
+    'inbox.cancel.progress': 'Cancelling {i} of {n}…',
+    'inbox.cancel.done': 'Cancelled {n} asks.',
+    'inbox.cancel.done.one': 'Cancelled 1 ask.',
+    'inbox.cancel.already': '{n} had already settled.',
+    'inbox.cancel.already.one': '1 had already settled.',
+    'inbox.cancel.failed': '{n} could not be cancelled:',
+    'inbox.cancel.failed.one': '1 could not be cancelled:',
+    'inbox.cancel.more': 'and {n} more',
+  },
+  zh: {
+    'inbox.filter.session': '会话',
+    'inbox.filter.session.all': '全部会话',
+    'inbox.filter.kind': '类型',
+    'inbox.filter.kind.all': '全部类型',
+    'inbox.filtered': '显示 {n} / {total} 个。',
+    'inbox.filtered.none': '没有符合筛选条件的待回答请求。',
+    'inbox.filtered.clear': '清除筛选',
+    'inbox.selectAll': '全选',
+    'inbox.select': '选择：{title}',
+    'inbox.selected': '已选 {n} 个',
+    'inbox.actions': '对所选请求的操作',
+    'inbox.putAway': '收起',
+    'inbox.putAway.hint': '在本浏览器中把所选请求放到一边。它们仍然开放、可以回答，列在“已收起”下；不会发送任何内容。',
+    'inbox.putAway.title': '已收起',
+    'inbox.putAway.done': '已收起 {n} 个请求，它们仍在“已收起”下保持开放。',
+    'inbox.putAway.done.one': '已收起 1 个请求，它仍在“已收起”下保持开放。',
+    'inbox.bringBack': '移回',
+    'inbox.bringBack.done': '已移回 {n} 个请求。',
+    'inbox.bringBack.done.one': '已移回 1 个请求。',
+    'inbox.cancel': '取消…',
+    'inbox.cancel.hint': '不作答并结束所选请求；每个 agent 都会被告知你已取消。',
+    'inbox.cancel.confirm': '取消 {n} 个请求？每个 agent 都会被告知你已取消。此操作无法撤销。',
+    'inbox.cancel.confirm.one': '取消 1 个请求？它的 agent 会被告知你已取消。此操作无法撤销。',
+    'inbox.cancel.yes': '取消 {n} 个请求',
+    'inbox.cancel.yes.one': '取消 1 个请求',
+    'inbox.cancel.no': '保留',
+    'inbox.cancel.no.one': '保留',
+    'inbox.cancel.progress': '正在取消第 {i} / {n} 个…',
+    'inbox.cancel.done': '已取消 {n} 个请求。',
+    'inbox.cancel.done.one': '已取消 1 个请求。',
+    'inbox.cancel.already': '{n} 个已经结束。',
+    'inbox.cancel.already.one': '1 个已经结束。',
+    'inbox.cancel.failed': '{n} 个未能取消：',
+    'inbox.cancel.failed.one': '1 个未能取消：',
+    'inbox.cancel.more': '还有 {n} 个',
+  },
+};
+addStrings(INBOX_STRINGS.en, INBOX_STRINGS.zh);
 
 const SETTLED_SHOWN = 20;
 const KINDS = ['survey', 'questions', 'review', 'drift'];
@@ -344,7 +422,9 @@ export class Inbox {
     if (!n || this.cancelling) return;
     const names = h('ul', { class: 'inbox-cancel-list' },
       asks.slice(0, NAMES_SHOWN).map((a) => h('li', null, this.titleOf(a))),
-      n > NAMES_SHOWN ? h('li', { class: 'muted' }, t('review.more', { k: n - NAMES_SHOWN })) : null);
+      n > NAMES_SHOWN ? h('li', { class: 'muted' }, t('inbox.cancel.more', { n: n - NAMES_SHOWN })) : null);
+    // The dialog module loads when first needed: the inbox itself stays light.
+    const { confirmDialog } = await import('./dialog.js');
     const ok = await confirmDialog(tn('inbox.cancel.confirm', n, { n }), {
       body: h('div', { class: 'inbox-cancel-body' }, names),
       yes: tn('inbox.cancel.yes', n, { n }), no: tn('inbox.cancel.no', n), danger: true,
