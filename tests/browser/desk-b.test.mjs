@@ -190,7 +190,7 @@ test('inbox: j / k move a visible focus through the asks, Enter opens; each row 
     for (const el of document.querySelectorAll('.wait-live')) el.setAttribute('data-since', String(Date.now() - 3 * 60000 - 5000));
   });
   await page.waitForFunction((sel) => document.querySelector(sel).textContent === 'waiting 3 min', row, { timeout: 8000 });
-  assert.equal(await page.textContent('.inbox-keys'), 'j/k move · Enter open');
+  assert.equal(await page.textContent('.inbox-keys'), 'j/k move · x select · Enter open');
   await page.keyboard.press('Enter');
   await page.waitForSelector('.card.wizard');
   assert.equal(new URL(page.url()).pathname, `/a/${ids[0]}`);
@@ -203,7 +203,7 @@ test('inbox: the waiting time in Chinese', async () => {
   const { context, page, problems } = await openContext(browser, daemon, { locale: 'zh-CN' });
   await page.waitForSelector('.ask-row .wait-live');
   assert.match(await page.textContent('.ask-row .wait-live'), /^已等待 \d+ 秒$/);
-  assert.equal(await page.textContent('.inbox-keys'), 'j/k 移动 · 回车 打开');
+  assert.equal(await page.textContent('.inbox-keys'), 'j/k 移动 · x 选择 · 回车 打开');
   assert.deepEqual(problems, []);
   await context.close();
 });

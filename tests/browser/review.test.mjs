@@ -68,7 +68,7 @@ test('a grouped 12-item review: bulk buttons, keyboard, notes, result', async ()
   assert.equal(await page.textContent('.rv-progress'), '7 of 12 filled · 7 pass · 0 fail · 0 pending');
   await page.click(`${row('c2')} .rv-opt[data-v="fail"]`);
   await page.click('.rv-section >> nth=0 >> .rv-all-pass');
-  await page.waitForSelector('dialog[open][role="alertdialog"]:has-text("1 items marked Fail would become Pass")');
+  await page.waitForSelector('dialog[open][role="alertdialog"]:has-text("1 item marked Fail would become Pass")');
   await page.click('dialog[open] button[value="rest"]');
   assert.equal(await page.getAttribute(`${row('c2')} .rv-opt[data-v="fail"]`, 'aria-checked'), 'true');
   // All pending on the Download section, then undo it with Ctrl+Z.
@@ -380,7 +380,7 @@ test('export CSV → fill → import from the panel settles with the result the 
   await page.waitForSelector('dialog[open] .rv-import-counts');
   assert.equal(await page.textContent('dialog[open] .rv-import-counts'),
     '12 items · 11 filled · 1 unfilled · 3 pass · 2 fail · 1 pending · 1 yes · 0 no');
-  assert.match(await page.textContent('dialog[open] .rv-import-preview'), /1 items are blank.*c4/);
+  assert.match(await page.textContent('dialog[open] .rv-import-preview'), /1 item is blank.*c4/);
   await page.click('dialog[open] button[value="import"]');
   await page.waitForSelector('.rv-settled .rv-result-list');
   assert.equal(await page.isHidden('.rv-import-problems'), true);

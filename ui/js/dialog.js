@@ -5,12 +5,14 @@ import { t } from './i18n.js';
 /**
  * Resolves true when the human confirms; `focusNo` focuses "No" (a repeated key cancels).
  * `body` is shown under the question (built with h(), so agent text stays text); `yes` and
- * `no` relabel the buttons.
+ * `no` relabel the buttons. `danger`: "Yes" destroys something, so it is styled as such and
+ * "No" is the blue (primary) one, focused.
  */
-export function confirmDialog(text, { focusNo = false, body = null, yes: yesLabel = null, no: noLabel = null } = {}) {
+export function confirmDialog(text, { focusNo = false, body = null, yes: yesLabel = null, no: noLabel = null, danger = false } = {}) {
   return new Promise((resolve) => {
-    const yes = h('button', { type: 'button', class: 'btn primary', value: 'yes' }, yesLabel || t('confirm.yes'));
-    const no = h('button', { type: 'button', class: 'btn', value: 'no' }, noLabel || t('confirm.no'));
+    const yes = h('button', { type: 'button', class: `btn ${danger ? 'danger' : 'primary'}`, value: 'yes' }, yesLabel || t('confirm.yes'));
+    const no = h('button', { type: 'button', class: `btn${danger ? ' primary' : ''}`, value: 'no' }, noLabel || t('confirm.no'));
+    if (danger) focusNo = true;
     const dialog = h('dialog', { class: `dialog${body ? ' wide' : ''}`, 'aria-label': text },
       h('p', { class: 'dialog-text' }, text),
       body,

@@ -36,6 +36,24 @@ function problems(e) {
   return [{ path: '', message: (typeof b.error === 'string' && b.error) || b.message || e.message }];
 }
 
+/** A settled drift's state from its ask's outcome (when the drift itself does not say). */
+export function driftState(outcome) {
+  return ({ answered: 'decided', cancelled: 'dismissed', aborted: 'withdrawn', superseded: 'superseded' })[outcome] || 'decided';
+}
+
+/**
+ * A settled drift's decision as lines: the verdict (or how it closed without one) and the
+ * human's note. `dec` is {decision, choice, choice_source, note} (the card's or the record's).
+ */
+export function decisionLines(dec, state) {
+  if (!dec || !dec.decision) return [h('p', { class: 'drift-verdict' }, h('strong', null, t(`drift.state.${state}`)))];
+  const lines = [h('p', { class: 'drift-verdict' }, h('strong', null, dec.decision === 'revise'
+    ? t('drift.decision.revise', { choice: dec.choice || '' }) : t(`drift.decision.${dec.decision}`)),
+  dec.choice_source ? h('span', { class: 'muted' }, ` (${t(`drift.source.${dec.choice_source}`)})`) : null)];
+  if (dec.note) lines.push(h('p', { class: 'drift-note' }, t('drift.noteShown', { note: dec.note })));
+  return lines;
+}
+
 export class DriftCard {
   constructor(root, view, ctx) {
     this.root = root;
@@ -237,18 +255,10 @@ export class DriftCard {
   outcome() {
     const d = this.drift;
     const dec = d.decision;
-    const state = d.state && d.state !== 'open' ? d.state : ({ answered: 'decided', cancelled: 'dismissed', aborted: 'withdrawn', superseded: 'superseded' })[this.view.outcome] || 'decided';
-    const lines = [];
-    if (dec && dec.decision) {
-      lines.push(h('p', { class: 'drift-verdict' }, h('strong', null, dec.decision === 'revise'
-        ? t('drift.decision.revise', { choice: dec.choice || '' }) : t(`drift.decision.${dec.decision}`)),
-      dec.choice_source ? h('span', { class: 'muted' }, ` (${t(`drift.source.${dec.choice_source}`)})`) : null));
-      if (dec.note) lines.push(h('p', { class: 'drift-note' }, t('drift.noteShown', { note: dec.note })));
-      if (dec.decided_at) lines.push(h('p', { class: 'muted small' }, when(dec.decided_at)));
-    } else {
-      lines.push(h('p', { class: 'drift-verdict' }, h('strong', null, t(`drift.state.${state}`))));
-      if (this.view.settledAt) lines.push(h('p', { class: 'muted small' }, when(this.view.settledAt)));
-    }
+    const state = d.state && d.state !== 'open' ? d.state : driftState(this.view.outcome);
+    const lines = decisionLines(dec, state);
+    const at = dec && dec.decision ? dec.decided_at : this.view.settledAt;
+    if (at) lines.push(h('p', { class: 'muted small' }, when(at)));
     const session = (d.session && d.session.id) || this.view.session;
     return h('div', { class: `drift-outcome state-${state}`, role: 'status' },
       h('div', { class: 'drift-outcome-head' }, h('span', { class: `chip drift-state state-${state}` }, t(`drift.state.${state}`)),

@@ -43,6 +43,22 @@ export function t(key, vars) {
   return s;
 }
 
+/**
+ * A string about `count` things: the key's plural form for the chrome's language (`key.one`
+ * in English for 1) when a table has it, else `key` itself (Chinese has one form).
+ */
+export function tn(key, count, vars) {
+  let form = 'other';
+  try {
+    form = new Intl.PluralRules(current).select(count);
+  } catch {
+    // Without Intl the plain key is used.
+  }
+  const k = `${key}.${form}`;
+  const has = table[k] !== undefined || extra[current][k] !== undefined;
+  return t(has ? k : key, vars);
+}
+
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export function hasCjk(s) {

@@ -1,12 +1,15 @@
 // The Records page (`/records`, loaded only there): every settled ask with its answers, who
 // asked (client, workspace), where it was answered (surface) and when; filters by session,
 // kind, dates and text, all applied by the daemon (`GET /api/records`), 50 per page with
-// "Load more" (the `next` cursor); Export JSON downloads the whole filtered list. Agent text
-// is text: titles without Markdown marks, answers through the settled pages' answer list.
+// "Load more" (the `next` cursor); Export JSON downloads the whole filtered list. The filters
+// are the page's query (`/records?kind=drift&q=…`), so Back and a reload keep them. A drift's
+// record shows its decision and note. Agent text is text: titles without Markdown marks,
+// answers through the settled pages' answer list.
 import { api } from './api.js';
 import { h, plainText, nextId } from './dom.js';
 import { t, addStrings } from './i18n.js';
 import { answerList, surveyResult, questionsResult } from './questions.js';
+import { decisionLines, driftState } from './drift.js';
 import enStrings from '../i18n/records-en.js';
 import zhStrings from '../i18n/records-zh-CN.js';
 
@@ -14,6 +17,7 @@ addStrings(enStrings, zhStrings);
 
 export const PAGE = 50;
 const KINDS = ['survey', 'questions', 'review', 'drift'];
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The title a record shows: the survey's title, else its first question, else its kind. */
 export function recordTitle(r) {
@@ -21,7 +25,7 @@ export function recordTitle(r) {
   const spec = rec.spec || {};
   const first = Array.isArray(spec.questions) ? spec.questions[0] : null;
   const text = rec.title || spec.title || (first && (first.question || first.prompt)) || '';
-  return plainText(text).trim() || t(`kind.${r.kind}`);
+  return plainText(text).trim() || (r.kind === 'drift' ? t('drift.badge') : t(`kind.${r.kind}`));
 }
 
 /** One answer of a kind without its own list (review, drift): its members as short text. */
@@ -81,8 +85,7 @@ export class RecordsPage {
       const label = [s.client, s.workspace, s.id.slice(0, 8)].filter(Boolean).join(' · ');
       this.session.appendChild(h('option', { value: s.id }, label));
     }
-    const want = new URLSearchParams(location.search).get('session');
-    if (want) this.session.value = want;
+    this.restore(new URLSearchParams(location.search));
     await this.load(false);
   }
 
@@ -131,6 +134,33 @@ export class RecordsPage {
       this.alert, this.status, this.list, this.moreBtn));
   }
 
+  /** Sets the filters from the page's query (`session`, `kind`, `from`, `to`, `q`). */
+  restore(params) {
+    const session = params.get('session');
+    if (session) {
+      // A session the list does not name (ended long ago) still filters, under its id.
+      if (![...this.session.options].some((o) => o.value === session)) this.session.appendChild(h('option', { value: session }, session));
+      this.session.value = session;
+    }
+    const kind = params.get('kind');
+    if (KINDS.includes(kind)) this.kind.value = kind;
+    for (const [name, input] of [['from', this.from], ['to', this.to]]) {
+      const day = params.get(name);
+      if (day && DAY.test(day)) input.value = day;
+    }
+    this.text.value = params.get('q') || '';
+  }
+
+  /** The filters as the page's own query, replacing this history entry (Back leaves Records). */
+  remember() {
+    const q = new URLSearchParams();
+    for (const [name, value] of [['session', this.session.value], ['kind', this.kind.value], ['from', this.from.value], ['to', this.to.value], ['q', this.text.value.trim()]]) {
+      if (value) q.set(name, value);
+    }
+    const url = `${location.pathname}${q.toString() ? `?${q}` : ''}`;
+    if (url !== `${location.pathname}${location.search}`) history.replaceState(history.state, '', url);
+  }
+
   /** The query of the filters (without limit and cursor). */
   query() {
     const q = new URLSearchParams();
@@ -146,6 +176,7 @@ export class RecordsPage {
 
   async load(more) {
     const gen = ++this.gen;
+    if (!more) this.remember();
     const q = this.query();
     q.set('limit', String(PAGE));
     if (more && this.next) q.set('after', this.next);
@@ -188,7 +219,17 @@ export class RecordsPage {
         h('a', { href: `/a/${encodeURIComponent(r.ask_id)}`, class: 'btn ghost small', 'data-nav': '' }, t('records.open'))),
       h('p', { class: 'rec-meta' }, meta, ' · ',
         h('time', { datetime: r.settled_at, title: r.settled_at }, Number.isNaN(when.getTime()) ? r.settled_at : when.toLocaleString())),
-      items.length ? answerList(items) : h('p', { class: 'answer-none' }, t('records.answers.none', { outcome: t(`outcome.${r.outcome}`) })));
+      r.kind === 'drift' ? this.driftDecision(rec)
+        : items.length ? answerList(items) : h('p', { class: 'answer-none' }, t('records.answers.none', { outcome: t(`outcome.${r.outcome}`) })));
+  }
+
+  /** A drift's record: the change it asked for, the decision (or how it closed) and the note. */
+  driftDecision(rec) {
+    const res = rec.result || {};
+    const state = res.outcome && res.outcome !== 'decided' ? res.outcome : driftState(rec.outcome);
+    return h('div', { class: 'rec-drift' },
+      res.required_change ? h('p', { class: 'rec-drift-change' }, h('span', { class: 'muted' }, t('drift.required')), ' ', res.required_change) : null,
+      decisionLines(res, state));
   }
 
   /** Downloads every record the filters select (all pages), as JSON. */

@@ -8,14 +8,213 @@
 import { api, ask as askApi } from './api.js';
 import { h, icon, nextId, plainText } from './dom.js';
 import { setSanitizedHtml } from './html.js';
-import { t } from './i18n.js';
+import { t, tn, addStrings } from './i18n.js';
 import { confirmDialog } from './dialog.js';
 import { hideTooltip } from './tooltip.js';
+/**
+ * The review panel's strings, English and Chinese, loaded with it only (not with every page's
+ * table); the same keys in both (a test checks). `key.one` is the form for 1 (i18n.js tn).
+ */
+export const REVIEW_STRINGS = {
+  en: {
+    'review.pass': 'Pass',
+    'review.fail': 'Fail',
+    'review.pending': 'Pending',
+    'review.yes': 'Yes',
+    'review.no': 'No',
+    'review.op': 'Action',
+    'review.expect': 'Expected',
+    'review.allPass': 'All pass',
+    'review.allPending': 'All pending',
+    'review.progress': '{filled} of {total} filled',
+    'review.counts': '{pass} pass · {fail} fail · {pending} pending',
+    'review.export': 'Export {format}',
+    'review.csvHint': 'A long review: use sections and All pass, then mark the exceptions — or export it to CSV and fill it in a spreadsheet.',
+    'review.addNote': 'Add note',
+    'review.note': 'Note',
+    'review.answer': 'Answer',
+    'review.detail': 'Details',
+    'review.untitled': '(no section)',
+    'review.submit': 'Submit',
+    'review.cancel': 'Cancel review',
+    'review.skip': 'Skip',
+    'review.cancelConfirm': 'Cancel this review? The agent receives no verdicts at all.',
+    'review.blankTitle': 'These items are blank:',
+    'review.blankSingle': 'Submit without an answer? The agent receives this item as unfilled, not as a pass.',
+    'review.blankBody': 'Blank items are returned to the agent as unfilled, never as a pass.',
+    'review.more': 'and {k} more',
+    'review.anyway': 'Submit anyway',
+    'review.keep': 'Keep reviewing',
+    'review.failTitle': '{k} items marked Fail would become Pass',
+    'review.passAllFailed': 'Pass all, including failed',
+    'review.passRest': 'Pass the rest, keep Fail',
+    'review.bulkCancel': 'Cancel',
+    'review.undo': 'Undo',
+    'review.undone': 'Undone',
+    'review.bulkDone': 'Changed {k} items',
+    'review.keys': 'Keyboard shortcuts',
+    'review.keysList': 'j/k or ↓/↑ move between rows · 1/2/3 choose a verdict (choice: n-th option; scale: the value) · ←/→ step a value · x clear · n note · Esc back to the row · Ctrl+Enter submit · Ctrl+Z undo a bulk action · / search · ? this list',
+    'review.keysShort': 'j/k move · 1–3 verdict · x clear · n note · Ctrl+Enter submit · ? keys',
+    'review.exportTo': 'Export',
+    'review.import': 'Import answers',
+    'review.importRow': 'Row {row} · {field}',
+    'review.importRowOnly': 'Row {row}',
+    'review.importItem': 'Item {n} · {field}',
+    'review.importItemOnly': 'Item {n}',
+    'review.importProblems': '{name} was not imported: {n} problems. Nothing was saved.',
+    'review.importFix': 'Fix these cells in the file and import it again.',
+    'review.importUnreadable': 'The file could not be read.',
+    'review.importBlank': '{k} items are blank and will be returned as unfilled, never as a pass: {ids}',
+    'review.importConfirm': 'Import {name} and settle this review?',
+    'review.importGo': 'Import and settle',
+    'review.settledOn': 'Settled in the {surface}',
+    'review.surface.card': 'card',
+    'review.surface.panel': 'panel',
+    'review.surface.terminal': 'terminal',
+    'review.surface.import': 'imported file',
+    'review.noVerdicts': 'No verdicts for any of the {total} items.',
+    'review.yesNo': '{yes} yes · {no} no',
+    'review.resultList': 'Verdicts',
+    'review.blankItem': 'Blank — not a pass',
+    'review.exportRecord': 'Record',
+    'review.offlineIntro': 'This review is answered through a file: export it, fill in the verdict and note columns, then import it here.',
+    'review.offlineTotal': '{n} items',
+    'review.byType': 'Items by type',
+    'review.bySection': 'Sections',
+    'review.type.confirm': 'checks (pass / fail / pending)',
+    'review.type.bool': 'yes / no',
+    'review.type.choice': 'choices',
+    'review.type.scale': 'ratings',
+    'review.type.text': 'written answers',
+    'review.offlineStep1': '1. Export',
+    'review.offlineStep2': '2. Import the filled file',
+    'review.offlineImportHint': 'A CSV or JSON file exported from this review. It is checked first; nothing settles while it has problems.',
+    'review.failTitle.one': '1 item marked Fail would become Pass',
+    'review.bulkDone.one': 'Changed 1 item',
+    'review.importBlank.one': '1 item is blank and will be returned as unfilled, never as a pass: {ids}',
+    'review.importProblems.one': '{name} was not imported: 1 problem. Nothing was saved.',
+    'review.offlineTotal.one': '1 item',
+    'review.noVerdicts.one': 'No verdict for the one item.',
+    'review.show': 'Show',
+    'review.show.all': 'All items',
+    'review.show.unfilled': 'Unfilled only',
+    'review.show.fail': 'Failed only',
+    'review.show.pending': 'Pending only',
+    'review.show.pass': 'Passed only',
+    'review.search': 'Search items',
+    'review.jump': 'Jump to group',
+    'review.jump.pick': 'Jump to group…',
+    'review.tools': 'More',
+    'review.tools.hint': 'Bulk verdicts, jump to a group, export and import',
+    'review.shown': '{n} of {total} shown',
+    'review.noMatch': 'No item matches the search or the filter.',
+    'review.showAll': 'Show all items',
+  },
+  zh: {
+    'review.pass': '通过',
+    'review.fail': '不通过',
+    'review.pending': '待定',
+    'review.yes': '是',
+    'review.no': '否',
+    'review.op': '操作',
+    'review.expect': '预期',
+    'review.allPass': '全通过',
+    'review.allPending': '全待定',
+    'review.progress': '已填 {filled} / {total}',
+    'review.counts': '通过 {pass} · 不通过 {fail} · 待定 {pending}',
+    'review.export': '导出 {format}',
+    'review.csvHint': '条目较多：先按分组使用“全通过”，再标出例外；也可以导出 CSV 在表格中填写。',
+    'review.addNote': '添加备注',
+    'review.note': '备注',
+    'review.answer': '回答',
+    'review.detail': '详情',
+    'review.untitled': '（未分组）',
+    'review.submit': '提交',
+    'review.cancel': '取消批阅',
+    'review.skip': '跳过',
+    'review.cancelConfirm': '取消这份批阅？代理将收不到任何结论。',
+    'review.blankTitle': '以下条目未填：',
+    'review.blankSingle': '不作答就提交？代理会收到“未填”，而不是通过。',
+    'review.blankBody': '未填的条目会作为“未填”交给代理，绝不算通过。',
+    'review.more': '还有 {k} 条',
+    'review.anyway': '仍然提交',
+    'review.keep': '继续批阅',
+    'review.failTitle': '{k} 条已标为不通过的条目会变为通过',
+    'review.passAllFailed': '全部通过（包括不通过的）',
+    'review.passRest': '其余通过，保留不通过',
+    'review.bulkCancel': '取消',
+    'review.undo': '撤销',
+    'review.undone': '已撤销',
+    'review.bulkDone': '已批量修改 {k} 条',
+    'review.keys': '快捷键',
+    'review.keysList': 'j/k 或 ↓/↑ 在条目间移动 · 1/2/3 选择结论（选择题：第 n 个选项；评分：对应数值）· ←/→ 切换数值 · x 清除 · n 备注 · Esc 回到条目 · Ctrl+Enter 提交 · Ctrl+Z 撤销批量操作 · / 搜索 · ? 本列表',
+    'review.keysShort': 'j/k 移动 · 1–3 结论 · x 清除 · n 备注 · Ctrl+Enter 提交 · ? 快捷键',
+    'review.exportTo': '导出',
+    'review.import': '导入答案',
+    'review.importRow': '第 {row} 行 · {field}',
+    'review.importRowOnly': '第 {row} 行',
+    'review.importItem': '第 {n} 条 · {field}',
+    'review.importItemOnly': '第 {n} 条',
+    'review.importProblems': '{name} 未导入：{n} 个问题，没有保存任何内容。',
+    'review.importFix': '请在文件中修正这些单元格后重新导入。',
+    'review.importUnreadable': '无法读取该文件。',
+    'review.importBlank': '{k} 条未填，将作为未填返回，绝不视为通过：{ids}',
+    'review.importConfirm': '导入 {name} 并结束此批阅？',
+    'review.importGo': '导入并结束',
+    'review.settledOn': '结束于{surface}',
+    'review.surface.card': '卡片',
+    'review.surface.panel': '面板',
+    'review.surface.terminal': '终端',
+    'review.surface.import': '导入的文件',
+    'review.noVerdicts': '{total} 条均无结论。',
+    'review.yesNo': '是 {yes} · 否 {no}',
+    'review.resultList': '结论',
+    'review.blankItem': '未填：不代表通过',
+    'review.exportRecord': '记录',
+    'review.offlineIntro': '此批阅通过文件作答：导出后填写结论和备注列，再在此导入。',
+    'review.offlineTotal': '共 {n} 条',
+    'review.byType': '按类型',
+    'review.bySection': '分组',
+    'review.type.confirm': '检查项（通过 / 不通过 / 待定）',
+    'review.type.bool': '是 / 否',
+    'review.type.choice': '选择',
+    'review.type.scale': '评分',
+    'review.type.text': '文本回答',
+    'review.offlineStep1': '1. 导出',
+    'review.offlineStep2': '2. 导入填好的文件',
+    'review.offlineImportHint': '从此批阅导出的 CSV 或 JSON 文件。会先检查；有问题时不会结束批阅。',
+    'review.failTitle.one': '1 条已标为不通过的条目会变为通过',
+    'review.bulkDone.one': '已批量修改 1 条',
+    'review.importBlank.one': '1 条未填，将作为未填返回，绝不视为通过：{ids}',
+    'review.importProblems.one': '{name} 未导入：1 个问题，没有保存任何内容。',
+    'review.offlineTotal.one': '共 1 条',
+    'review.noVerdicts.one': '这 1 条没有任何结论。',
+    'review.show': '显示',
+    'review.show.all': '全部条目',
+    'review.show.unfilled': '只看未填',
+    'review.show.fail': '只看不通过',
+    'review.show.pending': '只看待定',
+    'review.show.pass': '只看通过',
+    'review.search': '搜索条目',
+    'review.jump': '跳转到分组',
+    'review.jump.pick': '跳转到分组…',
+    'review.tools': '更多',
+    'review.tools.hint': '批量结论、跳转到分组、导出和导入',
+    'review.shown': '显示 {n} / {total} 条',
+    'review.noMatch': '没有符合搜索或筛选条件的条目。',
+    'review.showAll': '显示全部条目',
+  },
+};
+addStrings(REVIEW_STRINGS.en, REVIEW_STRINGS.zh);
 
 const SAVE_DELAY_MS = 500;
 const LIST_MAX = 20;
 const SYNC_DELAY_MS = 80;
+const SEARCH_DELAY_MS = 120;
+/** A panel of more items than this takes the page's width (a wider column, denser rows). */
+const WIDE_AT = 20;
 const TYPES = ['confirm', 'bool', 'choice', 'scale', 'text'];
+const VERDICT_FILTERS = ['fail', 'pending', 'pass'];
 
 /** Where an import problem points, for people: "Row 3 · verdict", "Item 2 · note". */
 function problemPlace(path) {
@@ -43,7 +242,10 @@ function choicesOf(item) {
 
 const MARK = { pass: 'check', fail: 'close', pending: 'info' };
 
-/** A three-way confirmation as an alertdialog; resolves to the chosen value or null. */
+/**
+ * A three-way confirmation as an alertdialog; resolves to the chosen value or null. A button
+ * is [value, label, style]: style `primary` (the safe choice, focused) or `danger`.
+ */
 function choiceDialog(title, body, buttons) {
   return new Promise((resolve) => {
     const prev = document.activeElement;
@@ -51,8 +253,8 @@ function choiceDialog(title, body, buttons) {
     const dialog = h('dialog', { class: 'dialog rv-dialog', role: 'alertdialog', 'aria-labelledby': titleId },
       h('p', { class: 'dialog-text', id: titleId }, title),
       body,
-      h('div', { class: 'dialog-actions' }, buttons.map(([value, label, primary]) =>
-        h('button', { type: 'button', class: `btn${primary ? ' primary' : ''}`, value, onclick: () => done(value) }, label))));
+      h('div', { class: 'dialog-actions' }, buttons.map(([value, label, style]) =>
+        h('button', { type: 'button', class: `btn${style ? ` ${style === true ? 'primary' : style}` : ''}`, value, onclick: () => done(value) }, label))));
     const done = (v) => {
       dialog.close();
       dialog.remove();
@@ -130,6 +332,8 @@ export class ReviewPanel {
   unmount() {
     this.save(true);
     clearTimeout(this.syncTimer);
+    clearTimeout(this.searchTimer);
+    this.root.classList.remove('app-wide');
     document.removeEventListener('keydown', this.onKey);
     document.removeEventListener('visibilitychange', this.onHide);
     window.removeEventListener('pagehide', this.onHide);
@@ -199,6 +403,7 @@ export class ReviewPanel {
     if (any) {
       this.undo = null;
       this.hideNotice();
+      this.applyFilter();
       this.refreshCounts();
     }
   }
@@ -248,8 +453,6 @@ export class ReviewPanel {
       return h('a', { class: 'btn small rv-export', href: url, download: '', 'data-format': fmt,
         'aria-label': t('review.export', { format: fmt.toUpperCase() }) }, fmt.toUpperCase());
     });
-    const filter = h('input', { type: 'checkbox', class: 'rv-filter-box' });
-    filter.addEventListener('change', () => this.panel.classList.toggle('rv-only-unfilled', filter.checked));
     const head = h('header', { class: 'card-head rv-head' },
       h('div', { class: 'head-main' },
         h('div', { class: 'eyebrow' }, [this.view.client, this.view.workspace].filter(Boolean).join(' · ') || t('kind.review')),
@@ -258,13 +461,6 @@ export class ReviewPanel {
       h('div', { class: 'head-tools' },
         tool(t('review.keys'), 'keyboard', () => this.showKeys()),
         tool(t('nav.putAway'), 'down', () => { this.save(false); this.ctx.navigate('/'); })));
-    const bar = this.single ? null : h('div', { class: 'rv-bar' },
-      hasConfirm ? this.bulkButtons(this.items) : null,
-      h('label', { class: 'rv-filter' }, filter, h('span', null, t('review.unfilledOnly'))),
-      h('span', { class: 'rv-spacer' }),
-      exportLinks.length ? h('span', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
-        h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null,
-      this.importControl());
     const hint = !this.single && this.meta.csvHint ? h('p', { class: 'rv-hint' }, t('review.csvHint'), ' ',
       exportLinks.length ? h('a', { href: exportsList.find((u) => /csv/.test(u)) || exportsList[0], download: '', class: 'rv-hint-link' }, t('review.export', { format: 'CSV' })) : null) : null;
 
@@ -286,6 +482,11 @@ export class ReviewPanel {
     for (const s of this.sections) {
       if (!this.single && s.items.some((it) => it.type === 'confirm')) s.tools.prepend(this.bulkButtons(s.items));
     }
+    const bar = this.single ? null : this.findBar(hasConfirm, exportLinks);
+    this.noMatch = h('div', { class: 'rv-nomatch', role: 'status', hidden: true },
+      h('p', null, t('review.noMatch')),
+      h('button', { type: 'button', class: 'btn small rv-show-all', onclick: () => this.clearFilter(true) }, t('review.showAll')));
+    body.prepend(this.noMatch);
 
     this.submitBtn = h('button', { type: 'button', class: 'btn primary rv-submit', onclick: () => this.submit() }, t('review.submit'));
     const cancel = h('button', { type: 'button', class: 'btn rv-cancel', onclick: () => this.cancel() }, t('review.cancel'));
@@ -293,13 +494,187 @@ export class ReviewPanel {
     this.footCounts = h('span', { class: 'rv-foot-counts muted' });
     const foot = h('div', { class: 'rv-foot' }, this.footCounts, h('span', { class: 'rv-spacer' }), cancel, skip, this.submitBtn);
 
+    const wide = !this.single && this.items.length > WIDE_AT;
     this.panel = h('form', {
-      class: `card rv ${this.single ? 'rv-card' : 'rv-panel'}${this.items.length > (this.meta.virtualThreshold ?? 500) ? ' rv-virtual' : ''}`,
+      class: `card rv ${this.single ? 'rv-card' : 'rv-panel'}${wide ? ' rv-wide' : ''}${this.items.length > (this.meta.virtualThreshold ?? 500) ? ' rv-virtual' : ''}`,
       'aria-labelledby': titleId, novalidate: true, onsubmit: (e) => e.preventDefault(),
     }, h('div', { class: 'rv-sticky' }, head, bar), hint, this.importBox, body, this.notice, this.alert, foot);
     this.root.replaceChildren(this.panel, h('p', { class: 'kbd-hint' }, t('review.keysShort')));
+    // A large batch takes the page's width (the column of #app), until the panel goes.
+    if (wide) this.root.classList.add('app-wide');
     this.refreshCounts();
     const first = this.rows.get(this.items[0] && this.items[0].id);
+    if (first) first.el.focus({ preventScroll: true });
+  }
+
+  /**
+   * The panel's bar: search, the status filter and (on a phone) the More toggle first; then
+   * the bulk buttons, the jump to a group, export and import (behind More on a phone).
+   */
+  findBar(hasConfirm, exportLinks) {
+    this.search = h('input', {
+      type: 'search', class: 'rv-search', maxlength: '200', enterkeyhint: 'search',
+      'aria-label': t('review.search'), placeholder: t('review.search'),
+    });
+    this.search.addEventListener('input', () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => this.applyFilter(), SEARCH_DELAY_MS);
+    });
+    this.search.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || e.isComposing) return;
+      e.preventDefault();
+      clearTimeout(this.searchTimer);
+      this.applyFilter();
+      const first = this.visibleRows()[0];
+      if (first) first.el.focus();
+    });
+    const shows = ['all', 'unfilled', ...(hasConfirm ? VERDICT_FILTERS : [])];
+    this.showSel = h('select', { class: 'rv-show', 'aria-label': t('review.show') },
+      shows.map((v) => h('option', { value: v }, t(`review.show.${v}`))));
+    this.showSel.addEventListener('change', () => this.applyFilter());
+    this.shown = h('span', { class: 'rv-shown', 'aria-live': 'polite', hidden: true });
+    const toolsId = nextId('tools');
+    const more = h('button', {
+      type: 'button', class: 'btn small rv-more', 'aria-expanded': 'false', 'aria-controls': toolsId,
+      'data-tip': t('review.tools.hint'),
+    }, t('review.tools'), icon('down'));
+    more.addEventListener('click', () => {
+      const open = !this.panel.classList.contains('rv-tools-open');
+      this.panel.classList.toggle('rv-tools-open', open);
+      more.setAttribute('aria-expanded', String(open));
+    });
+    let jump = null;
+    if (this.sections.length > 1) {
+      jump = h('select', { class: 'rv-jump', 'aria-label': t('review.jump') },
+        h('option', { value: '' }, t('review.jump.pick')),
+        this.sections.map((sec, i) => h('option', { value: String(i) }, `${sec.key || t('review.untitled')} (${sec.items.length})`)));
+      jump.addEventListener('change', () => {
+        const i = jump.value;
+        jump.value = '';
+        if (i !== '') this.jumpTo(Number(i));
+      });
+    }
+    return h('div', { class: 'rv-bar' },
+      h('div', { class: 'rv-find', role: 'search' }, this.search, this.showSel, more, this.shown),
+      h('div', { class: 'rv-tools', id: toolsId },
+        hasConfirm ? this.bulkButtons(this.items) : null,
+        jump,
+        h('span', { class: 'rv-spacer' }),
+        exportLinks.length ? h('span', { class: 'rv-exports', role: 'group', 'aria-label': t('review.exportTo') },
+          h('span', { class: 'rv-exports-label' }, t('review.exportTo')), exportLinks) : null,
+        this.importControl()));
+  }
+
+  // ---- finding: the status filter, the search, the jump to a group -----------------------
+
+  /** The words searched for, lower-case, and the status shown; null when everything shows. */
+  currentFilter() {
+    if (!this.showSel) return null;
+    const show = this.showSel.value;
+    const words = this.search.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    return show === 'all' && !words.length ? null : { show, words };
+  }
+
+  /** An item's searchable text: its id, titles, lines, options and details (cached), and its note. */
+  haystack(it) {
+    if (!this.hay) this.hay = new Map();
+    let text = this.hay.get(it.id);
+    if (text === undefined) {
+      const parts = [it.id, it.title, it.label, it.op, it.expect, it.boolDesc, it.group, it.header, it.detail,
+        ...(it.options || []).map((o) => o && o.t)];
+      text = parts.filter((p) => typeof p === 'string' || typeof p === 'number').join('\n').toLowerCase();
+      this.hay.set(it.id, text);
+    }
+    return `${text}\n${this.answers[it.id].note.toLowerCase()}`;
+  }
+
+  matches(it, f) {
+    if (!f) return true;
+    if (f.show === 'unfilled' && this.filled(it)) return false;
+    if (VERDICT_FILTERS.includes(f.show) && (it.type !== 'confirm' || this.answers[it.id].verdict !== f.show)) return false;
+    if (f.words.length) {
+      const hay = this.haystack(it);
+      if (!f.words.every((w) => hay.includes(w))) return false;
+    }
+    return true;
+  }
+
+  /** Shows the rows (and sections) the filter keeps, with "n of total shown". */
+  applyFilter() {
+    if (!this.showSel) return;
+    const f = this.currentFilter();
+    this.filter = f;
+    let shown = 0;
+    for (const s of this.sections) {
+      let n = 0;
+      for (const it of s.items) {
+        const on = this.matches(it, f);
+        const el = this.rows.get(it.id).el;
+        if (el.hidden === on) el.hidden = !on;
+        if (on) n += 1;
+      }
+      if (s.el.hidden !== (n === 0)) s.el.hidden = n === 0;
+      shown += n;
+    }
+    this.panel.classList.toggle('rv-filtered', !!f);
+    this.shown.hidden = !f;
+    this.shown.textContent = f ? t('review.shown', { n: shown, total: this.items.length }) : '';
+    this.noMatch.hidden = shown > 0;
+  }
+
+  /**
+   * After one item changed under a filter: its row leaves the list when it no longer matches
+   * (never while its note is being typed), and the focus moves on to the next row shown.
+   */
+  refilter(it) {
+    if (!this.filter) return;
+    const row = this.rows.get(it.id);
+    const on = this.matches(it, this.filter);
+    if (row.el.hidden === !on) return;
+    const typing = row.el.contains(document.activeElement) && document.activeElement.matches('textarea');
+    if (!on && typing) return;
+    const focused = row.el.contains(document.activeElement);
+    const next = focused && !on ? this.nextShown(it) : null;
+    row.el.hidden = !on;
+    this.applyFilter();
+    if (next) next.el.focus({ preventScroll: false });
+    else if (focused && !on) this.search.focus();
+  }
+
+  /** The first row shown after (else before) `it`'s, in the review's order. */
+  nextShown(it) {
+    const i = this.items.indexOf(it);
+    const shown = (x) => {
+      const r = this.rows.get(x.id);
+      return r && !r.el.hidden ? r : null;
+    };
+    for (let j = i + 1; j < this.items.length; j++) if (shown(this.items[j])) return shown(this.items[j]);
+    for (let j = i - 1; j >= 0; j--) if (shown(this.items[j])) return shown(this.items[j]);
+    return null;
+  }
+
+  clearFilter(focus) {
+    this.search.value = '';
+    this.showSel.value = 'all';
+    this.applyFilter();
+    if (focus) this.search.focus();
+  }
+
+  /** Scrolls a section's head under the sticky bar, opens it and focuses its first row shown. */
+  jumpTo(i) {
+    const sec = this.sections[i];
+    if (!sec) return;
+    if (sec.el.hidden) this.clearFilter(false);
+    if (sec.list.hidden) sec.toggle.click();
+    const sticky = this.panel.querySelector('.rv-sticky');
+    const place = () => {
+      const offset = sticky && getComputedStyle(sticky).position === 'sticky' ? sticky.getBoundingClientRect().height : 0;
+      window.scrollTo({ top: Math.max(0, sec.el.getBoundingClientRect().top + window.scrollY - offset - 4) });
+    };
+    place();
+    // Rows the browser skipped (content-visibility) take their real height once shown: again.
+    requestAnimationFrame(place);
+    const first = sec.items.map((it) => this.rows.get(it.id)).find((r) => !r.el.hidden);
     if (first) first.el.focus({ preventScroll: true });
   }
 
@@ -317,7 +692,7 @@ export class ReviewPanel {
       toggle.setAttribute('aria-expanded', String(open));
       list.hidden = !open;
     });
-    return { el, list, count, tools, items: [], byGroup, key };
+    return { el, list, count, tools, toggle, items: [], byGroup, key };
   }
 
   bulkButtons(scope) {
@@ -441,7 +816,12 @@ export class ReviewPanel {
   changed(it) {
     this.changes += 1;
     this.alert.textContent = '';
-    if (it) this.paint(it);
+    if (it) {
+      this.paint(it);
+      this.refilter(it);
+    } else {
+      this.applyFilter();
+    }
     this.refreshCounts();
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
@@ -475,10 +855,11 @@ export class ReviewPanel {
     if (verdict === 'pass') {
       const failed = targets.filter((it) => this.answers[it.id].verdict === 'fail');
       if (failed.length) {
-        const choice = await choiceDialog(t('review.failTitle', { k: failed.length }), null, [
+        // The safe choice (keep every Fail) is the blue, focused one; passing them is marked.
+        const choice = await choiceDialog(tn('review.failTitle', failed.length, { k: failed.length }), null, [
           ['cancel', t('review.bulkCancel')],
-          ['rest', t('review.passRest')],
-          ['all', t('review.passAllFailed'), true],
+          ['all', t('review.passAllFailed'), 'danger'],
+          ['rest', t('review.passRest'), 'primary'],
         ]);
         if (!choice || choice === 'cancel') return;
         if (choice === 'rest') targets = targets.filter((it) => this.answers[it.id].verdict !== 'fail');
@@ -491,7 +872,7 @@ export class ReviewPanel {
     }
     this.changed(null);
     this.undo = before;
-    this.showNotice(t('review.bulkDone', { k: targets.length }), true);
+    this.showNotice(tn('review.bulkDone', targets.length, { k: targets.length }), true);
   }
 
   undoBulk() {
@@ -606,6 +987,7 @@ export class ReviewPanel {
    * ask as the daemon shows it (its `result`); without it, the outcome alone until it comes.
    */
   renderSettled(outcome, mine, view) {
+    this.root.classList.remove('app-wide');
     const result = view && view.result;
     const key = outcome || 'answered';
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
@@ -636,7 +1018,7 @@ export class ReviewPanel {
     const out = h('div', { class: 'rv-result' },
       meta.length ? h('p', { class: 'muted rv-result-meta' }, meta.join(' · ')) : null);
     if (result.cancelled) {
-      out.appendChild(h('p', { class: 'rv-result-none' }, t('review.noVerdicts', { total: s.total ?? this.items.length })));
+      out.appendChild(h('p', { class: 'rv-result-none' }, tn('review.noVerdicts', s.total ?? this.items.length, { total: s.total ?? this.items.length })));
     } else {
       let counts = t('review.progress', { filled: s.filled ?? 0, total: s.total ?? items.length });
       if (items.some((it) => it.type === 'confirm')) counts += ` · ${t('review.counts', { pass: s.pass ?? 0, fail: s.fail ?? 0, pending: s.pending ?? 0 })}`;
@@ -687,7 +1069,7 @@ export class ReviewPanel {
       return;
     }
     box.replaceChildren(
-      h('p', { class: 'rv-import-title' }, t('review.importProblems', { n: errors.length, name })),
+      h('p', { class: 'rv-import-title' }, tn('review.importProblems', errors.length, { n: errors.length, name })),
       h('ul', { class: 'rv-import-list' }, errors.map((p) => h('li', { class: 'rv-import-problem', 'data-path': p.path || '' },
         h('span', { class: 'rv-imp-where' }, problemPlace(p.path)),
         h('span', { class: 'rv-imp-msg' }, p.message || p.code || '')))),
@@ -720,7 +1102,7 @@ export class ReviewPanel {
     const unfilled = Array.isArray(preview.unfilled) ? preview.unfilled : [];
     const body = h('div', { class: 'rv-import-preview' },
       h('p', { class: 'rv-import-counts' }, preview.counts || ''),
-      unfilled.length ? h('p', { class: 'muted' }, t('review.importBlank', { k: unfilled.length, ids: unfilled.slice(0, LIST_MAX).join(', ') + (unfilled.length > LIST_MAX ? ' …' : '') })) : null);
+      unfilled.length ? h('p', { class: 'muted' }, tn('review.importBlank', unfilled.length, { k: unfilled.length, ids: unfilled.slice(0, LIST_MAX).join(', ') + (unfilled.length > LIST_MAX ? ' …' : '') })) : null);
     const choice = await choiceDialog(t('review.importConfirm', { name: file.name }), body, [
       ['keep', t('review.bulkCancel')],
       ['import', t('review.importGo'), true],
@@ -775,7 +1157,7 @@ export class ReviewPanel {
           h('div', { class: 'card-title', id: titleId }, plainText(this.view.title || (this.view.spec && this.view.spec.title) || t('kind.review'))))),
       h('div', { class: 'rv-offline-body' },
         h('p', { class: 'rv-offline-intro' }, t('review.offlineIntro')),
-        h('p', { class: 'rv-offline-total' }, t('review.offlineTotal', { n: this.items.length })),
+        h('p', { class: 'rv-offline-total' }, tn('review.offlineTotal', this.items.length, { n: this.items.length })),
         h('ul', { class: 'rv-offline-types', 'aria-label': t('review.byType') },
           byType.map(([ty, n]) => h('li', { 'data-type': ty }, h('span', { class: 'rv-offline-n' }, String(n)), ' ', t(`review.type.${ty}`)))),
         h('h2', { class: 'rv-offline-h' }, t('review.bySection')),
@@ -829,7 +1211,7 @@ export class ReviewPanel {
       this.submit();
       return;
     }
-    const inField = target && target.matches && target.matches('input[type="text"], textarea');
+    const inField = target && target.matches && target.matches('input:not([type="checkbox"]):not([type="radio"]), textarea, select');
     const row = this.rowOf(target);
     if (inField) {
       if (e.key === 'Escape' && row) {
@@ -849,6 +1231,11 @@ export class ReviewPanel {
     if (e.key === '?') {
       e.preventDefault();
       this.showKeys();
+      return;
+    }
+    if (e.key === '/' && this.search) {
+      e.preventDefault();
+      this.search.focus();
       return;
     }
     if (e.key === 'j' || e.key === 'ArrowDown') {
