@@ -188,3 +188,219 @@ export function repeatNotice(view, questionId) {
   setText(el, t('repeat.notice', { labels: parts.join(', ') || '—' }));
   return el;
 }
+
+// ---------------------------------------------------------------- autosave
+
+// The autosave life cycle of the ask pages (the wizard, the questions card, the review
+// panel), written once. It lives here rather than in a file of its own because every file
+// the daemon serves is listed in its Rust code. Every change is written at once to this
+// browser's copy (localStorage `askd.draft.<ask id>`), saved to the daemon after `delay`,
+// and sent with `keepalive` when the page is hidden or closed. The copy is kept until the
+// daemon acknowledged a save of everything (or the ask settled), and a later load of the
+// page restores it when it is newer than the daemon's draft: when nothing was saved since
+// the copy was written, or what was saved is this page's own save whose reply never came.
+const DRAFT_KEY = 'askd.draft.';
+/** A keepalive request's body is capped (64 KiB in flight): a larger draft goes as a normal
+ * request, and the copy covers it if the page goes first. */
+const KEEPALIVE_MAX = 60000;
+
+function storage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // a sandboxed frame (the MCP App) has none
+  }
+}
+
+function readCopy(id) {
+  try {
+    const e = JSON.parse(storage().getItem(DRAFT_KEY + id));
+    return e && e.v === 1 && e.body && typeof e.body === 'object' ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+function dropCopy(id) {
+  try {
+    storage().removeItem(DRAFT_KEY + id);
+  } catch {
+    // No storage: nothing was kept.
+  }
+}
+
+/** Drops this browser's draft copies of asks that are no longer pending (`pending`: a Set of ids). */
+export function sweepDraftCopies(pending) {
+  const s = storage();
+  if (!s) return;
+  try {
+    const keys = Array.from({ length: s.length }, (_, i) => s.key(i));
+    for (const k of keys) if (k && k.startsWith(DRAFT_KEY) && !pending.has(k.slice(DRAFT_KEY.length))) s.removeItem(k);
+  } catch {
+    // Storage went away: nothing to sweep.
+  }
+}
+
+/** A draft as one comparable string: keys sorted, without its top-level format version. */
+function canonical(body) {
+  const norm = (x) => (Array.isArray(x) ? x.map(norm) : x && typeof x === 'object'
+    ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, norm(x[k])])) : x);
+  const top = body && typeof body === 'object' ? { ...body } : {};
+  delete top.v;
+  return JSON.stringify(norm(top));
+}
+
+function hash(s) {
+  let x = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 0x01000193);
+  return (x >>> 0).toString(16);
+}
+
+export class Autosave {
+  /**
+   * {id, snapshot() → the draft body, send(body, keepalive) → Promise<{revision}>, delay?,
+   * onSaved?(reply), onFailed?(error), onVisible?()}. `revision` is the daemon's newest
+   * draft revision this page holds; `dirty` says a change is not saved yet.
+   */
+  constructor({ id, snapshot, send, delay = 500, onSaved, onFailed, onVisible }) {
+    this.id = id;
+    this.snapshot = snapshot;
+    this.send = send;
+    this.delay = delay;
+    this.onSaved = onSaved || (() => {});
+    this.onFailed = onFailed || (() => {});
+    this.onVisible = onVisible || (() => {});
+    this.changes = 0;
+    this.savedChanges = 0;
+    this.revision = 0;
+    this.saving = null;
+    this.timer = null;
+    this.settled = false;
+    this.restored = false;
+    this.keptAt = -1;
+    this.inFlight = new Set();
+    this.tab = Math.random().toString(36).slice(2);
+    this.onHide = () => {
+      if (document.visibilityState === 'hidden') this.save(true);
+      else this.onVisible();
+    };
+    this.onPageHide = () => this.save(true);
+  }
+
+  /** The ask's view with this browser's copy in place of the daemon's draft when the copy is
+   * newer (then `restored`, and saved soon); a settled ask's copy is dropped. Call first. */
+  restore(view) {
+    this.revision = view.autosaveRevision || 0;
+    const copy = readCopy(this.id);
+    if (!copy) return view;
+    const theirs = canonical(view.autosave);
+    const newer = view.state === 'pending' && canonical(copy.body) !== theirs
+      && (this.revision <= copy.base || (Array.isArray(copy.sent) && copy.sent.includes(hash(theirs))));
+    if (!newer) {
+      dropCopy(this.id);
+      return view;
+    }
+    this.changes = 1;
+    this.restored = true;
+    this.writeCopy(copy.body);
+    return { ...view, autosave: copy.body };
+  }
+
+  start() {
+    document.addEventListener('visibilitychange', this.onHide);
+    window.addEventListener('pagehide', this.onPageHide);
+    if (this.dirty) this.schedule();
+  }
+
+  stop() {
+    const p = this.save(true);
+    document.removeEventListener('visibilitychange', this.onHide);
+    window.removeEventListener('pagehide', this.onPageHide);
+    return p;
+  }
+
+  get dirty() {
+    return this.changes !== this.savedChanges;
+  }
+
+  /** One change: kept in this browser at once, saved after the delay. */
+  changed() {
+    if (this.settled) return;
+    this.changes += 1;
+    this.writeCopy();
+    this.schedule();
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.save(false), this.delay);
+  }
+
+  /** The page took the daemon's draft at `revision` (another view's save). */
+  adopted(revision) {
+    this.revision = Math.max(this.revision, revision || 0);
+  }
+
+  /** Saves now when anything changed; `keepalive` (the page is going) sends at once, even
+   * beside a save in flight. Resolves when the save is answered. */
+  async save(keepalive) {
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (this.settled || !this.dirty) return this.saving;
+    if (this.saving && (!keepalive || this.keptAt === this.changes)) {
+      await this.saving.catch(() => {});
+      return keepalive ? undefined : this.save(false);
+    }
+    const upTo = this.changes;
+    const body = this.snapshot();
+    const text = canonical(body);
+    const sent = hash(text);
+    if (keepalive) this.keptAt = upTo;
+    this.inFlight.add(sent);
+    const small = keepalive && new TextEncoder().encode(text).length < KEEPALIVE_MAX;
+    const p = this.send(body, small);
+    this.saving = p;
+    let reply;
+    let error = null;
+    try {
+      reply = await p;
+    } catch (e) {
+      error = e;
+    }
+    this.inFlight.delete(sent);
+    if (this.saving === p) this.saving = null;
+    if (this.settled) return;
+    if (error) {
+      this.onFailed(error);
+      return;
+    }
+    this.revision = Math.max(this.revision, (reply && reply.revision) || 0);
+    if (this.savedChanges < upTo) this.savedChanges = upTo;
+    if (this.dirty) this.writeCopy();
+    else if (!readCopy(this.id) || readCopy(this.id).tab === this.tab) dropCopy(this.id);
+    this.onSaved(reply);
+  }
+
+  /** Saves when anything changed (before an action); resolves when nothing is in flight. */
+  flush(keepalive) {
+    if (this.dirty && !this.settled) return this.save(keepalive);
+    return this.saving || Promise.resolve();
+  }
+
+  /** The ask settled: nothing more is saved, and this browser's copy goes. */
+  settle() {
+    this.settled = true;
+    clearTimeout(this.timer);
+    dropCopy(this.id);
+  }
+
+  writeCopy(body = this.snapshot()) {
+    try {
+      storage().setItem(DRAFT_KEY + this.id, JSON.stringify({
+        v: 1, tab: this.tab, base: this.revision, at: Date.now(), sent: [...this.inFlight], body,
+      }));
+    } catch {
+      // Storage full or blocked: the daemon's copy is the only one.
+    }
+  }
+}

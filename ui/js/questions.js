@@ -7,7 +7,7 @@
 // lazily for its settled page and a quick template's preview: a module the daemon already
 // serves, loaded only when needed, so the wizard's first load stays under its budget.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, displayLabel, setText, repeatNotice } from './dom.js';
+import { h, icon, nextId, displayLabel, setText, repeatNotice, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -38,14 +38,18 @@ export const ANSWER_STRINGS = {
 };
 addStrings(ANSWER_STRINGS.en, ANSWER_STRINGS.zh);
 
-const SAVE_DELAY_MS = 500;
-
 export class QuestionsCard {
   constructor(root, view, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.view = view;
     this.id = view.ask_id;
+    this.draft = new Autosave({
+      id: this.id,
+      snapshot: () => ({ v: 1, answers: this.answers }),
+      send: (body, keepalive) => askApi.autosave(this.id, body, keepalive),
+    });
+    view = this.draft.restore(view);
+    this.view = view;
     this.questions = (view.spec && view.spec.questions) || [];
     this.answers = {};
     const saved = (view.autosave && view.autosave.answers) || {};
@@ -56,38 +60,32 @@ export class QuestionsCard {
         custom: typeof a.custom === 'string' ? a.custom : '',
       };
     }
-    this.revision = view.autosaveRevision || 0;
     // desk-b: free text typed in this tab, by question id (another tab's save never replaces it silently).
     this.typed = new Map();
-    this.changes = 0;
-    this.savedChanges = 0;
+    if (this.draft.restored) {
+      for (const [id, a] of Object.entries(this.answers)) if (a.custom.trim()) this.typed.set(id, a.custom);
+    }
     this.busy = false;
     this.settled = false;
     this.lists = [];
     this.onKey = (e) => this.key(e);
-    this.onHide = () => {
-      if (document.visibilityState === 'hidden') this.save(true);
-    };
   }
 
   mount() {
     this.build();
     document.addEventListener('keydown', this.onKey);
-    document.addEventListener('visibilitychange', this.onHide);
-    window.addEventListener('pagehide', this.onHide);
+    this.draft.start();
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
       if (kind === 'poll') this.poll();
-      else if (kind === 'ask.autosaved' && data && data.ask_id === this.id && (data.revision || 0) > this.revision) this.remoteSave();
+      else if (kind === 'ask.autosaved' && data && data.ask_id === this.id && (data.revision || 0) > this.draft.revision) this.remoteSave();
       else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
     });
     if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
   }
 
   unmount() {
-    this.save(true);
+    this.draft.stop();
     document.removeEventListener('keydown', this.onKey);
-    document.removeEventListener('visibilitychange', this.onHide);
-    window.removeEventListener('pagehide', this.onHide);
     if (this.unsubscribe) this.unsubscribe();
     closePanel();
   }
@@ -175,7 +173,7 @@ export class QuestionsCard {
           h('div', { class: 'card-title', id: titleId }, t('questions.title'))),
         h('div', { class: 'head-tools' },
           tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp(QUESTIONS_SHORTCUTS)),
-          tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.save(false); this.ctx.navigate('/'); }))),
+          tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.draft.save(false); this.ctx.navigate('/'); }))),
       h('div', { class: 'page page-flat' }, sections),
       this.alert,
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('questions.title') },
@@ -209,24 +207,9 @@ export class QuestionsCard {
   }
 
   changed() {
-    this.changes += 1;
     this.alert.textContent = '';
     for (const l of this.lists) l.update();
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
-  }
-
-  save(keepalive) {
-    clearTimeout(this.saveTimer);
-    if (this.settled || this.changes === this.savedChanges) return Promise.resolve();
-    const upTo = this.changes;
-    return askApi.autosave(this.id, { v: 1, answers: this.answers }, keepalive).then(
-      (r) => {
-        this.revision = r.revision || this.revision;
-        this.savedChanges = Math.max(this.savedChanges, upTo);
-      },
-      () => {},
-    );
+    this.draft.changed();
   }
 
   /**
@@ -241,10 +224,10 @@ export class QuestionsCard {
     } catch {
       return;
     }
-    if (this.settled || v.state !== 'pending' || (v.autosaveRevision || 0) <= this.revision) return;
-    this.revision = v.autosaveRevision || this.revision;
+    if (this.settled || v.state !== 'pending' || (v.autosaveRevision || 0) <= this.draft.revision) return;
+    this.draft.adopted(v.autosaveRevision);
     const saved = (v.autosave && v.autosave.answers) || {};
-    const clean = this.changes === this.savedChanges;
+    const clean = !this.draft.dirty;
     for (const q of this.questions) {
       const r = saved[q.id] || {};
       const remote = {
@@ -310,7 +293,7 @@ export class QuestionsCard {
     this.busy = true;
     this.submitBtn.disabled = true;
     try {
-      await this.save(false);
+      await this.draft.flush(false);
       await call();
       this.showSettled(outcome, true);
     } catch (e) {
@@ -325,7 +308,7 @@ export class QuestionsCard {
   showSettled(outcome, mine) {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.saveTimer);
+    this.draft.settle();
     closePanel();
     hideTooltip();
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },

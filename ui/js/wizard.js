@@ -4,14 +4,12 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp, optionKeyFor, chooseKeys } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
-
-const SAVE_DELAY_MS = 500;
 
 function blank(s) {
   return typeof s !== 'string' || s.trim() === '';
@@ -53,26 +51,32 @@ export class Wizard {
     this.path = [];
     this.position = 'intro';
     this.quickMode = false;
-    this.revision = 0;
-    this.changes = 0;
     // desk-b: free text typed in this tab (question id → text) and another tab's differing text.
     this.typed = new Map();
     this.conflicts = new Map();
-    this.savedChanges = 0;
-    this.saveTimer = null;
-    this.saving = null;
     this.remoteRevision = 0;
     this.busy = false;
     this.pathSeq = 0;
     this.pathPromise = Promise.resolve();
     this.settled = false;
     this.onKey = (e) => this.guard(() => this.key(e));
-    this.onHide = () => {
-      if (document.visibilityState === 'hidden') this.flush(true);
-      else this.guard(() => this.reload());
-    };
-    this.onPageHide = () => this.flush(true);
-    this.adopt(view, true);
+    this.draft = new Autosave({
+      id: this.id,
+      snapshot: () => this.snapshot(),
+      send: (body, keepalive) => askApi.autosave(this.id, body, keepalive),
+      onSaved: () => {
+        if (this.remoteRevision > this.draft.revision && !this.draft.dirty) this.reload();
+      },
+      onFailed: (e) => {
+        if (e.status === 409) this.reload();
+      },
+      onVisible: () => this.guard(() => this.reload()),
+    });
+    this.adopt(this.draft.restore(view), true);
+    // Text brought back from this browser's copy counts as typed here (desk-b's conflicts).
+    if (this.draft.restored) {
+      for (const [id, a] of Object.entries(this.answers)) if (!blank(a.custom)) this.typed.set(id, a.custom);
+    }
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -83,17 +87,14 @@ export class Wizard {
     this.build();
     this.renderPage(false);
     document.addEventListener('keydown', this.onKey);
-    document.addEventListener('visibilitychange', this.onHide);
-    window.addEventListener('pagehide', this.onPageHide);
+    this.draft.start();
     this.unsubscribe = this.ctx.live.subscribe((e) => this.guard(() => this.event(e)));
     if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
   }
 
   unmount() {
-    this.flush(true);
+    this.draft.stop();
     document.removeEventListener('keydown', this.onKey);
-    document.removeEventListener('visibilitychange', this.onHide);
-    window.removeEventListener('pagehide', this.onPageHide);
     if (this.unsubscribe) this.unsubscribe();
     closePanel();
   }
@@ -121,7 +122,7 @@ export class Wizard {
       }
       this.savedPosition = typeof save.position === 'string' ? save.position : null;
       this.quickMode = save.quickMode === true;
-      this.revision = view.autosaveRevision || 0;
+      this.draft.adopted(view.autosaveRevision);
     }
   }
 
@@ -206,9 +207,8 @@ export class Wizard {
   }
 
   changed({ path = true } = {}) {
-    this.changes += 1;
     this.clearError();
-    this.scheduleSave();
+    this.draft.changed();
     if (path) {
       this.computePath().then(() => this.refresh());
     }
@@ -275,45 +275,9 @@ export class Wizard {
     return { v: 1, position: this.position, quickMode: this.quickMode, answers };
   }
 
-  scheduleSave() {
-    if (this.settled) return;
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
-  }
-
-  get dirty() {
-    return this.changes !== this.savedChanges;
-  }
-
-  async save(keepalive) {
-    clearTimeout(this.saveTimer);
-    this.saveTimer = null;
-    if (this.settled) return;
-    if (this.saving) {
-      await this.saving;
-      if (!this.dirty) return;
-    }
-    const upTo = this.changes;
-    const body = this.snapshot();
-    this.saving = askApi.autosave(this.id, body, keepalive).then(
-      (r) => {
-        this.revision = Math.max(this.revision, r.revision || 0);
-        if (this.savedChanges < upTo) this.savedChanges = upTo;
-      },
-      (e) => {
-        if (e.status === 409) this.reload();
-      },
-    );
-    const p = this.saving;
-    await p;
-    if (this.saving === p) this.saving = null;
-    if (this.remoteRevision > this.revision && !this.dirty) this.reload();
-  }
-
   /** Saves now when anything changed (on hide, before actions). */
   flush(keepalive) {
-    if (this.dirty && !this.settled) return this.save(keepalive);
-    return this.saving || Promise.resolve();
+    return this.draft.flush(keepalive);
   }
 
   // ------------------------------------------------------------------ live updates
@@ -331,9 +295,9 @@ export class Wizard {
     } else if (kind === 'ask.banked') {
       this.applyBanked(data.banked || []);
     } else if (kind === 'ask.autosaved') {
-      if ((data.revision || 0) <= this.revision) return;
+      if ((data.revision || 0) <= this.draft.revision) return;
       this.remoteRevision = Math.max(this.remoteRevision, data.revision || 0);
-      if (!this.dirty && !this.saving) this.reload();
+      if (!this.draft.dirty && !this.draft.saving) this.reload();
       else this.checkConflicts();
     }
   }
@@ -356,7 +320,7 @@ export class Wizard {
         this.showSettled(view.outcome, false);
         return;
       }
-      const newer = (view.autosaveRevision || 0) > this.revision && !this.dirty && !this.saving;
+      const newer = (view.autosaveRevision || 0) > this.draft.revision && !this.draft.dirty && !this.draft.saving;
       const before = JSON.stringify([this.snapshot(), [...this.banked.keys()]]);
       const clash = newer ? this.findConflicts(view) : new Map();
       this.adopt(view, newer);
@@ -479,7 +443,7 @@ export class Wizard {
    */
   findConflicts(view) {
     const found = new Map();
-    if ((view.autosaveRevision || 0) <= this.revision) return found;
+    if ((view.autosaveRevision || 0) <= this.draft.revision) return found;
     const saved = (view.autosave && view.autosave.answers) || {};
     for (const [id, mine] of this.typed) {
       const current = this.answers[id] ? this.answers[id].custom || '' : '';
@@ -722,8 +686,7 @@ export class Wizard {
   go(position) {
     this.clearError();
     this.position = position;
-    this.changes += 1;
-    this.scheduleSave();
+    this.draft.changed();
     this.renderPage(true);
   }
 
@@ -731,8 +694,7 @@ export class Wizard {
     if (this.position === 'intro') {
       if (this.quickMode) {
         this.quickMode = false;
-        this.changes += 1;
-        this.scheduleSave();
+        this.draft.changed();
         this.renderPage(true);
       }
       return;
@@ -840,8 +802,7 @@ export class Wizard {
   openQuick() {
     if (this.banked.size > 0) return;
     this.quickMode = true;
-    this.changes += 1;
-    this.scheduleSave();
+    this.draft.changed();
     this.renderPage(true);
   }
 
@@ -907,7 +868,7 @@ export class Wizard {
   showSettled(outcome, mine) {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.saveTimer);
+    this.draft.settle();
     closePanel();
     hideTooltip();
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
