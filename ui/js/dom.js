@@ -229,6 +229,11 @@ function dropCopy(id) {
   }
 }
 
+/** This browser keeps a draft of the ask that its daemon may not have yet. */
+export function hasDraftCopy(id) {
+  return readCopy(id) !== null;
+}
+
 /** Drops this browser's draft copies of asks that are no longer pending (`pending`: a Set of ids). */
 export function sweepDraftCopies(pending) {
   const s = storage();
@@ -403,4 +408,30 @@ export class Autosave {
       // Storage full or blocked: the daemon's copy is the only one.
     }
   }
+}
+
+// ---------------------------------------------------------------- settled elsewhere
+
+/** The places an ask can be settled from (`result.surface`) that this page can name. */
+const SURFACES = new Set(['page', 'card', 'panel', 'terminal', 'cli', 'client-form', 'app', 'import']);
+
+/**
+ * "Answered in the terminal by Bo — 2 Dec 2026, 14:47." for an ask this page did not settle:
+ * from its view's `result.surface`, `result.answered_by` and `settledAt`; the generic line
+ * when the view says none of it. `brief` (a page that shows where and when itself): who
+ * settled it, or nothing when nobody is named.
+ */
+export function settledNote(view, outcome, { brief = false } = {}) {
+  const r = (view && view.result) || {};
+  const at = view ? Date.parse(view.settledAt) : NaN;
+  const tidy = (s) => s.replace(/\s+/g, ' ').replace(/\s+([.。,，—])/g, (m, c) => (c === '—' ? ' —' : c)).trim();
+  const by = r.answered_by && r.answered_by.name
+    ? t(r.answered_by.kind === 'agent' ? 'settled.byAgent' : 'settled.by', { name: r.answered_by.name }) : '';
+  if (brief && !by) return '';
+  const where = SURFACES.has(r.surface) && !brief ? t(`settled.where.${r.surface}`) : '';
+  const what = t(`settled.${outcome === 'answered' || outcome === 'cancelled' ? outcome : 'other'}`, { where, by });
+  if (brief) return tidy(t('settled.brief', { what }));
+  if (Number.isNaN(at)) return t('settled.elsewhere');
+  const when = new Date(at).toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return tidy(t('settled.when', { what, when }));
 }

@@ -2,7 +2,7 @@
 // waiting time), live through the event stream; recently settled asks below. A new ask raises
 // a browser notification (when permitted) and the pending count shows in the tab title.
 import { api, ask as askApi, me } from './api.js';
-import { h, icon, duration, plainText } from './dom.js';
+import { h, icon, duration, plainText, sweepDraftCopies, hasDraftCopy } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
 import { Builder } from './builder.js';
 
@@ -64,6 +64,8 @@ export class Inbox {
       ]);
       this.pending = p.asks || [];
       this.settled = s.asks || [];
+      // This browser's copies of drafts for asks that settled or went away.
+      if (this.pending.length < 500) sweepDraftCopies(new Set(this.pending.map((a) => a.id)));
       for (const a of [...this.pending, ...this.settled]) {
         this.sessions.set(a.session_id, { client: a.client, workspace: a.workspace });
       }
@@ -112,6 +114,12 @@ export class Inbox {
       const a = this.pending.find((x) => x.id === data.ask_id);
       if (a) {
         a.claim = data.claim || null;
+        this.render();
+      }
+    } else if (kind === 'ask.autosaved') {
+      // A survey shown as not started may have a draft now: look again.
+      if (this.drafts && this.drafts.get(data.ask_id) === false) {
+        this.drafts.delete(data.ask_id);
         this.render();
       }
     } else if (kind === 'ask.banked') {
@@ -284,8 +292,28 @@ export class Inbox {
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
             a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
             waitingSpan('muted', since, now))),
-        h('span', { class: 'btn small' }, a.kind === 'survey' ? t('nav.resume') : t('nav.open'))),
+        h('span', { class: 'btn small' }, a.kind === 'survey' ? this.surveyAction(a) : t('nav.open'))),
       this.who && this.who.kind === 'member' ? this.claimButton(a) : null);
+  }
+
+  /** desk-c: "Resume survey" only when there is something to resume (a banked answer, a
+   * draft the ask's view shows or this browser keeps), else "Start survey". */
+  surveyAction(a) {
+    if (!this.drafts) this.drafts = new Map();
+    if (a.banked || hasDraftCopy(a.id)) return t('nav.resume');
+    if (!this.drafts.has(a.id)) {
+      this.drafts.set(a.id, false);
+      askApi.view(a.id).then((v) => {
+        const s = v.autosave || {};
+        const begun = (typeof s.position === 'string' && s.position !== 'intro')
+          || Object.values(s.answers || {}).some((x) => x && ((x.selected || []).length || (x.custom || '').trim() || x.skipped));
+        if (begun) {
+          this.drafts.set(a.id, true);
+          this.render();
+        }
+      }, () => {});
+    }
+    return t(this.drafts.get(a.id) ? 'nav.resume' : 'nav.start');
   }
 
   mine(a) {

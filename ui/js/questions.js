@@ -7,7 +7,7 @@
 // lazily for its settled page and a quick template's preview: a module the daemon already
 // serves, loaded only when needed, so the wizard's first load stays under its budget.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, displayLabel, setText, repeatNotice, Autosave } from './dom.js';
+import { h, icon, nextId, displayLabel, setText, repeatNotice, Autosave, settledNote } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -313,18 +313,22 @@ export class QuestionsCard {
     hideTooltip();
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
       mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
+    const note = h('p', { class: 'muted settled-note' }, mine ? t('sent.detail') : this.view.result ? settledNote(this.view, outcome) : '');
     const card = h('section', { class: `card settled outcome-${outcome || 'answered'}` },
       h('div', { class: 'settled-body' },
         h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
         heading,
-        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
+        note,
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
     this.root.replaceChildren(card);
     heading.focus();
     // What was sent, read back from the ask's stored result.
     Promise.resolve(this.view.result ? this.view : askApi.view(this.id)).then((v) => {
+      if (!mine) setText(note, settledNote(v, v.outcome || outcome));
       if (v.result && v.result.answers) showAnswers(card, questionsResult(this.questions, (this.view.rendered || {}).questions || {}, v.result));
-    }, () => {});
+    }, () => {
+      if (!mine && !note.textContent) setText(note, t('settled.elsewhere'));
+    });
   }
 
   /** Digits choose in the question that holds focus (else the first); Ctrl+Enter submits. */

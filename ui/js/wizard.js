@@ -4,7 +4,7 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave, settledNote } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -55,6 +55,7 @@ export class Wizard {
     this.typed = new Map();
     this.conflicts = new Map();
     this.remoteRevision = 0;
+    this.filled = 0;
     this.busy = false;
     this.pathSeq = 0;
     this.pathPromise = Promise.resolve();
@@ -617,13 +618,23 @@ export class Wizard {
     const intro = this.position === 'intro';
     const quick = intro && this.quickMode && !!(this.spec.quick && this.spec.quick.length);
     const n = this.path.length;
-    const answered = this.path.filter((id) => this.isAnswered(id)).length;
-    this.progressText.textContent = t('progress.text', { a: answered, n });
-    show(this.progressText, !quick);
-    const pct = n ? Math.round((answered / n) * 100) : 0;
+    // Honest progress: answers reroute, so the path known so far gives where you are and
+    // about how much is left, never a count of a total it cannot know; the bar only grows
+    // (each answer fills its share of what is left) and is full only when all is answered.
+    const left = n - 1 - this.pageIndex;
+    const place = intro ? '' : t(left > 0 ? 'progress.text' : 'progress.last', { i: this.pageIndex + 1, left });
+    this.progressText.textContent = place;
+    show(this.progressText, !intro);
+    const done = this.path.filter((id) => this.banked.has(id) || this.isAnswered(id) || explicitSkip(this.answer(id))).length;
+    const gained = done - (this.doneBefore ?? done);
+    if (gained > 0) this.filled += (1 - this.filled) * (gained / (n - done + gained));
+    this.filled = Math.max(this.filled || 0, n ? done / n : 0);
+    this.doneBefore = done;
+    const pct = Math.round(this.filled * 100);
     this.bar.style.width = `${pct}%`;
-    this.progressBar.setAttribute('aria-valuemax', String(n));
-    this.progressBar.setAttribute('aria-valuenow', String(answered));
+    this.progressBar.setAttribute('aria-valuemax', '100');
+    this.progressBar.setAttribute('aria-valuenow', String(pct));
+    this.progressBar.setAttribute('aria-valuetext', place || `${pct}%`);
     this.progressBar.classList.toggle('invisible', intro);
     const bankedCount = this.banked.size;
     show(this.bankChip, bankedCount > 0 && !intro);
@@ -665,10 +676,25 @@ export class Wizard {
 
   // ------------------------------------------------------------------ navigation and actions
 
+  /**
+   * Runs `p` with `btn` marked busy at once (a spinner; the banner follows if askd stays
+   * silent), so a click that waits for askd is never dead; meanwhile moves are ignored.
+   */
+  async waitOn(p, btn = this.primaryBtn) {
+    this.waiting = (this.waiting || 0) + 1;
+    btn.setAttribute('aria-busy', 'true');
+    try {
+      return await p;
+    } finally {
+      this.waiting -= 1;
+      btn.removeAttribute('aria-busy');
+    }
+  }
+
   async primary() {
-    if (this.busy || this.settled) return;
+    if (this.busy || this.settled || this.waiting) return;
     if (this.position === 'intro') return this.start();
-    await this.pathReady();
+    await this.waitOn(this.pathReady());
     const id = this.position;
     if (!this.isAnswered(id) && !this.banked.has(id)) {
       this.showError(t('error.unanswered'));
@@ -679,7 +705,7 @@ export class Wizard {
   }
 
   async start() {
-    await this.pathReady();
+    await this.waitOn(this.pathReady());
     if (this.path.length) this.go(this.path[0]);
   }
 
@@ -699,18 +725,19 @@ export class Wizard {
       }
       return;
     }
-    await this.pathReady();
+    if (this.waiting) return;
+    await this.waitOn(this.pathReady(), this.backBtn);
     const i = this.pageIndex;
     this.go(i <= 0 ? 'intro' : this.path[i - 1]);
   }
 
   async skip() {
     const id = this.position;
-    if (this.busy || id === 'intro' || this.banked.has(id) || this.question(id).skippable === false) return;
+    if (this.busy || this.waiting || id === 'intro' || this.banked.has(id) || this.question(id).skippable === false) return;
     this.answers[id] = { selected: [], custom: '', skipped: true, justifications: {} };
     if (this.customInput) this.customInput.value = '';
     this.changed();
-    await this.pathReady();
+    await this.waitOn(this.pathReady(), this.skipBtn);
     const i = this.path.indexOf(id);
     if (i === this.path.length - 1) return this.submit();
     this.go(this.path[i + 1]);
@@ -741,13 +768,13 @@ export class Wizard {
 
   async bank() {
     const id = this.position;
-    if (this.busy || id === 'intro' || this.banked.has(id) || !this.isAnswered(id)) return;
-    await this.pathReady();
+    if (this.busy || this.waiting || id === 'intro' || this.banked.has(id) || !this.isAnswered(id)) return;
+    await this.waitOn(this.pathReady(), this.bankBtn);
     const upTo = this.path.indexOf(id);
     const ids = this.path.slice(0, upTo + 1).filter((q) => !this.banked.has(q)
       && (substantive(this.answers[q]) || explicitSkip(this.answers[q])));
     const entries = ids.map((q) => this.entry(q));
-    await this.flush(false);
+    await this.waitOn(this.flush(false), this.bankBtn);
     // Advance at once; the questions lock when askd acknowledges.
     if (upTo < this.path.length - 1) this.go(this.path[upTo + 1]);
     try {
@@ -766,11 +793,16 @@ export class Wizard {
 
   async submit() {
     if (this.busy) return;
-    if (this.bankInFlight) await this.bankInFlight.catch(() => {});
-    await this.pathReady();
+    await this.waitOn((async () => {
+      if (this.bankInFlight) await this.bankInFlight.catch(() => {});
+      await this.pathReady();
+    })());
     const entries = this.path.map((id) => (this.banked.has(id) ? this.bankedEntry(id) : this.entry(id)));
     // The review step: every answer on the path, each editable, before anything is sent.
-    const choice = await (await import('./recap.js')).recap(this.spec, this.rendered, entries, this.banked);
+    // A banked answer's why shows there as on the sent page (the submit needs only its keys).
+    const shown = entries.map((e) => (this.banked.has(e.id) ? { ...e, justifications: this.banked.get(e.id).justifications } : e));
+    const { recap } = await this.waitOn(import('./recap.js'));
+    const choice = await recap(this.spec, this.rendered, shown, this.banked);
     if (!choice || this.settled) return;
     if (choice.edit) {
       this.go(choice.edit);
@@ -784,8 +816,10 @@ export class Wizard {
     this.busy = true;
     this.refresh();
     try {
-      await this.flush(false);
-      await call();
+      await this.waitOn((async () => {
+        await this.flush(false);
+        await call();
+      })());
       this.showSettled(outcome, true);
     } catch (e) {
       if (e.status === 409 && e.code === 'not-pending') {
@@ -860,8 +894,9 @@ export class Wizard {
     await this.send(() => askApi.cancel(this.id), 'cancelled');
   }
 
-  async putAway() {
-    await this.flush(false);
+  /** Leaves at once: the draft is kept in this browser until askd has it. */
+  putAway() {
+    this.flush(false);
     this.ctx.navigate('/');
   }
 
@@ -873,11 +908,13 @@ export class Wizard {
     hideTooltip();
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
       mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
+    // Settled elsewhere: who settled it, where and when, once the view says (desk-c).
+    const note = h('p', { class: 'muted settled-note' }, mine ? t('sent.detail') : this.view.result ? settledNote(this.view, outcome) : '');
     const card = h('section', { class: 'card settled', 'aria-labelledby': nextId('settled') },
       h('div', { class: 'settled-body' },
         h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
         heading,
-        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
+        note,
         h('p', { class: 'muted small' }, plainText(this.spec.title || t('title.default'))),
         h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
     card.classList.add(`outcome-${outcome || 'answered'}`);
@@ -885,8 +922,11 @@ export class Wizard {
     heading.focus();
     // What was sent, read back from the ask's stored result (whoever settled it, wherever).
     Promise.all([this.view.result ? this.view : askApi.view(this.id), import('./questions.js')]).then(([v, m]) => {
+      if (!mine) setText(note, settledNote(v, v.outcome || outcome));
       if (v.result && v.result.answers) m.showAnswers(card, m.surveyResult(this.spec, this.rendered, v.result));
-    }, () => {});
+    }, () => {
+      if (!mine && !note.textContent) setText(note, t('settled.elsewhere'));
+    });
   }
 
   // ------------------------------------------------------------------ keyboard
