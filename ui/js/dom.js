@@ -203,6 +203,9 @@ const DRAFT_KEY = 'askd.draft.';
 /** A keepalive request's body is capped (64 KiB in flight): a larger draft goes as a normal
  * request, and the copy covers it if the page goes first. */
 const KEEPALIVE_MAX = 60000;
+/** A save that got no answer (or a 5xx) is tried again after this, doubling up to RETRY_MAX_MS. */
+const RETRY_MS = 2000;
+const RETRY_MAX_MS = 30000;
 
 function storage() {
   try {
@@ -283,6 +286,7 @@ export class Autosave {
     this.settled = false;
     this.restored = false;
     this.keptAt = -1;
+    this.retryMs = RETRY_MS;
     this.inFlight = new Set();
     this.tab = Math.random().toString(36).slice(2);
     this.onHide = () => {
@@ -318,6 +322,7 @@ export class Autosave {
   }
 
   stop() {
+    this.stopped = true;
     const p = this.save(true);
     document.removeEventListener('visibilitychange', this.onHide);
     window.removeEventListener('pagehide', this.onPageHide);
@@ -336,9 +341,9 @@ export class Autosave {
     this.schedule();
   }
 
-  schedule() {
+  schedule(ms = this.delay) {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.save(false), this.delay);
+    this.timer = setTimeout(() => this.save(false), ms);
   }
 
   /** The page took the daemon's draft at `revision` (another view's save). */
@@ -376,9 +381,15 @@ export class Autosave {
     if (this.saving === p) this.saving = null;
     if (this.settled) return;
     if (error) {
+      // Not saved: the copy stays, and a save that askd never answered is tried again.
+      if (!keepalive && !this.stopped && (!error.status || error.status >= 500) && !this.timer) {
+        this.schedule(this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+      }
       this.onFailed(error);
       return;
     }
+    this.retryMs = RETRY_MS;
     this.revision = Math.max(this.revision, (reply && reply.revision) || 0);
     if (this.savedChanges < upTo) this.savedChanges = upTo;
     if (this.dirty) this.writeCopy();

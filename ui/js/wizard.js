@@ -184,6 +184,7 @@ export class Wizard {
     const seq = ++this.pathSeq;
     const p = askApi.path(this.id, this.pathAnswers()).then((r) => {
       if (seq !== this.pathSeq) return;
+      this.pathAt = seq;
       this.path = Array.isArray(r.path) ? r.path : [];
       if (this.position !== 'intro' && !this.path.includes(this.position)) {
         const i = Math.min(this.pageIndex, this.path.length - 1);
@@ -625,11 +626,14 @@ export class Wizard {
     const place = intro ? '' : t(left > 0 ? 'progress.text' : 'progress.last', { i: this.pageIndex + 1, left });
     this.progressText.textContent = place;
     show(this.progressText, !intro);
-    const done = this.path.filter((id) => this.banked.has(id) || this.isAnswered(id) || explicitSkip(this.answer(id))).length;
-    const gained = done - (this.doneBefore ?? done);
-    if (gained > 0) this.filled += (1 - this.filled) * (gained / (n - done + gained));
-    this.filled = Math.max(this.filled || 0, n ? done / n : 0);
-    this.doneBefore = done;
+    // Counted against the path of the current answers only (not one still being computed).
+    if (this.pathAt === this.pathSeq) {
+      const done = this.path.filter((id) => this.banked.has(id) || this.isAnswered(id) || explicitSkip(this.answer(id))).length;
+      const gained = done - (this.doneBefore ?? done);
+      if (gained > 0) this.filled += (1 - this.filled) * (gained / (n - done + gained));
+      this.filled = Math.max(this.filled, n ? done / n : 0);
+      this.doneBefore = done;
+    }
     const pct = Math.round(this.filled * 100);
     this.bar.style.width = `${pct}%`;
     this.progressBar.setAttribute('aria-valuemax', '100');
