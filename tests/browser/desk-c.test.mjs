@@ -77,7 +77,10 @@ test('item 2: text typed just before a reload or a tab close on an 8× throttled
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
     const text = `Plan ${i}: ship the API first, then the docs`;
     await page.focus('.custom-input');
-    await page.keyboard.type(text);
+    // A pause mid-sentence (its debounced save goes out), the rest, then at once away.
+    await page.keyboard.type(text.slice(0, 20));
+    await sleep(520 + 40 * i);
+    await page.keyboard.type(text.slice(20));
     if (close) {
       await page.close();
       page = await context.newPage();
