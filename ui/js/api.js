@@ -21,8 +21,7 @@ const CALL_TIMEOUT_MS = 20000;
 const PROBE_TIMEOUT_MS = 4000;
 const PROBE_MS = 5000;
 const RETRY_MS = 1000;
-// desk-c: a call still unanswered after SLOW_MS has /api/health checked at once, with a short
-// timeout, so a daemon that stopped answering (frozen, not closed) shows in about 2 s.
+// desk-c: a call unanswered after SLOW_MS checks /api/health at once: a frozen daemon shows in ~2 s.
 const SLOW_MS = 1000;
 const QUICK_PROBE_MS = 1200;
 let online = true;
@@ -83,8 +82,7 @@ function schedule(ms) {
   probeTimer = setTimeout(probe, ms);
 }
 
-/** A call is slow: is the daemon answering at all? Only ever marks it unreachable (the probe
- * loop then notices when it is back). */
+/** A call is slow: is askd answering at all? (Only marks it unreachable; the probes see it back.) */
 async function quickProbe() {
   if (!online) return;
   try {

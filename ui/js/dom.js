@@ -191,70 +191,32 @@ export function repeatNotice(view, questionId) {
 
 // ---------------------------------------------------------------- autosave
 
-// The autosave life cycle of the ask pages (the wizard, the questions card, the review
-// panel), written once. It lives here rather than in a file of its own because every file
-// the daemon serves is listed in its Rust code. Every change is written at once to this
-// browser's copy (localStorage `askd.draft.<ask id>`), saved to the daemon after `delay`,
-// and sent with `keepalive` when the page is hidden or closed. The copy is kept until the
-// daemon acknowledged a save of everything (or the ask settled), and a later load of the
-// page restores it when it is newer than the daemon's draft: when nothing was saved since
-// the copy was written, or what was saved is this page's own save whose reply never came.
-const DRAFT_KEY = 'askd.draft.';
-/** A keepalive request's body is capped (64 KiB in flight): a larger draft goes as a normal
- * request, and the copy covers it if the page goes first. */
-const KEEPALIVE_MAX = 60000;
-/** A save that got no answer (or a 5xx) is tried again after this, doubling up to RETRY_MAX_MS. */
-const RETRY_MS = 2000;
-const RETRY_MAX_MS = 30000;
-
-function storage() {
-  try {
-    return window.localStorage;
-  } catch {
-    return null; // a sandboxed frame (the MCP App) has none
-  }
-}
+// desk-c: the ask pages' one autosave (here: the daemon lists the files it serves in Rust).
+// A change goes at once to this browser's copy (localStorage), to askd after `delay`, with
+// keepalive when the page hides or goes; the copy stays until askd has it all or the ask
+// settles, and a load restores it when newer than askd's draft.
+export const DRAFT_KEY = 'askd.draft.';
 
 function readCopy(id) {
   try {
-    const e = JSON.parse(storage().getItem(DRAFT_KEY + id));
+    const e = JSON.parse(localStorage.getItem(DRAFT_KEY + id));
     return e && e.v === 1 && e.body && typeof e.body === 'object' ? e : null;
   } catch {
-    return null;
+    return null; // no storage (the MCP App's sandboxed frame) or no copy
   }
 }
 
 function dropCopy(id) {
   try {
-    storage().removeItem(DRAFT_KEY + id);
-  } catch {
-    // No storage: nothing was kept.
-  }
+    localStorage.removeItem(DRAFT_KEY + id);
+  } catch { /* no storage */ }
 }
 
-/** This browser keeps a draft of the ask that its daemon may not have yet. */
-export function hasDraftCopy(id) {
-  return readCopy(id) !== null;
-}
-
-/** Drops this browser's draft copies of asks that are no longer pending (`pending`: a Set of ids). */
-export function sweepDraftCopies(pending) {
-  const s = storage();
-  if (!s) return;
-  try {
-    const keys = Array.from({ length: s.length }, (_, i) => s.key(i));
-    for (const k of keys) if (k && k.startsWith(DRAFT_KEY) && !pending.has(k.slice(DRAFT_KEY.length))) s.removeItem(k);
-  } catch {
-    // Storage went away: nothing to sweep.
-  }
-}
-
-/** A draft as one comparable string: keys sorted, without its top-level format version. */
+/** A draft as one comparable string: keys sorted, no top-level format version. */
 function canonical(body) {
   const norm = (x) => (Array.isArray(x) ? x.map(norm) : x && typeof x === 'object'
     ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, norm(x[k])])) : x);
-  const top = body && typeof body === 'object' ? { ...body } : {};
-  delete top.v;
+  const { v, ...top } = body && typeof body === 'object' ? body : {};
   return JSON.stringify(norm(top));
 }
 
@@ -265,47 +227,31 @@ function hash(s) {
 }
 
 export class Autosave {
-  /**
-   * {id, snapshot() → the draft body, send(body, keepalive) → Promise<{revision}>, delay?,
-   * onSaved?(reply), onFailed?(error), onVisible?()}. `revision` is the daemon's newest
-   * draft revision this page holds; `dirty` says a change is not saved yet.
-   */
+  /** {id, snapshot() → body, send(body, keepalive) → Promise<{revision}>, delay?, onSaved?(reply),
+   * onFailed?(error), onVisible?()}; `revision`: askd's newest draft this page holds. */
   constructor({ id, snapshot, send, delay = 500, onSaved, onFailed, onVisible }) {
-    this.id = id;
-    this.snapshot = snapshot;
-    this.send = send;
-    this.delay = delay;
-    this.onSaved = onSaved || (() => {});
-    this.onFailed = onFailed || (() => {});
-    this.onVisible = onVisible || (() => {});
-    this.changes = 0;
-    this.savedChanges = 0;
-    this.revision = 0;
-    this.saving = null;
-    this.timer = null;
-    this.settled = false;
-    this.restored = false;
+    const none = () => {};
+    Object.assign(this, { id, snapshot, send, delay, onSaved: onSaved || none, onFailed: onFailed || none, onVisible: onVisible || none });
+    this.changes = this.savedChanges = this.revision = 0;
+    this.saving = this.timer = null;
+    this.settled = this.restored = this.stopped = false;
     this.keptAt = -1;
-    this.retryMs = RETRY_MS;
+    this.retryMs = 2000;
     this.inFlight = new Set();
     this.tab = Math.random().toString(36).slice(2);
-    this.onHide = () => {
-      if (document.visibilityState === 'hidden') this.save(true);
-      else this.onVisible();
-    };
+    this.onHide = () => (document.visibilityState === 'hidden' ? this.save(true) : this.onVisible());
     this.onPageHide = () => this.save(true);
   }
 
-  /** The ask's view with this browser's copy in place of the daemon's draft when the copy is
-   * newer (then `restored`, and saved soon); a settled ask's copy is dropped. Call first. */
+  /** The view, with this browser's copy as its draft when newer (then `restored`; a settled
+   * ask's copy is dropped). Call first. */
   restore(view) {
     this.revision = view.autosaveRevision || 0;
     const copy = readCopy(this.id);
     if (!copy) return view;
     const theirs = canonical(view.autosave);
-    const newer = view.state === 'pending' && canonical(copy.body) !== theirs
-      && (this.revision <= copy.base || (Array.isArray(copy.sent) && copy.sent.includes(hash(theirs))));
-    if (!newer) {
+    if (view.state !== 'pending' || canonical(copy.body) === theirs
+      || (this.revision > copy.base && !(copy.sent || []).includes(hash(theirs)))) {
       dropCopy(this.id);
       return view;
     }
@@ -323,17 +269,15 @@ export class Autosave {
 
   stop() {
     this.stopped = true;
-    const p = this.save(true);
     document.removeEventListener('visibilitychange', this.onHide);
     window.removeEventListener('pagehide', this.onPageHide);
-    return p;
+    return this.save(true);
   }
 
   get dirty() {
     return this.changes !== this.savedChanges;
   }
 
-  /** One change: kept in this browser at once, saved after the delay. */
   changed() {
     if (this.settled) return;
     this.changes += 1;
@@ -346,13 +290,13 @@ export class Autosave {
     this.timer = setTimeout(() => this.save(false), ms);
   }
 
-  /** The page took the daemon's draft at `revision` (another view's save). */
+  /** The page took askd's draft at `revision` (another view's save). */
   adopted(revision) {
     this.revision = Math.max(this.revision, revision || 0);
   }
 
-  /** Saves now when anything changed; `keepalive` (the page is going) sends at once, even
-   * beside a save in flight. Resolves when the save is answered. */
+  /** Saves when anything changed; keepalive (the page is going) sends at once, even beside a
+   * save in flight. A save askd never answered (or a 5xx) is tried again, 2 s, 4 s … 30 s on. */
   async save(keepalive) {
     clearTimeout(this.timer);
     this.timer = null;
@@ -367,8 +311,8 @@ export class Autosave {
     const sent = hash(text);
     if (keepalive) this.keptAt = upTo;
     this.inFlight.add(sent);
-    const small = keepalive && new TextEncoder().encode(text).length < KEEPALIVE_MAX;
-    const p = this.send(body, small);
+    // A keepalive body is capped (64 KiB in flight): a larger one goes as it is, the copy covers it.
+    const p = this.send(body, keepalive && new TextEncoder().encode(text).length < 60000);
     this.saving = p;
     let reply;
     let error = null;
@@ -381,26 +325,25 @@ export class Autosave {
     if (this.saving === p) this.saving = null;
     if (this.settled) return;
     if (error) {
-      // Not saved: the copy stays, and a save that askd never answered is tried again.
-      if (!keepalive && !this.stopped && (!error.status || error.status >= 500) && !this.timer) {
+      if (!keepalive && !this.stopped && !this.timer && (!error.status || error.status >= 500)) {
         this.schedule(this.retryMs);
-        this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+        this.retryMs = Math.min(this.retryMs * 2, 30000);
       }
       this.onFailed(error);
       return;
     }
-    this.retryMs = RETRY_MS;
+    this.retryMs = 2000;
     this.revision = Math.max(this.revision, (reply && reply.revision) || 0);
-    if (this.savedChanges < upTo) this.savedChanges = upTo;
+    this.savedChanges = Math.max(this.savedChanges, upTo);
+    const copy = readCopy(this.id);
     if (this.dirty) this.writeCopy();
-    else if (!readCopy(this.id) || readCopy(this.id).tab === this.tab) dropCopy(this.id);
+    else if (!copy || copy.tab === this.tab) dropCopy(this.id);
     this.onSaved(reply);
   }
 
   /** Saves when anything changed (before an action); resolves when nothing is in flight. */
   flush(keepalive) {
-    if (this.dirty && !this.settled) return this.save(keepalive);
-    return this.saving || Promise.resolve();
+    return this.dirty && !this.settled ? this.save(keepalive) : this.saving || Promise.resolve();
   }
 
   /** The ask settled: nothing more is saved, and this browser's copy goes. */
@@ -412,37 +355,7 @@ export class Autosave {
 
   writeCopy(body = this.snapshot()) {
     try {
-      storage().setItem(DRAFT_KEY + this.id, JSON.stringify({
-        v: 1, tab: this.tab, base: this.revision, at: Date.now(), sent: [...this.inFlight], body,
-      }));
-    } catch {
-      // Storage full or blocked: the daemon's copy is the only one.
-    }
+      localStorage.setItem(DRAFT_KEY + this.id, JSON.stringify({ v: 1, tab: this.tab, base: this.revision, sent: [...this.inFlight], body }));
+    } catch { /* storage full or blocked: askd's copy is the only one */ }
   }
-}
-
-// ---------------------------------------------------------------- settled elsewhere
-
-/** The places an ask can be settled from (`result.surface`) that this page can name. */
-const SURFACES = new Set(['page', 'card', 'panel', 'terminal', 'cli', 'client-form', 'app', 'import']);
-
-/**
- * "Answered in the terminal by Bo — 2 Dec 2026, 14:47." for an ask this page did not settle:
- * from its view's `result.surface`, `result.answered_by` and `settledAt`; the generic line
- * when the view says none of it. `brief` (a page that shows where and when itself): who
- * settled it, or nothing when nobody is named.
- */
-export function settledNote(view, outcome, { brief = false } = {}) {
-  const r = (view && view.result) || {};
-  const at = view ? Date.parse(view.settledAt) : NaN;
-  const tidy = (s) => s.replace(/\s+/g, ' ').replace(/\s+([.。,，—])/g, (m, c) => (c === '—' ? ' —' : c)).trim();
-  const by = r.answered_by && r.answered_by.name
-    ? t(r.answered_by.kind === 'agent' ? 'settled.byAgent' : 'settled.by', { name: r.answered_by.name }) : '';
-  if (brief && !by) return '';
-  const where = SURFACES.has(r.surface) && !brief ? t(`settled.where.${r.surface}`) : '';
-  const what = t(`settled.${outcome === 'answered' || outcome === 'cancelled' ? outcome : 'other'}`, { where, by });
-  if (brief) return tidy(t('settled.brief', { what }));
-  if (Number.isNaN(at)) return t('settled.elsewhere');
-  const when = new Date(at).toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  return tidy(t('settled.when', { what, when }));
 }

@@ -2,7 +2,7 @@
 // waiting time), live through the event stream; recently settled asks below. A new ask raises
 // a browser notification (when permitted) and the pending count shows in the tab title.
 import { api, ask as askApi, me } from './api.js';
-import { h, icon, duration, plainText, sweepDraftCopies, hasDraftCopy } from './dom.js';
+import { h, icon, duration, plainText, DRAFT_KEY } from './dom.js';
 import { t, lang, setLang, saveUserLanguage } from './i18n.js';
 import { Builder } from './builder.js';
 
@@ -17,6 +17,23 @@ function waiting(ms) {
 /** desk-b: a waiting time that keeps counting (Inbox.tick rewrites it from `since`). */
 function waitingSpan(cls, since, now) {
   return h('span', { class: `${cls} wait-live`, 'data-since': String(since) }, waiting(now - since));
+}
+
+/** desk-c: this browser keeps an unsaved draft of the ask (dom.js's Autosave). */
+function hasCopy(id) {
+  try {
+    return localStorage.getItem(DRAFT_KEY + id) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** desk-c: drops this browser's draft copies of asks no longer pending (a Set of ids). */
+function sweepCopies(pending) {
+  try {
+    const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i));
+    for (const k of keys) if (k && k.startsWith(DRAFT_KEY) && !pending.has(k.slice(DRAFT_KEY.length))) localStorage.removeItem(k);
+  } catch { /* no storage */ }
 }
 
 export class Inbox {
@@ -65,7 +82,7 @@ export class Inbox {
       this.pending = p.asks || [];
       this.settled = s.asks || [];
       // This browser's copies of drafts for asks that settled or went away.
-      if (this.pending.length < 500) sweepDraftCopies(new Set(this.pending.map((a) => a.id)));
+      if (this.pending.length < 500) sweepCopies(new Set(this.pending.map((a) => a.id)));
       for (const a of [...this.pending, ...this.settled]) {
         this.sessions.set(a.session_id, { client: a.client, workspace: a.workspace });
       }
@@ -300,7 +317,7 @@ export class Inbox {
    * draft the ask's view shows or this browser keeps), else "Start survey". */
   surveyAction(a) {
     if (!this.drafts) this.drafts = new Map();
-    if (a.banked || hasDraftCopy(a.id)) return t('nav.resume');
+    if (a.banked || hasCopy(a.id)) return t('nav.resume');
     if (!this.drafts.has(a.id)) {
       this.drafts.set(a.id, false);
       askApi.view(a.id).then((v) => {

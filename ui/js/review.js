@@ -6,7 +6,7 @@
 // settled review shows the read-only result (verdicts, notes, counts). Agent text goes in as
 // text only; `rendered.items.{id}.detail` through html.js.
 import { api, ask as askApi } from './api.js';
-import { h, icon, nextId, plainText, Autosave, settledNote } from './dom.js';
+import { h, icon, nextId, plainText, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { confirmDialog } from './dialog.js';
@@ -599,13 +599,19 @@ export class ReviewPanel {
     const key = outcome || 'answered';
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
       mine && key === 'answered' ? t('sent') : t(`outcome.${key}`));
-    // Settled elsewhere: who settled it (the result's line below says where and when).
-    const note = mine ? t('sent.detail') : result ? settledNote(view, key, { brief: true }) : '';
+    const back = h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'));
     const head = h('div', { class: 'settled-body' },
       h('div', { class: 'settled-icon' }, icon(key === 'answered' || mine ? 'sent' : 'close')),
       heading,
-      note ? h('p', { class: 'muted settled-note' }, note) : null,
-      h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')));
+      mine ? h('p', { class: 'muted settled-note' }, t('sent.detail')) : null,
+      back);
+    // desk-c: settled elsewhere, the line names who settled it (the result says where and when).
+    if (!mine && result) {
+      import('./questions.js').then((m) => {
+        const note = m.settledNote(view, key, { brief: true });
+        if (note && back.isConnected) back.before(h('p', { class: 'muted settled-note' }, note));
+      }, () => {});
+    }
     const card = h('section', { class: `card settled rv-settled outcome-${key}${result ? '' : ' rv-result-pending'}` }, head);
     if (result) card.appendChild(this.resultView(result, view));
     this.root.replaceChildren(card);

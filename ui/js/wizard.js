@@ -4,7 +4,7 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave, settledNote } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -74,7 +74,7 @@ export class Wizard {
       onVisible: () => this.guard(() => this.reload()),
     });
     this.adopt(this.draft.restore(view), true);
-    // Text brought back from this browser's copy counts as typed here (desk-b's conflicts).
+    // Restored text counts as typed here (desk-b's conflicts).
     if (this.draft.restored) {
       for (const [id, a] of Object.entries(this.answers)) if (!blank(a.custom)) this.typed.set(id, a.custom);
     }
@@ -619,14 +619,13 @@ export class Wizard {
     const intro = this.position === 'intro';
     const quick = intro && this.quickMode && !!(this.spec.quick && this.spec.quick.length);
     const n = this.path.length;
-    // Honest progress: answers reroute, so the path known so far gives where you are and
-    // about how much is left, never a count of a total it cannot know; the bar only grows
-    // (each answer fills its share of what is left) and is full only when all is answered.
+    // desk-c: where you are and about how much is left on the path known so far (answers
+    // reroute); the bar only grows, each answer filling its share of what is left.
     const left = n - 1 - this.pageIndex;
     const place = intro ? '' : t(left > 0 ? 'progress.text' : 'progress.last', { i: this.pageIndex + 1, left });
     this.progressText.textContent = place;
     show(this.progressText, !intro);
-    // Counted against the path of the current answers only (not one still being computed).
+    // Only against the path of the current answers (not one still being computed).
     if (this.pathAt === this.pathSeq) {
       const done = this.path.filter((id) => this.banked.has(id) || this.isAnswered(id) || explicitSkip(this.answer(id))).length;
       const gained = done - (this.doneBefore ?? done);
@@ -680,10 +679,7 @@ export class Wizard {
 
   // ------------------------------------------------------------------ navigation and actions
 
-  /**
-   * Runs `p` with `btn` marked busy at once (a spinner; the banner follows if askd stays
-   * silent), so a click that waits for askd is never dead; meanwhile moves are ignored.
-   */
+  /** Runs `p` with `btn` busy at once (a click that waits for askd is never dead); moves wait. */
   async waitOn(p, btn = this.primaryBtn) {
     this.waiting = (this.waiting || 0) + 1;
     btn.setAttribute('aria-busy', 'true');
@@ -803,7 +799,7 @@ export class Wizard {
     })());
     const entries = this.path.map((id) => (this.banked.has(id) ? this.bankedEntry(id) : this.entry(id)));
     // The review step: every answer on the path, each editable, before anything is sent.
-    // A banked answer's why shows there as on the sent page (the submit needs only its keys).
+    // Banked answers' why shows there too (the submit needs only their keys).
     const shown = entries.map((e) => (this.banked.has(e.id) ? { ...e, justifications: this.banked.get(e.id).justifications } : e));
     const { recap } = await this.waitOn(import('./recap.js'));
     const choice = await recap(this.spec, this.rendered, shown, this.banked);
@@ -844,41 +840,12 @@ export class Wizard {
     this.renderPage(true);
   }
 
+  /** A quick template (its preview and submit live in questions.js, loaded when needed). */
   async pickTemplate(key) {
     if (this.busy || this.banked.size > 0) return;
-    const tpl = (this.spec.quick || []).find((q) => q.key === key);
-    if (!tpl) return;
-    const answers = {};
-    for (const [id, qa] of Object.entries(tpl.answers || {})) {
-      if (!this.question(id)) continue;
-      answers[id] = { selected: Array.isArray(qa.selected) ? qa.selected : [], custom: typeof qa.custom === 'string' ? qa.custom : '', skipped: false };
-    }
-    if (!Object.values(answers).some(substantive)) {
-      this.showError(t('error.quickEmpty'));
-      return;
-    }
-    if (this.hasAnyAnswer() && !(await confirmDialog(t('quick.confirm', { n: this.answerCount() })))) return;
-    let path;
-    try {
-      path = (await askApi.path(this.id, answers)).path || [];
-    } catch (e) {
-      this.showError(e);
-      return;
-    }
-    const entries = path.map((id) => {
-      const a = answers[id];
-      if (!substantive(a)) return { id, selected: [] };
-      const e = { id, selected: [...a.selected] };
-      if (!blank(a.custom)) e.custom = a.custom.trim();
-      return e;
-    });
-    // A template submits and ends the survey: show what it fills in, and ask first.
-    const name = displayLabel(tpl.label, tpl.recommended).label;
-    const m = await import('./questions.js');
-    if (!(await m.confirmTemplate(name, m.surveyItems(this.spec, this.rendered,
-      entries.map((e) => ({ id: e.id, keys: e.selected, custom: e.custom })))))) return;
-    await this.send(() => askApi.submit(this.id, { answers: entries, quick: key }), 'answered');
+    await (await import('./questions.js')).pickTemplate(this, key);
   }
+
 
   /** Reroll, Push and Discuss settle the ask: each asks first, answers or not. */
   async preflight(action) {
@@ -910,28 +877,15 @@ export class Wizard {
     this.draft.settle();
     closePanel();
     hideTooltip();
-    const heading = h('h1', { class: 'prompt', tabindex: '-1' },
-      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
-    // Settled elsewhere: who settled it, where and when, once the view says (desk-c).
-    const note = h('p', { class: 'muted settled-note' }, mine ? t('sent.detail') : this.view.result ? settledNote(this.view, outcome) : '');
-    const card = h('section', { class: 'card settled', 'aria-labelledby': nextId('settled') },
-      h('div', { class: 'settled-body' },
-        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
-        heading,
-        note,
-        h('p', { class: 'muted small' }, plainText(this.spec.title || t('title.default'))),
-        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
-    card.classList.add(`outcome-${outcome || 'answered'}`);
-    this.root.replaceChildren(card);
-    heading.focus();
-    // What was sent, read back from the ask's stored result (whoever settled it, wherever).
-    Promise.all([this.view.result ? this.view : askApi.view(this.id), import('./questions.js')]).then(([v, m]) => {
-      if (!mine) setText(note, settledNote(v, v.outcome || outcome));
-      if (v.result && v.result.answers) m.showAnswers(card, m.surveyResult(this.spec, this.rendered, v.result));
-    }, () => {
-      if (!mine && !note.textContent) setText(note, t('settled.elsewhere'));
-    });
+    // The settled card (who settled it, what was sent) comes from questions.js, loaded now.
+    import('./questions.js').then((m) => {
+      if (this.card && !this.card.isConnected) return;
+      m.settledCard(this.root, outcome, mine, plainText(this.spec.title || t('title.default')),
+        () => (this.view.result ? Promise.resolve(this.view) : askApi.view(this.id)),
+        (r) => m.surveyResult(this.spec, this.rendered, r));
+    }, (e) => this.ctx.onCrash(e));
   }
+
 
   // ------------------------------------------------------------------ keyboard
 
