@@ -21,6 +21,9 @@ const CALL_TIMEOUT_MS = 20000;
 const PROBE_TIMEOUT_MS = 4000;
 const PROBE_MS = 5000;
 const RETRY_MS = 1000;
+// desk-c: a call unanswered after SLOW_MS checks /api/health at once: a frozen daemon shows in ~2 s.
+const SLOW_MS = 1000;
+const QUICK_PROBE_MS = 1200;
 let online = true;
 let queued = 0;
 let backWaiters = [];
@@ -111,6 +114,18 @@ function schedule(ms) {
   probeTimer = setTimeout(probe, ms);
 }
 
+/** A call is slow: is askd answering at all? (Only marks it unreachable; the probes see it back.) */
+async function quickProbe() {
+  if (!online) return;
+  try {
+    const res = await fetch('/api/health', { credentials: 'same-origin', cache: 'no-store', signal: AbortSignal.timeout(QUICK_PROBE_MS) });
+    if (res.ok) return;
+  } catch {
+    // No answer in time.
+  }
+  setOnline(false);
+}
+
 /** Something (the event stream's error) suggests the daemon went away: check now. */
 export function checkReachable() {
   clearTimeout(probeTimer);
@@ -125,10 +140,13 @@ if (typeof document !== 'undefined') {
 }
 
 async function send(path, init, keepalive) {
+  const slow = setTimeout(quickProbe, SLOW_MS);
   try {
     return await fetch(path, keepalive ? init : { ...init, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
   } catch (e) {
     return { failed: e };
+  } finally {
+    clearTimeout(slow);
   }
 }
 

@@ -6,7 +6,7 @@
 // still open and answerable; Bring back undoes it) and Cancel (one `cancel` call per ask, after
 // a confirmation that says how many).
 import { api, ask as askApi, me } from './api.js';
-import { h, icon, duration, plainText } from './dom.js';
+import { h, icon, duration, plainText, DRAFT_KEY } from './dom.js';
 import { t, tn, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
 import { Builder } from './builder.js';
 
@@ -122,6 +122,23 @@ function waitingSpan(cls, since, now) {
   return h('span', { class: `${cls} wait-live`, 'data-since': String(since) }, waiting(now - since));
 }
 
+/** desk-c: this browser keeps an unsaved draft of the ask (dom.js's Autosave). */
+function hasCopy(id) {
+  try {
+    return localStorage.getItem(DRAFT_KEY + id) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** desk-c: drops this browser's draft copies of asks no longer pending (a Set of ids). */
+function sweepCopies(pending) {
+  try {
+    const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i));
+    for (const k of keys) if (k && k.startsWith(DRAFT_KEY) && !pending.has(k.slice(DRAFT_KEY.length))) localStorage.removeItem(k);
+  } catch { /* no storage */ }
+}
+
 export class Inbox {
   constructor(root, ctx) {
     this.root = root;
@@ -204,6 +221,8 @@ export class Inbox {
         const kept = [...this.away].filter((id) => open.has(id));
         if (kept.length !== this.away.size) this.saveAway(new Set(kept));
       }
+      // This browser's copies of drafts for asks that settled or went away.
+      if (this.pending.length < 500) sweepCopies(new Set(this.pending.map((a) => a.id)));
       for (const a of [...this.pending, ...this.settled]) {
         this.sessions.set(a.session_id, { client: a.client, workspace: a.workspace });
       }
@@ -252,6 +271,12 @@ export class Inbox {
       const a = this.pending.find((x) => x.id === data.ask_id);
       if (a) {
         a.claim = data.claim || null;
+        this.render();
+      }
+    } else if (kind === 'ask.autosaved') {
+      // A survey shown as not started may have a draft now: look again.
+      if (this.drafts && this.drafts.get(data.ask_id) === false) {
+        this.drafts.delete(data.ask_id);
         this.render();
       }
     } else if (kind === 'ask.banked') {
@@ -612,8 +637,28 @@ export class Inbox {
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
             a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
             waitingSpan('muted', since, now))),
-        h('span', { class: 'btn small' }, a.kind === 'survey' ? t('nav.resume') : t('nav.open'))),
+        h('span', { class: 'btn small' }, a.kind === 'survey' ? this.surveyAction(a) : t('nav.open'))),
       this.who && this.who.kind === 'member' ? this.claimButton(a) : null);
+  }
+
+  /** desk-c: "Resume survey" only when there is something to resume (a banked answer, a
+   * draft the ask's view shows or this browser keeps), else "Start survey". */
+  surveyAction(a) {
+    if (!this.drafts) this.drafts = new Map();
+    if (a.banked || hasCopy(a.id)) return t('nav.resume');
+    if (!this.drafts.has(a.id)) {
+      this.drafts.set(a.id, false);
+      askApi.view(a.id).then((v) => {
+        const s = v.autosave || {};
+        const begun = (typeof s.position === 'string' && s.position !== 'intro')
+          || Object.values(s.answers || {}).some((x) => x && ((x.selected || []).length || (x.custom || '').trim() || x.skipped));
+        if (begun) {
+          this.drafts.set(a.id, true);
+          this.render();
+        }
+      }, () => {});
+    }
+    return t(this.drafts.get(a.id) ? 'nav.resume' : 'nav.start');
   }
 
   mine(a) {

@@ -7,7 +7,7 @@
 // lazily for its settled page and a quick template's preview: a module the daemon already
 // serves, loaded only when needed, so the wizard's first load stays under its budget.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, displayLabel, setText, repeatNotice } from './dom.js';
+import { h, icon, nextId, displayLabel, setText, repeatNotice, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
@@ -25,6 +25,21 @@ export const ANSWER_STRINGS = {
     'answers.title': 'Your answers',
     'answers.skipped': 'Skipped',
     'answers.none': 'No answer',
+    'settled.answered': 'Answered {where} {by}',
+    'settled.cancelled': 'Cancelled {where} {by}',
+    'settled.other': 'Ended {by}',
+    'settled.when': '{what} — {when}.',
+    'settled.brief': '{what}.',
+    'settled.by': 'by {name}',
+    'settled.byAgent': 'by the agent ({name})',
+    'settled.where.page': 'in the browser',
+    'settled.where.card': 'in the browser',
+    'settled.where.panel': 'in the browser',
+    'settled.where.terminal': 'in the terminal',
+    'settled.where.cli': 'on the command line',
+    'settled.where.client-form': 'in the agent’s own form',
+    'settled.where.app': 'in the agent’s app view',
+    'settled.where.import': 'from an imported file',
   },
   zh: {
     'quick.preview': '提交“{name}”？它会填写以下答案并结束问卷：',
@@ -34,18 +49,37 @@ export const ANSWER_STRINGS = {
     'answers.title': '你的答案',
     'answers.skipped': '已跳过',
     'answers.none': '未作答',
+    'settled.answered': '{by}{where}回答',
+    'settled.cancelled': '{by}{where}取消',
+    'settled.other': '{by}结束',
+    'settled.when': '{what}于 {when}。',
+    'settled.brief': '{what}。',
+    'settled.by': '由 {name} ',
+    'settled.byAgent': '由 agent（{name}）',
+    'settled.where.page': '在浏览器中',
+    'settled.where.card': '在浏览器中',
+    'settled.where.panel': '在浏览器中',
+    'settled.where.terminal': '在终端中',
+    'settled.where.cli': '在命令行中',
+    'settled.where.client-form': '在 agent 自带的表单中',
+    'settled.where.app': '在 agent 的应用视图中',
+    'settled.where.import': '通过导入的文件',
   },
 };
 addStrings(ANSWER_STRINGS.en, ANSWER_STRINGS.zh);
-
-const SAVE_DELAY_MS = 500;
 
 export class QuestionsCard {
   constructor(root, view, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.view = view;
     this.id = view.ask_id;
+    this.draft = new Autosave({
+      id: this.id,
+      snapshot: () => ({ v: 1, answers: this.answers }),
+      send: (body, keepalive) => askApi.autosave(this.id, body, keepalive),
+    });
+    view = this.draft.restore(view);
+    this.view = view;
     this.questions = (view.spec && view.spec.questions) || [];
     this.answers = {};
     const saved = (view.autosave && view.autosave.answers) || {};
@@ -56,38 +90,32 @@ export class QuestionsCard {
         custom: typeof a.custom === 'string' ? a.custom : '',
       };
     }
-    this.revision = view.autosaveRevision || 0;
     // desk-b: free text typed in this tab, by question id (another tab's save never replaces it silently).
     this.typed = new Map();
-    this.changes = 0;
-    this.savedChanges = 0;
+    if (this.draft.restored) {
+      for (const [id, a] of Object.entries(this.answers)) if (a.custom.trim()) this.typed.set(id, a.custom);
+    }
     this.busy = false;
     this.settled = false;
     this.lists = [];
     this.onKey = (e) => this.key(e);
-    this.onHide = () => {
-      if (document.visibilityState === 'hidden') this.save(true);
-    };
   }
 
   mount() {
     this.build();
     document.addEventListener('keydown', this.onKey);
-    document.addEventListener('visibilitychange', this.onHide);
-    window.addEventListener('pagehide', this.onHide);
+    this.draft.start();
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
       if (kind === 'poll') this.poll();
-      else if (kind === 'ask.autosaved' && data && data.ask_id === this.id && (data.revision || 0) > this.revision) this.remoteSave();
+      else if (kind === 'ask.autosaved' && data && data.ask_id === this.id && (data.revision || 0) > this.draft.revision) this.remoteSave();
       else if (kind === 'ask.settled' && data && data.ask_id === this.id && !this.busy) this.showSettled(data.outcome, false);
     });
     if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
   }
 
   unmount() {
-    this.save(true);
+    this.draft.stop();
     document.removeEventListener('keydown', this.onKey);
-    document.removeEventListener('visibilitychange', this.onHide);
-    window.removeEventListener('pagehide', this.onHide);
     if (this.unsubscribe) this.unsubscribe();
     closePanel();
   }
@@ -175,7 +203,7 @@ export class QuestionsCard {
           h('div', { class: 'card-title', id: titleId }, t('questions.title'))),
         h('div', { class: 'head-tools' },
           tool(t('help.open'), t('help.open.hint'), 'keyboard', () => toggleHelp(QUESTIONS_SHORTCUTS)),
-          tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.save(false); this.ctx.navigate('/'); }))),
+          tool(t('nav.putAway'), t('nav.putAway.hint'), 'down', () => { this.draft.save(false); this.ctx.navigate('/'); }))),
       h('div', { class: 'page page-flat' }, sections),
       this.alert,
       h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('questions.title') },
@@ -209,24 +237,9 @@ export class QuestionsCard {
   }
 
   changed() {
-    this.changes += 1;
     this.alert.textContent = '';
     for (const l of this.lists) l.update();
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
-  }
-
-  save(keepalive) {
-    clearTimeout(this.saveTimer);
-    if (this.settled || this.changes === this.savedChanges) return Promise.resolve();
-    const upTo = this.changes;
-    return askApi.autosave(this.id, { v: 1, answers: this.answers }, keepalive).then(
-      (r) => {
-        this.revision = r.revision || this.revision;
-        this.savedChanges = Math.max(this.savedChanges, upTo);
-      },
-      () => {},
-    );
+    this.draft.changed();
   }
 
   /**
@@ -241,10 +254,10 @@ export class QuestionsCard {
     } catch {
       return;
     }
-    if (this.settled || v.state !== 'pending' || (v.autosaveRevision || 0) <= this.revision) return;
-    this.revision = v.autosaveRevision || this.revision;
+    if (this.settled || v.state !== 'pending' || (v.autosaveRevision || 0) <= this.draft.revision) return;
+    this.draft.adopted(v.autosaveRevision);
     const saved = (v.autosave && v.autosave.answers) || {};
-    const clean = this.changes === this.savedChanges;
+    const clean = !this.draft.dirty;
     for (const q of this.questions) {
       const r = saved[q.id] || {};
       const remote = {
@@ -310,7 +323,7 @@ export class QuestionsCard {
     this.busy = true;
     this.submitBtn.disabled = true;
     try {
-      await this.save(false);
+      await this.draft.flush(false);
       await call();
       this.showSettled(outcome, true);
     } catch (e) {
@@ -325,24 +338,13 @@ export class QuestionsCard {
   showSettled(outcome, mine) {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.saveTimer);
+    this.draft.settle();
     closePanel();
     hideTooltip();
-    const heading = h('h1', { class: 'prompt', tabindex: '-1' },
-      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
-    const card = h('section', { class: `card settled outcome-${outcome || 'answered'}` },
-      h('div', { class: 'settled-body' },
-        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
-        heading,
-        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
-        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
-    this.root.replaceChildren(card);
-    heading.focus();
-    // What was sent, read back from the ask's stored result.
-    Promise.resolve(this.view.result ? this.view : askApi.view(this.id)).then((v) => {
-      if (v.result && v.result.answers) showAnswers(card, questionsResult(this.questions, (this.view.rendered || {}).questions || {}, v.result));
-    }, () => {});
+    settledCard(this.root, outcome, mine, null, () => (this.view.result ? Promise.resolve(this.view) : askApi.view(this.id)),
+      (r) => questionsResult(this.questions, (this.view.rendered || {}).questions || {}, r));
   }
+
 
   /** Digits choose in the question that holds focus (else the first); Ctrl+Enter submits. */
   key(e) {
@@ -378,6 +380,32 @@ export class QuestionsCard {
     const q = this.questions.find((x) => x.id === section.getAttribute('data-qid'));
     this.choose(q, label);
   }
+}
+
+// ---------------------------------------------------------------- settled elsewhere (desk-c)
+
+/** The places an ask can be settled from (`result.surface`) that this page can name. */
+const SURFACES = new Set(['page', 'card', 'panel', 'terminal', 'cli', 'client-form', 'app', 'import']);
+
+/**
+ * "Answered in the terminal by Bo — 2 Dec 2026, 14:47." for an ask this page did not settle:
+ * from its view's `result.surface`, `result.answered_by` and `settledAt`; the generic line
+ * when the view says none of it. `brief` (a page that shows where and when itself): who
+ * settled it, or nothing when nobody is named.
+ */
+export function settledNote(view, outcome, { brief = false } = {}) {
+  const r = (view && view.result) || {};
+  const at = view ? Date.parse(view.settledAt) : NaN;
+  const tidy = (s) => s.replace(/\s+/g, ' ').replace(/\s+([.。,，—])/g, (m, c) => (c === '—' ? ' —' : c)).trim();
+  const by = r.answered_by && r.answered_by.name
+    ? t(r.answered_by.kind === 'agent' ? 'settled.byAgent' : 'settled.by', { name: r.answered_by.name }) : '';
+  if (brief && !by) return '';
+  const where = SURFACES.has(r.surface) && !brief ? t(`settled.where.${r.surface}`) : '';
+  const what = t(`settled.${outcome === 'answered' || outcome === 'cancelled' ? outcome : 'other'}`, { where, by });
+  if (brief) return tidy(t('settled.brief', { what }));
+  if (Number.isNaN(at)) return t('settled.elsewhere');
+  const when = new Date(at).toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return tidy(t('settled.when', { what, when }));
 }
 
 // ---------------------------------------------------------------- read-only answers
@@ -437,11 +465,71 @@ export function questionsResult(questions, rendered, r) {
   });
 }
 
+/**
+ * The settled card of a survey or a questions ask, in `root`: the outcome, then (read from the
+ * ask's view, `load()`, whoever settled it, wherever) who settled it, where and when unless
+ * it was this page, and what was sent (`items(result)`). `title` goes under the line.
+ */
+export function settledCard(root, outcome, mine, title, load, items) {
+  const key = outcome || 'answered';
+  const heading = h('h1', { class: 'prompt', tabindex: '-1', id: nextId('settled') },
+    mine && key === 'answered' ? t('sent') : t(`outcome.${key}`));
+  const note = h('p', { class: 'muted settled-note' }, mine ? t('sent.detail') : '');
+  const card = h('section', { class: `card settled outcome-${key}`, 'aria-labelledby': heading.id },
+    h('div', { class: 'settled-body' },
+      h('div', { class: 'settled-icon' }, icon(key === 'answered' || mine ? 'sent' : 'close')),
+      heading, note, title ? h('p', { class: 'muted small' }, title) : null,
+      h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
+  root.replaceChildren(card);
+  heading.focus();
+  load().then((v) => {
+    if (!mine) setText(note, settledNote(v, v.outcome || outcome));
+    if (v.result && v.result.answers) showAnswers(card, items(v.result));
+  }, () => {
+    if (!mine) setText(note, t('settled.elsewhere'));
+  });
+}
+
 /** Appends "Your answers" to a settled card. */
 export function showAnswers(card, items) {
   if (!items.length || !card.isConnected) return;
   card.appendChild(h('div', { class: 'settled-answers' },
     h('h2', { class: 'answers-title' }, t('answers.title')), answerList(items)));
+}
+
+/** The wizard `w` picked quick template `key`: its answers, checked with askd's path, shown
+ * (asking first over answers given) and, once confirmed, submitted. */
+export async function pickTemplate(w, key) {
+  const tpl = (w.spec.quick || []).find((q) => q.key === key);
+  if (!tpl) return;
+  const answers = {};
+  for (const [id, qa] of Object.entries(tpl.answers || {})) {
+    if (!w.question(id)) continue;
+    answers[id] = { selected: Array.isArray(qa.selected) ? qa.selected : [], custom: typeof qa.custom === 'string' ? qa.custom.trim() : '', skipped: false };
+  }
+  const given = (a) => !!a && (a.selected.length > 0 || a.custom !== '');
+  if (!Object.values(answers).some(given)) {
+    w.showError(t('error.quickEmpty'));
+    return;
+  }
+  if (w.hasAnyAnswer() && !(await confirmDialog(t('quick.confirm', { n: w.answerCount() })))) return;
+  let path;
+  try {
+    path = (await askApi.path(w.id, answers)).path || [];
+  } catch (e) {
+    w.showError(e);
+    return;
+  }
+  const entries = path.map((id) => {
+    const a = answers[id];
+    if (!given(a)) return { id, selected: [] };
+    return a.custom ? { id, selected: [...a.selected], custom: a.custom } : { id, selected: [...a.selected] };
+  });
+  // A template submits and ends the survey: show what it fills in, and ask first.
+  const name = displayLabel(tpl.label, tpl.recommended).label;
+  if (!(await confirmTemplate(name, surveyItems(w.spec, w.rendered,
+    entries.map((e) => ({ id: e.id, keys: e.selected, custom: e.custom })))))) return;
+  await w.send(() => askApi.submit(w.id, { answers: entries, quick: key }), 'answered');
 }
 
 /** A quick template's preview: what it fills in; resolves true when the human submits it. */

@@ -6,7 +6,7 @@
 // settled review shows the read-only result (verdicts, notes, counts). Agent text goes in as
 // text only; `rendered.items.{id}.detail` through html.js.
 import { api, ask as askApi } from './api.js';
-import { h, icon, nextId, plainText } from './dom.js';
+import { h, icon, nextId, plainText, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t, tn, addStrings } from './i18n.js';
 import { confirmDialog } from './dialog.js';
@@ -207,7 +207,6 @@ export const REVIEW_STRINGS = {
 };
 addStrings(REVIEW_STRINGS.en, REVIEW_STRINGS.zh);
 
-const SAVE_DELAY_MS = 500;
 const LIST_MAX = 20;
 const SYNC_DELAY_MS = 80;
 const SEARCH_DELAY_MS = 120;
@@ -276,8 +275,18 @@ export class ReviewPanel {
   constructor(root, view, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.view = view;
     this.id = view.ask_id;
+    this.ownRevisions = new Set();
+    this.draft = new Autosave({
+      id: this.id,
+      snapshot: () => ({ answers: this.answers }),
+      send: (body, keepalive) => askApi.autosave(this.id, body, keepalive),
+      onSaved: (r) => {
+        if (r && r.revision !== undefined) this.ownRevisions.add(r.revision);
+      },
+    });
+    view = this.draft.restore(view);
+    this.view = view;
     this.items = (view.spec && view.spec.items) || [];
     this.meta = view.review || {};
     this.single = this.items.length === 1;
@@ -293,18 +302,15 @@ export class ReviewPanel {
     }
     this.rows = new Map();
     this.sections = [];
-    this.changes = 0;
-    this.savedChanges = 0;
     this.busy = false;
     this.settled = false;
     this.undo = null;
-    this.ownRevisions = new Set();
     // desk-b: notes typed in this tab, by item id (another tab's save never replaces one silently).
     this.typedNotes = new Map();
+    if (this.draft.restored) {
+      for (const [id, a] of Object.entries(this.answers)) if (a.note.trim()) this.typedNotes.set(id, a.note);
+    }
     this.onKey = (e) => this.key(e);
-    this.onHide = () => {
-      if (document.visibilityState === 'hidden') this.save(true);
-    };
   }
 
   mount() {
@@ -318,8 +324,7 @@ export class ReviewPanel {
     } else {
       this.build();
       document.addEventListener('keydown', this.onKey);
-      document.addEventListener('visibilitychange', this.onHide);
-      window.addEventListener('pagehide', this.onHide);
+      this.draft.start();
     }
     this.unsubscribe = this.ctx.live.subscribe(({ kind, data }) => {
       if (kind === 'poll') this.poll();
@@ -330,13 +335,11 @@ export class ReviewPanel {
   }
 
   unmount() {
-    this.save(true);
+    this.draft.stop();
     clearTimeout(this.syncTimer);
     clearTimeout(this.searchTimer);
     this.root.classList.remove('app-wide');
     document.removeEventListener('keydown', this.onKey);
-    document.removeEventListener('visibilitychange', this.onHide);
-    window.removeEventListener('pagehide', this.onHide);
     if (this.unsubscribe) this.unsubscribe();
   }
 
@@ -375,7 +378,8 @@ export class ReviewPanel {
         }
       }
     }
-    if (this.changes !== this.savedChanges) return;
+    if (this.draft.dirty) return;
+    this.draft.adopted(v.autosaveRevision);
     let any = false;
     for (const it of this.items) {
       const a = saved[it.id] || {};
@@ -460,7 +464,7 @@ export class ReviewPanel {
         h('div', { class: 'rv-meta' }, this.progress)),
       h('div', { class: 'head-tools' },
         tool(t('review.keys'), 'keyboard', () => this.showKeys()),
-        tool(t('nav.putAway'), 'down', () => { this.save(false); this.ctx.navigate('/'); })));
+        tool(t('nav.putAway'), 'down', () => { this.draft.save(false); this.ctx.navigate('/'); })));
     const hint = !this.single && this.meta.csvHint ? h('p', { class: 'rv-hint' }, t('review.csvHint'), ' ',
       exportLinks.length ? h('a', { href: exportsList.find((u) => /csv/.test(u)) || exportsList[0], download: '', class: 'rv-hint-link' }, t('review.export', { format: 'CSV' })) : null) : null;
 
@@ -749,7 +753,7 @@ export class ReviewPanel {
       this.grow(noteBox);
       this.changed(it);
     });
-    noteBox.addEventListener('blur', () => this.save(false));
+    noteBox.addEventListener('blur', () => this.draft.save(false));
     const noteWrap = h('div', { class: 'rv-note', hidden: it.type !== 'text' && !a.note }, noteBox);
     const noteBtn = it.type === 'text' ? null : h('button', { type: 'button', class: 'link rv-add-note', hidden: !!a.note, onclick: () => this.openNote(it) }, t('review.addNote'));
     const el = h('div', { class: `rv-row t-${it.type}`, 'data-id': it.id, tabindex: '0', 'aria-labelledby': headingId },
@@ -814,7 +818,6 @@ export class ReviewPanel {
   }
 
   changed(it) {
-    this.changes += 1;
     this.alert.textContent = '';
     if (it) {
       this.paint(it);
@@ -823,8 +826,7 @@ export class ReviewPanel {
       this.applyFilter();
     }
     this.refreshCounts();
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
+    this.draft.changed();
   }
 
   refreshCounts() {
@@ -896,19 +898,6 @@ export class ReviewPanel {
     this.notice.hidden = true;
   }
 
-  save(keepalive) {
-    clearTimeout(this.saveTimer);
-    if (this.settled || this.changes === this.savedChanges) return Promise.resolve();
-    const upTo = this.changes;
-    return askApi.autosave(this.id, { answers: this.answers }, keepalive).then(
-      (r) => {
-        if (r && r.revision !== undefined) this.ownRevisions.add(r.revision);
-        this.savedChanges = Math.max(this.savedChanges, upTo);
-      },
-      () => {},
-    );
-  }
-
   // ---- submit / cancel ------------------------------------------------------------------
 
   async submit(skip = false) {
@@ -955,7 +944,7 @@ export class ReviewPanel {
     this.busy = true;
     if (this.submitBtn) this.submitBtn.disabled = true;
     try {
-      await this.save(false);
+      await this.draft.flush(false);
       await call();
       this.showSettled(outcome, true);
     } catch (e) {
@@ -970,7 +959,7 @@ export class ReviewPanel {
   showSettled(outcome, mine, view) {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.saveTimer);
+    this.draft.settle();
     clearTimeout(this.syncTimer);
     hideTooltip();
     this.renderSettled(outcome, mine, view);
@@ -992,11 +981,19 @@ export class ReviewPanel {
     const key = outcome || 'answered';
     const heading = h('h1', { class: 'prompt', tabindex: '-1' },
       mine && key === 'answered' ? t('sent') : t(`outcome.${key}`));
+    const back = h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'));
     const head = h('div', { class: 'settled-body' },
       h('div', { class: 'settled-icon' }, icon(key === 'answered' || mine ? 'sent' : 'close')),
       heading,
-      h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
-      h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox')));
+      mine ? h('p', { class: 'muted settled-note' }, t('sent.detail')) : null,
+      back);
+    // desk-c: settled elsewhere, the line names who settled it (the result says where and when).
+    if (!mine && result) {
+      import('./questions.js').then((m) => {
+        const note = m.settledNote(view, key, { brief: true });
+        if (note && back.isConnected) back.before(h('p', { class: 'muted settled-note' }, note));
+      }, () => {});
+    }
     const card = h('section', { class: `card settled rv-settled outcome-${key}${result ? '' : ' rv-result-pending'}` }, head);
     if (result) card.appendChild(this.resultView(result, view));
     this.root.replaceChildren(card);

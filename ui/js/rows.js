@@ -6,7 +6,6 @@
 import { h, icon, nextId, show } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
-import { showDiagram } from './diagram.js';
 
 /** The one open disclosure on the page: {rows, key, mode} or null. */
 let openPanel = null;
@@ -236,7 +235,8 @@ export function optionRows(opts) {
             : s))));
       }
     } else {
-      showDiagram(body, r.item.diagram, opts.askId);
+      // Loaded when a diagram is first shown (desk-c: the wizard's first load stays light).
+      import('./diagram.js').then((m) => m.showDiagram(body, r.item.diagram, opts.askId));
     }
     r.panel.replaceChildren(body);
     show(r.panel, true);

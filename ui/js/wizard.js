@@ -4,14 +4,12 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave } from './dom.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';
 import { confirmDialog, toggleHelp, optionKeyFor, chooseKeys } from './dialog.js';
 import { hideTooltip, tooltipOpen } from './tooltip.js';
-
-const SAVE_DELAY_MS = 500;
 
 function blank(s) {
   return typeof s !== 'string' || s.trim() === '';
@@ -53,26 +51,33 @@ export class Wizard {
     this.path = [];
     this.position = 'intro';
     this.quickMode = false;
-    this.revision = 0;
-    this.changes = 0;
     // desk-b: free text typed in this tab (question id → text) and another tab's differing text.
     this.typed = new Map();
     this.conflicts = new Map();
-    this.savedChanges = 0;
-    this.saveTimer = null;
-    this.saving = null;
     this.remoteRevision = 0;
+    this.filled = 0;
     this.busy = false;
     this.pathSeq = 0;
     this.pathPromise = Promise.resolve();
     this.settled = false;
     this.onKey = (e) => this.guard(() => this.key(e));
-    this.onHide = () => {
-      if (document.visibilityState === 'hidden') this.flush(true);
-      else this.guard(() => this.reload());
-    };
-    this.onPageHide = () => this.flush(true);
-    this.adopt(view, true);
+    this.draft = new Autosave({
+      id: this.id,
+      snapshot: () => this.snapshot(),
+      send: (body, keepalive) => askApi.autosave(this.id, body, keepalive),
+      onSaved: () => {
+        if (this.remoteRevision > this.draft.revision && !this.draft.dirty) this.reload();
+      },
+      onFailed: (e) => {
+        if (e.status === 409) this.reload();
+      },
+      onVisible: () => this.guard(() => this.reload()),
+    });
+    this.adopt(this.draft.restore(view), true);
+    // Restored text counts as typed here (desk-b's conflicts).
+    if (this.draft.restored) {
+      for (const [id, a] of Object.entries(this.answers)) if (!blank(a.custom)) this.typed.set(id, a.custom);
+    }
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -83,17 +88,14 @@ export class Wizard {
     this.build();
     this.renderPage(false);
     document.addEventListener('keydown', this.onKey);
-    document.addEventListener('visibilitychange', this.onHide);
-    window.addEventListener('pagehide', this.onPageHide);
+    this.draft.start();
     this.unsubscribe = this.ctx.live.subscribe((e) => this.guard(() => this.event(e)));
     if (this.view.state !== 'pending') this.showSettled(this.view.outcome, false);
   }
 
   unmount() {
-    this.flush(true);
+    this.draft.stop();
     document.removeEventListener('keydown', this.onKey);
-    document.removeEventListener('visibilitychange', this.onHide);
-    window.removeEventListener('pagehide', this.onPageHide);
     if (this.unsubscribe) this.unsubscribe();
     closePanel();
   }
@@ -121,7 +123,7 @@ export class Wizard {
       }
       this.savedPosition = typeof save.position === 'string' ? save.position : null;
       this.quickMode = save.quickMode === true;
-      this.revision = view.autosaveRevision || 0;
+      this.draft.adopted(view.autosaveRevision);
     }
   }
 
@@ -182,6 +184,7 @@ export class Wizard {
     const seq = ++this.pathSeq;
     const p = askApi.path(this.id, this.pathAnswers()).then((r) => {
       if (seq !== this.pathSeq) return;
+      this.pathAt = seq;
       this.path = Array.isArray(r.path) ? r.path : [];
       if (this.position !== 'intro' && !this.path.includes(this.position)) {
         const i = Math.min(this.pageIndex, this.path.length - 1);
@@ -206,9 +209,8 @@ export class Wizard {
   }
 
   changed({ path = true } = {}) {
-    this.changes += 1;
     this.clearError();
-    this.scheduleSave();
+    this.draft.changed();
     if (path) {
       this.computePath().then(() => this.refresh());
     }
@@ -275,45 +277,9 @@ export class Wizard {
     return { v: 1, position: this.position, quickMode: this.quickMode, answers };
   }
 
-  scheduleSave() {
-    if (this.settled) return;
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => this.save(false), SAVE_DELAY_MS);
-  }
-
-  get dirty() {
-    return this.changes !== this.savedChanges;
-  }
-
-  async save(keepalive) {
-    clearTimeout(this.saveTimer);
-    this.saveTimer = null;
-    if (this.settled) return;
-    if (this.saving) {
-      await this.saving;
-      if (!this.dirty) return;
-    }
-    const upTo = this.changes;
-    const body = this.snapshot();
-    this.saving = askApi.autosave(this.id, body, keepalive).then(
-      (r) => {
-        this.revision = Math.max(this.revision, r.revision || 0);
-        if (this.savedChanges < upTo) this.savedChanges = upTo;
-      },
-      (e) => {
-        if (e.status === 409) this.reload();
-      },
-    );
-    const p = this.saving;
-    await p;
-    if (this.saving === p) this.saving = null;
-    if (this.remoteRevision > this.revision && !this.dirty) this.reload();
-  }
-
   /** Saves now when anything changed (on hide, before actions). */
   flush(keepalive) {
-    if (this.dirty && !this.settled) return this.save(keepalive);
-    return this.saving || Promise.resolve();
+    return this.draft.flush(keepalive);
   }
 
   // ------------------------------------------------------------------ live updates
@@ -331,9 +297,9 @@ export class Wizard {
     } else if (kind === 'ask.banked') {
       this.applyBanked(data.banked || []);
     } else if (kind === 'ask.autosaved') {
-      if ((data.revision || 0) <= this.revision) return;
+      if ((data.revision || 0) <= this.draft.revision) return;
       this.remoteRevision = Math.max(this.remoteRevision, data.revision || 0);
-      if (!this.dirty && !this.saving) this.reload();
+      if (!this.draft.dirty && !this.draft.saving) this.reload();
       else this.checkConflicts();
     }
   }
@@ -356,7 +322,7 @@ export class Wizard {
         this.showSettled(view.outcome, false);
         return;
       }
-      const newer = (view.autosaveRevision || 0) > this.revision && !this.dirty && !this.saving;
+      const newer = (view.autosaveRevision || 0) > this.draft.revision && !this.draft.dirty && !this.draft.saving;
       const before = JSON.stringify([this.snapshot(), [...this.banked.keys()]]);
       const clash = newer ? this.findConflicts(view) : new Map();
       this.adopt(view, newer);
@@ -479,7 +445,7 @@ export class Wizard {
    */
   findConflicts(view) {
     const found = new Map();
-    if ((view.autosaveRevision || 0) <= this.revision) return found;
+    if ((view.autosaveRevision || 0) <= this.draft.revision) return found;
     const saved = (view.autosave && view.autosave.answers) || {};
     for (const [id, mine] of this.typed) {
       const current = this.answers[id] ? this.answers[id].custom || '' : '';
@@ -653,13 +619,25 @@ export class Wizard {
     const intro = this.position === 'intro';
     const quick = intro && this.quickMode && !!(this.spec.quick && this.spec.quick.length);
     const n = this.path.length;
-    const answered = this.path.filter((id) => this.isAnswered(id)).length;
-    this.progressText.textContent = t('progress.text', { a: answered, n });
-    show(this.progressText, !quick);
-    const pct = n ? Math.round((answered / n) * 100) : 0;
+    // desk-c: where you are and about how much is left on the path known so far (answers
+    // reroute); the bar only grows, each answer filling its share of what is left.
+    const left = n - 1 - this.pageIndex;
+    const place = intro ? '' : t(left > 0 ? 'progress.text' : 'progress.last', { i: this.pageIndex + 1, left });
+    this.progressText.textContent = place;
+    show(this.progressText, !intro);
+    // Only against the path of the current answers (not one still being computed).
+    if (this.pathAt === this.pathSeq) {
+      const done = this.path.filter((id) => this.banked.has(id) || this.isAnswered(id) || explicitSkip(this.answer(id))).length;
+      const gained = done - (this.doneBefore ?? done);
+      if (gained > 0) this.filled += (1 - this.filled) * (gained / (n - done + gained));
+      this.filled = Math.max(this.filled, n ? done / n : 0);
+      this.doneBefore = done;
+    }
+    const pct = Math.round(this.filled * 100);
     this.bar.style.width = `${pct}%`;
-    this.progressBar.setAttribute('aria-valuemax', String(n));
-    this.progressBar.setAttribute('aria-valuenow', String(answered));
+    this.progressBar.setAttribute('aria-valuemax', '100');
+    this.progressBar.setAttribute('aria-valuenow', String(pct));
+    this.progressBar.setAttribute('aria-valuetext', place || `${pct}%`);
     this.progressBar.classList.toggle('invisible', intro);
     const bankedCount = this.banked.size;
     show(this.bankChip, bankedCount > 0 && !intro);
@@ -701,10 +679,22 @@ export class Wizard {
 
   // ------------------------------------------------------------------ navigation and actions
 
+  /** Runs `p` with `btn` busy at once (a click that waits for askd is never dead); moves wait. */
+  async waitOn(p, btn = this.primaryBtn) {
+    this.waiting = (this.waiting || 0) + 1;
+    btn.setAttribute('aria-busy', 'true');
+    try {
+      return await p;
+    } finally {
+      this.waiting -= 1;
+      btn.removeAttribute('aria-busy');
+    }
+  }
+
   async primary() {
-    if (this.busy || this.settled) return;
+    if (this.busy || this.settled || this.waiting) return;
     if (this.position === 'intro') return this.start();
-    await this.pathReady();
+    await this.waitOn(this.pathReady());
     const id = this.position;
     if (!this.isAnswered(id) && !this.banked.has(id)) {
       this.showError(t('error.unanswered'));
@@ -715,15 +705,14 @@ export class Wizard {
   }
 
   async start() {
-    await this.pathReady();
+    await this.waitOn(this.pathReady());
     if (this.path.length) this.go(this.path[0]);
   }
 
   go(position) {
     this.clearError();
     this.position = position;
-    this.changes += 1;
-    this.scheduleSave();
+    this.draft.changed();
     this.renderPage(true);
   }
 
@@ -731,24 +720,24 @@ export class Wizard {
     if (this.position === 'intro') {
       if (this.quickMode) {
         this.quickMode = false;
-        this.changes += 1;
-        this.scheduleSave();
+        this.draft.changed();
         this.renderPage(true);
       }
       return;
     }
-    await this.pathReady();
+    if (this.waiting) return;
+    await this.waitOn(this.pathReady(), this.backBtn);
     const i = this.pageIndex;
     this.go(i <= 0 ? 'intro' : this.path[i - 1]);
   }
 
   async skip() {
     const id = this.position;
-    if (this.busy || id === 'intro' || this.banked.has(id) || this.question(id).skippable === false) return;
+    if (this.busy || this.waiting || id === 'intro' || this.banked.has(id) || this.question(id).skippable === false) return;
     this.answers[id] = { selected: [], custom: '', skipped: true, justifications: {} };
     if (this.customInput) this.customInput.value = '';
     this.changed();
-    await this.pathReady();
+    await this.waitOn(this.pathReady(), this.skipBtn);
     const i = this.path.indexOf(id);
     if (i === this.path.length - 1) return this.submit();
     this.go(this.path[i + 1]);
@@ -779,13 +768,13 @@ export class Wizard {
 
   async bank() {
     const id = this.position;
-    if (this.busy || id === 'intro' || this.banked.has(id) || !this.isAnswered(id)) return;
-    await this.pathReady();
+    if (this.busy || this.waiting || id === 'intro' || this.banked.has(id) || !this.isAnswered(id)) return;
+    await this.waitOn(this.pathReady(), this.bankBtn);
     const upTo = this.path.indexOf(id);
     const ids = this.path.slice(0, upTo + 1).filter((q) => !this.banked.has(q)
       && (substantive(this.answers[q]) || explicitSkip(this.answers[q])));
     const entries = ids.map((q) => this.entry(q));
-    await this.flush(false);
+    await this.waitOn(this.flush(false), this.bankBtn);
     // Advance at once; the questions lock when askd acknowledges.
     if (upTo < this.path.length - 1) this.go(this.path[upTo + 1]);
     try {
@@ -804,11 +793,16 @@ export class Wizard {
 
   async submit() {
     if (this.busy) return;
-    if (this.bankInFlight) await this.bankInFlight.catch(() => {});
-    await this.pathReady();
+    await this.waitOn((async () => {
+      if (this.bankInFlight) await this.bankInFlight.catch(() => {});
+      await this.pathReady();
+    })());
     const entries = this.path.map((id) => (this.banked.has(id) ? this.bankedEntry(id) : this.entry(id)));
     // The review step: every answer on the path, each editable, before anything is sent.
-    const choice = await (await import('./recap.js')).recap(this.spec, this.rendered, entries, this.banked);
+    // Banked answers' why shows there too (the submit needs only their keys).
+    const shown = entries.map((e) => (this.banked.has(e.id) ? { ...e, justifications: this.banked.get(e.id).justifications } : e));
+    const { recap } = await this.waitOn(import('./recap.js'));
+    const choice = await recap(this.spec, this.rendered, shown, this.banked);
     if (!choice || this.settled) return;
     if (choice.edit) {
       this.go(choice.edit);
@@ -822,8 +816,10 @@ export class Wizard {
     this.busy = true;
     this.refresh();
     try {
-      await this.flush(false);
-      await call();
+      await this.waitOn((async () => {
+        await this.flush(false);
+        await call();
+      })());
       this.showSettled(outcome, true);
     } catch (e) {
       if (e.status === 409 && e.code === 'not-pending') {
@@ -840,46 +836,16 @@ export class Wizard {
   openQuick() {
     if (this.banked.size > 0) return;
     this.quickMode = true;
-    this.changes += 1;
-    this.scheduleSave();
+    this.draft.changed();
     this.renderPage(true);
   }
 
+  /** A quick template (its preview and submit live in questions.js, loaded when needed). */
   async pickTemplate(key) {
     if (this.busy || this.banked.size > 0) return;
-    const tpl = (this.spec.quick || []).find((q) => q.key === key);
-    if (!tpl) return;
-    const answers = {};
-    for (const [id, qa] of Object.entries(tpl.answers || {})) {
-      if (!this.question(id)) continue;
-      answers[id] = { selected: Array.isArray(qa.selected) ? qa.selected : [], custom: typeof qa.custom === 'string' ? qa.custom : '', skipped: false };
-    }
-    if (!Object.values(answers).some(substantive)) {
-      this.showError(t('error.quickEmpty'));
-      return;
-    }
-    if (this.hasAnyAnswer() && !(await confirmDialog(t('quick.confirm', { n: this.answerCount() })))) return;
-    let path;
-    try {
-      path = (await askApi.path(this.id, answers)).path || [];
-    } catch (e) {
-      this.showError(e);
-      return;
-    }
-    const entries = path.map((id) => {
-      const a = answers[id];
-      if (!substantive(a)) return { id, selected: [] };
-      const e = { id, selected: [...a.selected] };
-      if (!blank(a.custom)) e.custom = a.custom.trim();
-      return e;
-    });
-    // A template submits and ends the survey: show what it fills in, and ask first.
-    const name = displayLabel(tpl.label, tpl.recommended).label;
-    const m = await import('./questions.js');
-    if (!(await m.confirmTemplate(name, m.surveyItems(this.spec, this.rendered,
-      entries.map((e) => ({ id: e.id, keys: e.selected, custom: e.custom })))))) return;
-    await this.send(() => askApi.submit(this.id, { answers: entries, quick: key }), 'answered');
+    await (await import('./questions.js')).pickTemplate(this, key);
   }
+
 
   /** Reroll, Push and Discuss settle the ask: each asks first, answers or not. */
   async preflight(action) {
@@ -899,34 +865,27 @@ export class Wizard {
     await this.send(() => askApi.cancel(this.id), 'cancelled');
   }
 
-  async putAway() {
-    await this.flush(false);
+  /** Leaves at once: the draft is kept in this browser until askd has it. */
+  putAway() {
+    this.flush(false);
     this.ctx.navigate('/');
   }
 
   showSettled(outcome, mine) {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.saveTimer);
+    this.draft.settle();
     closePanel();
     hideTooltip();
-    const heading = h('h1', { class: 'prompt', tabindex: '-1' },
-      mine && outcome === 'answered' ? t('sent') : t(`outcome.${outcome || 'answered'}`));
-    const card = h('section', { class: 'card settled', 'aria-labelledby': nextId('settled') },
-      h('div', { class: 'settled-body' },
-        h('div', { class: 'settled-icon' }, icon(outcome === 'answered' || mine ? 'sent' : 'close')),
-        heading,
-        h('p', { class: 'muted' }, mine ? t('sent.detail') : t('settled.elsewhere')),
-        h('p', { class: 'muted small' }, plainText(this.spec.title || t('title.default'))),
-        h('a', { href: '/', class: 'btn', 'data-nav': '' }, t('back.inbox'))));
-    card.classList.add(`outcome-${outcome || 'answered'}`);
-    this.root.replaceChildren(card);
-    heading.focus();
-    // What was sent, read back from the ask's stored result (whoever settled it, wherever).
-    Promise.all([this.view.result ? this.view : askApi.view(this.id), import('./questions.js')]).then(([v, m]) => {
-      if (v.result && v.result.answers) m.showAnswers(card, m.surveyResult(this.spec, this.rendered, v.result));
-    }, () => {});
+    // The settled card (who settled it, what was sent) comes from questions.js, loaded now.
+    import('./questions.js').then((m) => {
+      if (this.card && !this.card.isConnected) return;
+      m.settledCard(this.root, outcome, mine, plainText(this.spec.title || t('title.default')),
+        () => (this.view.result ? Promise.resolve(this.view) : askApi.view(this.id)),
+        (r) => m.surveyResult(this.spec, this.rendered, r));
+    }, (e) => this.ctx.onCrash(e));
   }
+
 
   // ------------------------------------------------------------------ keyboard
 
