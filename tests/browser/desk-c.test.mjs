@@ -161,6 +161,29 @@ test('item 2: a wizard answer whose saves never reached askd is kept in this bro
   await via.close();
 });
 
+test('item 2: a kept copy belongs to who typed it: another sign-in in the same browser never sees it', async () => {
+  const id = await daemon.createSurvey(textSurvey());
+  const via = await dropProxy(daemon);
+  const { context, page, problems } = await openContext(browser, via);
+  await atPlan(page, id, via.url);
+  via.block(true);
+  await page.fill('.custom-input', 'Only mine to see');
+  await sleep(900);
+  const copy = JSON.parse(await copyOf(page, id));
+  assert.equal(copy.who, 'install:', 'the copy names the principal that wrote it');
+  // The same browser profile, now someone else's copy (a member signed in before): the page
+  // of the install's token neither restores it nor drops it.
+  await page.evaluate(([k, v]) => localStorage.setItem(k, v), [`askd.draft.${id}`, JSON.stringify({ ...copy, who: 'member:m-1' })]);
+  await page.reload();
+  await page.waitForSelector('.card.wizard[data-position="plan"] .custom-input');
+  assert.equal(await page.inputValue('.custom-input'), '', 'another principal\'s text is not shown');
+  assert.equal(JSON.parse(await copyOf(page, id)).who, 'member:m-1', 'and not thrown away');
+  via.block(false);
+  assert.deepEqual(problems.filter((p) => !noise(p)), []);
+  await context.close();
+  await via.close();
+});
+
 test('item 2: the questions card and the review panel keep and restore unsaved text the same way', async () => {
   const q = await daemon.createQuestions([{ id: 'why', question: 'Why this release?', header: 'Why' }]);
   const r = (await daemon.api('POST', '/api/asks', { kind: 'review', args: { title: 'Kept notes', items: [

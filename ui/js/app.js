@@ -2,7 +2,7 @@
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
 import { ask as askApi, onReachability, me, onSignedOut, signedOutCode } from './api.js';
-import { h, icon, revealText, plainText } from './dom.js';
+import { h, icon, revealText, plainText, setDraftOwner } from './dom.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';
@@ -40,7 +40,10 @@ onReachability((r) => {
 });
 // A paired phone may answer only: the page hides the links it may not follow (CSS keys on
 // html[data-who="device"]).
-me().then((who) => { if (!signedOutCode()) document.documentElement.dataset.who = who.kind; });
+me().then((who) => {
+  setDraftOwner(who);
+  if (!signedOutCode()) document.documentElement.dataset.who = who.kind;
+});
 let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
@@ -137,7 +140,7 @@ async function route() {
       await setLang(userLanguage());
       document.title = 'askd';
       // The inbox (and its builder cards) loads only on its own page, like each kind's module.
-      const { Inbox } = await import('./inbox.js');
+      const [{ Inbox }] = await Promise.all([import('./inbox.js'), me().then(setDraftOwner)]);
       if (gen !== routes) return;
       view = new Inbox(app, ctx);
       await view.mount();
@@ -146,7 +149,8 @@ async function route() {
     const id = decodeURIComponent(m[1]);
     let data;
     try {
-      data = await askApi.view(id);
+      // Who is signed in is known before a view restores this browser's copy of a draft.
+      [data] = await Promise.all([askApi.view(id), me().then(setDraftOwner)]);
     } catch (e) {
       if (gen !== routes) return;
       await setLang(userLanguage());

@@ -197,13 +197,27 @@ export function repeatNotice(view, questionId) {
 // settles, and a load restores it when newer than askd's draft.
 export const DRAFT_KEY = 'askd.draft.';
 
+// Whose copies these are: who this browser is signed in as (`GET /api/me`, set by app.js
+// before an ask's page opens). A copy is restored only for the same principal, so people who
+// share one browser profile (a member's login after another's, a phone re-paired) never see
+// each other's unsent text; a copy of someone else's stays until its ask settles.
+let owner = null;
+export function setDraftOwner(who) {
+  owner = who && who.kind ? `${who.kind}:${who.id || ''}` : null;
+}
+
 function readCopy(id) {
   try {
     const e = JSON.parse(localStorage.getItem(DRAFT_KEY + id));
-    return e && e.v === 1 && e.body && typeof e.body === 'object' ? e : null;
+    return e && e.v === 1 && e.body && typeof e.body === 'object' && e.who === owner ? e : null;
   } catch {
     return null; // no storage (the MCP App's sandboxed frame) or no copy
   }
+}
+
+/** This browser keeps an unsaved draft of the ask, written by whoever is signed in now. */
+export function hasCopy(id) {
+  return readCopy(id) !== null;
 }
 
 function dropCopy(id) {
@@ -355,7 +369,7 @@ export class Autosave {
 
   writeCopy(body = this.snapshot()) {
     try {
-      localStorage.setItem(DRAFT_KEY + this.id, JSON.stringify({ v: 1, tab: this.tab, base: this.revision, sent: [...this.inFlight], body }));
+      localStorage.setItem(DRAFT_KEY + this.id, JSON.stringify({ v: 1, who: owner, tab: this.tab, base: this.revision, sent: [...this.inFlight], body }));
     } catch { /* storage full or blocked: askd's copy is the only one */ }
   }
 }

@@ -6,7 +6,7 @@
 // still open and answerable; Bring back undoes it) and Cancel (one `cancel` call per ask, after
 // a confirmation that says how many).
 import { api, ask as askApi, me } from './api.js';
-import { h, icon, duration, plainText, DRAFT_KEY } from './dom.js';
+import { h, icon, duration, plainText, DRAFT_KEY, hasCopy } from './dom.js';
 import { t, tn, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
 import { Builder } from './builder.js';
 
@@ -120,15 +120,6 @@ function waiting(ms) {
 /** desk-b: a waiting time that keeps counting (Inbox.tick rewrites it from `since`). */
 function waitingSpan(cls, since, now) {
   return h('span', { class: `${cls} wait-live`, 'data-since': String(since) }, waiting(now - since));
-}
-
-/** desk-c: this browser keeps an unsaved draft of the ask (dom.js's Autosave). */
-function hasCopy(id) {
-  try {
-    return localStorage.getItem(DRAFT_KEY + id) !== null;
-  } catch {
-    return false;
-  }
 }
 
 /** desk-c: drops this browser's draft copies of asks no longer pending (a Set of ids). */
