@@ -370,7 +370,9 @@ async fn check(d: &Arc<Daemon>, req: Request, next: Next) -> Response {
         // No token: only the routes open to everyone (the access layer refuses the rest
         // with [`unauthenticated`]).
         Ok(None) => next.run(req).await,
-        Err(_) if public => next.run(req).await,
+        // A stale cookie does not keep a browser from the pages' own look either: a revoked
+        // phone's refusal page loads `/page.css` with that cookie.
+        Err(_) if public || crate::pages::is_open_file(req.uri().path()) => next.run(req).await,
         Err(refused) if crate::access::wants_page(&req) => {
             crate::access::refusal_page(&refused, &req)
         }

@@ -133,6 +133,11 @@ impl Page {
     }
 }
 
+/// The files these pages load, open to everyone (also with a revoked cookie).
+pub fn is_open_file(path: &str) -> bool {
+    matches!(path, "/page.css" | "/icon.svg")
+}
+
 /// `GET /page.css`.
 pub async fn stylesheet() -> Response {
     (

@@ -672,6 +672,11 @@ async fn access_refusals_are_pages_for_a_browser_and_json_for_the_api() {
         .send(with_cookie(&s, &phone, Method::GET, "/api/asks"))
         .await;
     assert_eq!(r.expect(401)["code"], "device-revoked");
+    // The refusal page's own look loads with the revoked cookie too.
+    for file in ["/page.css", "/icon.svg"] {
+        let r = s.send(with_cookie(&s, &phone, Method::GET, file)).await;
+        assert_eq!(r.status, 200, "{file}: {}", r.text);
+    }
     s.stop().await;
 }
 
