@@ -77,8 +77,37 @@ function crash(error, retry) {
 
 // desk-f: this browser was signed out while a page was open (a revoked phone, a removed
 // login, an expired sign-in): the asks go, the stream stays closed, and a card says what
-// happened and what to do. Every later route shows the same card.
+// happened and what to do. Every later route shows the same card. Its strings live here, in
+// both languages, and not in the tables: once signed out, the daemon refuses this browser
+// the UI's files too (platform §5: a wrong token gets 401 on the assets), so the table of a
+// language the page has not loaded yet cannot be fetched any more.
 const SIGNED_OUT = { 'device-revoked': 'device', 'unknown-device': 'device', 'member-revoked': 'member', 'unknown-member': 'member' };
+const SIGNED_OUT_TEXT = {
+  en: {
+    'device.title': 'This phone is not paired with askd any more',
+    'device.what': 'It was revoked in askd’s Settings (or askd no longer knows it), so it cannot see or answer asks.',
+    'device.todo': 'To use it again: on the computer running askd, run “askd pair” (or open Settings → Pair a phone) and open the new link on this phone.',
+    'member.title': 'This login no longer works',
+    'member.what': 'Whoever runs askd removed it (or it belongs to another install), so this browser cannot see or answer asks.',
+    'member.todo': 'Ask whoever runs askd for a new login link (askd members add NAME) and open it in this browser.',
+    'expired.title': 'You are signed out of askd',
+    'expired.what': 'This browser’s sign-in ended (its cookie expired or was cleared, or askd’s token changed), so the asks are hidden.',
+    'expired.todo': 'On the computer running askd, open the link askd printed (…/?token=…) again. A team member opens their login link; a phone is paired again with “askd pair”.',
+    'reload': 'Reload',
+  },
+  'zh-CN': {
+    'device.title': '这部手机已不再与 askd 配对',
+    'device.what': '它已在 askd 的设置中被撤销（或 askd 已不认识它），因此无法查看或回答请求。',
+    'device.todo': '要重新使用：在运行 askd 的电脑上执行“askd pair”（或打开 设置 → 配对手机），然后在这部手机上打开新链接。',
+    'member.title': '此登录已失效',
+    'member.what': '运行 askd 的人已将其移除（或它属于另一个安装），因此此浏览器无法查看或回答请求。',
+    'member.todo': '请向运行 askd 的人索取新的登录链接（askd members add 名字），并在此浏览器中打开。',
+    'expired.title': '你已退出 askd',
+    'expired.what': '此浏览器的登录已结束（cookie 已过期或被清除，或 askd 的令牌已更换），因此请求已隐藏。',
+    'expired.todo': '在运行 askd 的电脑上重新打开 askd 打印的链接（…/?token=…）。团队成员打开自己的登录链接；手机用“askd pair”重新配对。',
+    'reload': '重新加载',
+  },
+};
 
 async function showSignedOut(code) {
   hideTooltip();
@@ -87,17 +116,25 @@ async function showSignedOut(code) {
   sessionLink.hidden = true;
   showBanner();
   document.documentElement.dataset.who = 'signed-out';
-  await setLang(userLanguage());
+  const want = userLanguage();
+  try {
+    await setLang(want);
+  } catch {
+    // The table could not be fetched (see above): the card has its own strings.
+  }
   if (gen !== routes) return;
+  const lang = SIGNED_OUT_TEXT[want] ? want : 'en';
+  const s = (key) => SIGNED_OUT_TEXT[lang][key];
+  document.documentElement.lang = lang;
   const kind = SIGNED_OUT[code] || 'expired';
-  document.title = `${t(`signedOut.${kind}.title`)} · askd`;
+  document.title = `${s(`${kind}.title`)} · askd`;
   app.replaceChildren(h('section', { class: 'card settled signed-out', role: 'alert', 'data-signed-out': kind },
     h('div', { class: 'settled-body' },
       h('div', { class: 'settled-icon' }, icon(kind === 'device' ? 'phone' : 'lock')),
-      h('h1', { class: 'prompt' }, t(`signedOut.${kind}.title`)),
-      h('p', { class: 'muted' }, t(`signedOut.${kind}.what`)),
-      h('p', { class: 'signed-out-todo' }, t(`signedOut.${kind}.todo`)),
-      h('button', { type: 'button', class: 'btn primary', onclick: () => location.reload() }, t('signedOut.reload')))));
+      h('h1', { class: 'prompt' }, s(`${kind}.title`)),
+      h('p', { class: 'muted' }, s(`${kind}.what`)),
+      h('p', { class: 'signed-out-todo' }, s(`${kind}.todo`)),
+      h('button', { type: 'button', class: 'btn primary', onclick: () => location.reload() }, s('reload')))));
 }
 onSignedOut(showSignedOut);
 
