@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
-import { tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, pendingAsk, humanSubmit, claudeInteractive } from './standin/harness.mjs';
+import { tempDir, daemonOf, killDaemon, killTmux, cleanup, QUESTIONS, pendingAsk, humanSubmit, claudeInteractive } from './standin/harness.mjs';
 
 const T = (name) => `mcp__askd__${name}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -78,7 +78,7 @@ async function pageAnswer(era, { desk }) {
     return { formShown, waited, keys };
   } finally {
     stream?.abort();
-    tmux('kill-session', '-t', SESSION);
+    await killTmux(SESSION);
     await model.close();
     await killDaemon(askdHome);
     cleanup(home, askdHome);

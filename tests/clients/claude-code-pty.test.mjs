@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { startAnthropic, scripted, toolResults } from './standin/anthropic.mjs';
-import { tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, claudeInteractive } from './standin/harness.mjs';
+import { tempDir, daemonOf, killDaemon, killTmux, cleanup, QUESTIONS, claudeInteractive } from './standin/harness.mjs';
 
 const T = (name) => `mcp__askd__${name}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -71,7 +71,7 @@ for (const era of ['modern', 'legacy']) {
     assert.deepEqual(view.result.answers, [{ id: 'db', selected: ['Postgres (Recommended)'] }]);
     assert.match(form, /The agent asks you \(answer here, or on the page — answered there\? Esc here goes on\)/);
   } finally {
-    tmux('kill-session', '-t', SESSION);
+    await killTmux(SESSION);
     await model.close();
     await killDaemon(askdHome);
     cleanup(home, askdHome);

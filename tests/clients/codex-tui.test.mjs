@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startResponses, scripted, callOutputs } from './standin/responses.mjs';
-import { CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, cleanup, QUESTIONS, surveyArgs, codexBlock, pendingAsk, humanSubmit } from './standin/harness.mjs';
+import { CLIENTS, BIN_DIR, tempDir, daemonOf, killDaemon, killTmux, cleanup, QUESTIONS, surveyArgs, codexBlock, pendingAsk, humanSubmit } from './standin/harness.mjs';
 
 const CODEX = join(CLIENTS, 'node_modules', '.bin', 'codex');
 const NS = 'mcp__askd';
@@ -97,7 +97,7 @@ ${codexBlock()}`);
     const view = (await d.api('GET', `/api/asks/${asks[0].id}`)).body;
     return { shown, view, form };
   } finally {
-    tmux('kill-session', '-t', session);
+    await killTmux(session);
     await model.close();
     await killDaemon(askdHome);
     cleanup(home, askdHome);

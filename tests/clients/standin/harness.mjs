@@ -1,7 +1,7 @@
 // What the agent-client tests (Claude Code, Codex) share: a fresh ASKD_HOME, the daemon the
 // adapter starts there (read from daemon.json), the human answering through askd's API, and
 // a real client process run to its end. Real askd, real client; only the model is a stand-in.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -92,10 +92,39 @@ export async function killDaemon(home) {
   try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
 }
 
+/**
+ * Ends a tmux session and waits (up to 5 s) until every process of its pane is gone, so the
+ * client is not still writing its config directory when the test removes it.
+ */
+export async function killTmux(session) {
+  const panes = spawnSync('tmux', ['list-panes', '-s', '-t', session, '-F', '#{pane_pid}'], { encoding: 'utf8' });
+  const pids = (panes.stdout || '').split('\n').map(Number).filter(Boolean);
+  const tree = new Set(pids);
+  // The pane's descendants too (the client's own children: askd mcp, shells).
+  for (let grew = true; grew;) {
+    grew = false;
+    const ps = spawnSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).stdout || '';
+    for (const line of ps.split('\n')) {
+      const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+      if (pid && tree.has(ppid) && !tree.has(pid)) { tree.add(pid); grew = true; }
+    }
+  }
+  spawnSync('tmux', ['kill-session', '-t', session]);
+  const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+  for (let i = 0; i < 100 && [...tree].some(alive); i++) await sleep(50);
+  for (const pid of tree) if (alive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+}
+
 export function cleanup(...dirs) {
-  // A client killed a moment ago (tmux kill-session) may still be writing its config
-  // directory: retry the removal instead of failing the test with ENOTEMPTY.
-  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  // A client killed a moment ago may still be flushing its config directory: retry for a few
+  // seconds, and never turn a finished test into a failure over a leftover temporary file.
+  for (const d of dirs) {
+    try {
+      rmSync(d, { recursive: true, force: true, maxRetries: 30, retryDelay: 200 });
+    } catch (e) {
+      console.error(`# cleanup: left ${d} behind (${e.code ?? e.message})`);
+    }
+  }
 }
 
 /** The human's outcome once the client has exited: an error if it is not done within `graceMs`. */
