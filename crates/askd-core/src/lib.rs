@@ -4,8 +4,9 @@
 //! - [`alignment`] — requirements alignment: the per-session state folded from events, the
 //!   alignment tail (no-repeat guard), the policy text, the `align` check's note limit,
 //!   `establish_baseline`'s fields and rules, `report_drift`'s limits and reasons.
-//! - [`kind`] — [`AskKind`]: the kinds of ask (survey, questions, review, drift) and their
-//!   stored names.
+//! - [`vocab`] — the typed vocabulary: [`AskKind`], [`Outcome`], [`EventKind`], [`AlignOp`],
+//!   [`Actor`] and the review verdicts, each stored and sent as the same strings as always;
+//!   the tidy test keeps those strings' literals in this module.
 //! - [`json`] — a borrowed, order-preserving JSON tree that all validation runs on.
 //! - [`lang`] — [`Lang`], the one language enum (English, Simplified Chinese) with the
 //!   lenient setting parser and the strict argument parser.
@@ -30,7 +31,6 @@
 pub mod alignment;
 pub mod html;
 pub mod json;
-pub mod kind;
 pub mod lang;
 
 /// Hash sets and maps with a fast, per-instance randomly seeded hasher (foldhash): quicker
@@ -46,8 +46,12 @@ pub mod questions;
 pub mod record;
 pub mod review;
 pub mod survey;
+pub mod vocab;
 pub mod wait;
 
-pub use kind::AskKind;
+/// The kinds of ask, at their old path (the type lives in [`vocab::kind`]).
+pub use vocab::kind;
+
 pub use lang::Lang;
 pub use problem::Problem;
+pub use vocab::{Actor, AlignOp, AskKind, EventKind, Outcome, Word};

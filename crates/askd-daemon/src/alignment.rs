@@ -15,6 +15,7 @@
 //! seq it did not fold, and a missing, older or unreadable one only means more to fold.
 
 use askd_core::AskKind;
+use askd_core::EventKind;
 use askd_core::alignment::fold::{AlignmentState, Mode, SettledDecision};
 use askd_core::alignment::tail::T3_MAX_LINES;
 use askd_core::alignment::{AlignEvent, Checkpoint, Lang, TailContext, fold, tail_lines};
@@ -289,7 +290,7 @@ impl<'a> Alignment<'a> {
     /// enriched with the ask's tool and questions. `false` when an ask could not be read.
     async fn align_events(&self, events: Vec<askd_store::Event>) -> (Vec<AlignEvent>, bool) {
         fn created(e: &askd_store::Event) -> Option<&str> {
-            if e.kind != "ask.created" {
+            if e.kind != EventKind::AskCreated {
                 return None;
             }
             e.payload.get("ask_id").and_then(Value::as_str)
@@ -301,14 +302,8 @@ impl<'a> Alignment<'a> {
         };
         let mut out = Vec::with_capacity(events.len());
         for e in events {
-            let relevant = matches!(e.kind.as_str(), "ask.created" | "ask.settled")
-                || e.kind.starts_with("alignment.")
-                || e.kind.starts_with("session.");
-            if !relevant {
-                continue;
-            }
             let mut data = e.payload;
-            if e.kind == "ask.created"
+            if e.kind == EventKind::AskCreated
                 && let Some(info) = data
                     .get("ask_id")
                     .and_then(Value::as_str)
@@ -319,22 +314,7 @@ impl<'a> Alignment<'a> {
                     data["questions"] = qs.clone();
                 }
             }
-            let actor = data
-                .get("actor")
-                .and_then(Value::as_str)
-                .unwrap_or(match e.kind.as_str() {
-                    "ask.created" => "agent",
-                    "ask.settled" => "human",
-                    _ => "askd",
-                })
-                .to_string();
-            out.push(AlignEvent {
-                seq: e.seq,
-                at: e.created_at,
-                kind: e.kind,
-                actor,
-                data,
-            });
+            out.extend(AlignEvent::from_stored(e.seq, e.created_at, &e.kind, data));
         }
         (out, complete)
     }

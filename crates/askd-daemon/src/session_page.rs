@@ -15,6 +15,7 @@
 //! (and by every other alignment operation, through [`Daemon::alignment_op`] and
 //! [`publish_since`]) go to the hub, so the page's event stream sees them at once.
 
+use askd_core::EventKind;
 use askd_core::alignment::fold::Mode;
 use askd_core::alignment::{AlignEvent, Lang};
 use askd_core::json::Json;
@@ -83,8 +84,9 @@ pub fn full_view(
     let mut connections: Vec<Value> = Vec::new();
     for e in events {
         let d = &e.data;
-        match e.kind.as_str() {
-            "alignment.drift_reported" => {
+        let Some(kind) = e.kind else { continue };
+        match kind {
+            EventKind::AlignmentDriftReported => {
                 if let (Some(drift), Some(ask)) = (
                     d.get("drift_id").and_then(Value::as_str),
                     d.get("ask_id").and_then(Value::as_str),
@@ -92,7 +94,7 @@ pub fn full_view(
                     ask_of.insert(drift.to_string(), ask.to_string());
                 }
             }
-            "alignment.baseline_recorded" => {
+            EventKind::AlignmentBaselineRecorded => {
                 if let Some(r) = d.get("revision").and_then(Value::as_u64) {
                     drops.insert(
                         r,
@@ -103,19 +105,19 @@ pub fn full_view(
                     );
                 }
             }
-            "alignment.checked" => checks.push(json!({
+            EventKind::AlignmentChecked => checks.push(json!({
                 "at": e.at,
                 "via": d.get("via").and_then(Value::as_str).unwrap_or("tool"),
                 "actor": e.actor,
                 "note": d.get("note"),
             })),
-            "session.started" | "session.attached" => connections.push(json!({
+            EventKind::SessionStarted | EventKind::SessionAttached => connections.push(json!({
                 "client": d.get("client").and_then(Value::as_str).unwrap_or(&row.client),
                 "transport": d.get("transport"),
                 "cwd": d.get("cwd"),
                 "first_seen": e.at,
                 "last_seen": e.at,
-                "via": if e.kind == "session.started" { "started" } else { "attached" },
+                "via": if kind == EventKind::SessionStarted { "started" } else { "attached" },
             })),
             _ => {}
         }

@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 
+use crate::AskKind;
+use crate::vocab::{Actor, EventKind, Outcome};
+
 /// One event of a session's stream, as the fold reads it (the §4.4 envelope).
 ///
 /// Ask events carry what the fold needs in `data`:
@@ -17,10 +20,45 @@ pub struct AlignEvent {
     pub seq: i64,
     /// RFC 3339 UTC.
     pub at: String,
-    pub kind: String,
-    /// `agent`, `human` or `askd`.
-    pub actor: String,
+    /// `None` for a kind this daemon does not know (a newer one's): it counts in the
+    /// session's sequence and changes nothing else.
+    pub kind: Option<EventKind>,
+    pub actor: Actor,
     pub data: Value,
+}
+
+impl AlignEvent {
+    /// The event as the fold reads it, from a stored event of the session, or `None` when
+    /// the fold does not read events of that kind (see [`EventKind::folded_by_alignment`]).
+    /// The actor is the payload's `actor`; without one, the agent created an ask, the human
+    /// settled it, and askd did the rest.
+    pub fn from_stored(seq: i64, at: String, kind: &str, data: Value) -> Option<AlignEvent> {
+        let known = EventKind::parse(kind);
+        let folded = match known {
+            Some(k) => k.folded_by_alignment(),
+            // A newer daemon's session or alignment event still counts in the sequence.
+            None => kind.starts_with("alignment.") || kind.starts_with("session."),
+        };
+        if !folded {
+            return None;
+        }
+        let actor = data
+            .get("actor")
+            .and_then(Value::as_str)
+            .and_then(Actor::parse)
+            .unwrap_or(match known {
+                Some(EventKind::AskCreated) => Actor::Agent,
+                Some(EventKind::AskSettled) => Actor::Human,
+                _ => Actor::Askd,
+            });
+        Some(AlignEvent {
+            seq,
+            at,
+            kind: known,
+            actor,
+            data,
+        })
+    }
 }
 
 /// An alignment mode (§3.1).
@@ -328,15 +366,16 @@ impl AlignmentState {
         let d = &e.data;
         self.last_seq += 1;
         self.last_activity = Some(e.at.clone());
-        match e.kind.as_str() {
-            "session.attached" => self.connections.push(Connection {
+        let Some(kind) = e.kind else { return };
+        match kind {
+            EventKind::SessionAttached => self.connections.push(Connection {
                 how: "attached".into(),
                 client: text(d, "client"),
                 transport: text(d, "transport"),
                 cwd: text(d, "cwd"),
                 at: e.at.clone(),
             }),
-            "session.started" => {
+            EventKind::SessionStarted => {
                 if let Some(snap) = d.get("inherited")
                     && let Ok(mut inherited) =
                         serde_json::from_value::<AlignmentState>(snap.clone())
@@ -362,7 +401,7 @@ impl AlignmentState {
                     at: e.at.clone(),
                 });
             }
-            "ask.created" => {
+            EventKind::AskCreated => {
                 let Some(id) = text(d, "ask_id") else { return };
                 let questions = d
                     .get("questions")
@@ -386,16 +425,16 @@ impl AlignmentState {
                 };
                 self.asks.insert(id, ask);
             }
-            "ask.settled" => self.apply_settled(e),
-            "alignment.mode_set" => {
+            EventKind::AskSettled => self.apply_settled(e),
+            EventKind::AlignmentModeSet => {
                 self.mode_override = d.get("mode").and_then(Value::as_str).and_then(Mode::parse);
-                self.mode_set_by = Some(e.actor.clone());
+                self.mode_set_by = Some(e.actor.as_str().to_string());
             }
-            "alignment.checked" => {
+            EventKind::AlignmentChecked => {
                 self.checks += 1;
                 self.last_check_at = Some(e.at.clone());
             }
-            "alignment.baseline_recorded" => {
+            EventKind::AlignmentBaselineRecorded => {
                 let Ok(baseline) = serde_json::from_value::<Baseline>(
                     d.get("baseline").cloned().unwrap_or(Value::Null),
                 ) else {
@@ -425,14 +464,14 @@ impl AlignmentState {
                     warnings: strings(d.get("warnings")),
                 });
             }
-            "alignment.baseline_refused" => {
+            EventKind::AlignmentBaselineRefused => {
                 self.refusals.push(serde_json::json!({
                     "attempted": d.get("attempted").cloned().unwrap_or(Value::Null),
                     "dropped": d.get("dropped").cloned().unwrap_or(Value::Array(vec![])),
                     "at": e.at,
                 }));
             }
-            "alignment.drift_reported" => {
+            EventKind::AlignmentDriftReported => {
                 let Some(id) = text(d, "drift_id") else {
                     return;
                 };
@@ -464,7 +503,7 @@ impl AlignmentState {
                     applied_in_revision: None,
                 });
             }
-            "alignment.drift_decided" => {
+            EventKind::AlignmentDriftDecided => {
                 let Some(id) = text(d, "drift_id") else {
                     return;
                 };
@@ -480,7 +519,7 @@ impl AlignmentState {
                     .map(str::to_string);
                 let by = member
                     .or_else(|| text(d, "decided_by"))
-                    .or_else(|| Some(e.actor.clone()));
+                    .or_else(|| Some(e.actor.as_str().to_string()));
                 let Some(drift) = self.drift_mut(&id) else {
                     return;
                 };
@@ -504,7 +543,7 @@ impl AlignmentState {
                     self.pending_updates.push(id);
                 }
             }
-            "alignment.drift_closed" => {
+            EventKind::AlignmentDriftClosed => {
                 let Some(id) = text(d, "drift_id") else {
                     return;
                 };
@@ -527,12 +566,11 @@ impl AlignmentState {
         let Some(ask) = self.asks.remove(&id) else {
             return;
         };
-        if text(d, "outcome").as_deref() != Some("answered") {
+        if text(d, "outcome").and_then(|o| Outcome::parse(&o)) != Some(Outcome::Answered) {
             return;
         }
-        let tool = match ask.kind.as_str() {
-            "questions" => "ask_user_question",
-            "survey" => "ask_survey",
+        let tool = match AskKind::parse(&ask.kind) {
+            Ok(k @ (AskKind::Questions | AskKind::Survey)) => k.tool(),
             _ => return,
         };
         let tool = ask.tool.clone().unwrap_or_else(|| tool.to_string());
@@ -637,8 +675,8 @@ mod tests {
         AlignEvent {
             seq,
             at: format!("2026-11-29T10:00:{seq:02}Z"),
-            kind: kind.into(),
-            actor: actor.into(),
+            kind: EventKind::parse(kind),
+            actor: Actor::parse(actor).expect("a test actor"),
             data,
         }
     }

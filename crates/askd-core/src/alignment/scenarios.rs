@@ -23,8 +23,8 @@ impl Stream {
         self.0.push(AlignEvent {
             seq,
             at: format!("2026-11-29T10:{:02}:{:02}Z", seq / 60, seq % 60),
-            kind: kind.into(),
-            actor: actor.into(),
+            kind: crate::EventKind::parse(kind),
+            actor: crate::Actor::parse(actor).expect("a test actor"),
             data,
         });
         self
@@ -62,7 +62,10 @@ impl Stream {
         fold(&self.0)
     }
     fn kinds(&self) -> Vec<&str> {
-        self.0.iter().map(|e| e.kind.as_str()).collect()
+        self.0
+            .iter()
+            .map(|e| e.kind.map_or("?", |k| k.as_str()))
+            .collect()
     }
 }
 

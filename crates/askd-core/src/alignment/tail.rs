@@ -309,8 +309,8 @@ mod tests {
         AlignEvent {
             seq,
             at: format!("2026-11-29T10:00:{seq:02}Z"),
-            kind: kind.into(),
-            actor: "agent".into(),
+            kind: crate::EventKind::parse(kind),
+            actor: crate::Actor::Agent,
             data,
         }
     }

@@ -54,13 +54,9 @@ fn drift_id(ask: &Ask) -> ApiResult<String> {
 fn fold_with(mut state: AlignmentState, extra: &[(&str, Value)]) -> AlignmentState {
     let at = askd_store::now();
     for (kind, data) in extra {
-        state.apply(&AlignEvent {
-            seq: 0,
-            at: at.clone(),
-            kind: kind.to_string(),
-            actor: data["actor"].as_str().unwrap_or("askd").to_string(),
-            data: data.clone(),
-        });
+        if let Some(e) = AlignEvent::from_stored(0, at.clone(), kind, data.clone()) {
+            state.apply(&e);
+        }
     }
     state
 }

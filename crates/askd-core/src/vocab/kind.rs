@@ -77,6 +77,13 @@ impl AskKind {
     }
 }
 
+impl super::Word for AskKind {
+    const ALL: &'static [Self] = &AskKind::ALL;
+    fn as_str(self) -> &'static str {
+        AskKind::as_str(self)
+    }
+}
+
 impl fmt::Display for AskKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
