@@ -1006,7 +1006,10 @@ pub fn answered_result(spec: &QuestionsSpec, ask_id: &str, answers: &QuestionsAn
         }
     }
     let mut out = Map::new();
-    out.insert("outcome".into(), Value::from("answered"));
+    out.insert(
+        "outcome".into(),
+        Value::from(crate::Outcome::Answered.as_str()),
+    );
     out.insert("ask_id".into(), Value::from(ask_id));
     out.insert("answers".into(), Value::Array(listed));
     out.insert("skipped".into(), Value::Array(skipped));

@@ -78,10 +78,10 @@ impl Principal {
     }
 
     /// The actor an alignment event records for what this principal does.
-    pub fn actor(&self) -> &'static str {
+    pub fn actor(&self) -> askd_core::Actor {
         match self {
-            Principal::Agent { .. } => "agent",
-            _ => "human",
+            Principal::Agent { .. } => askd_core::Actor::Agent,
+            _ => askd_core::Actor::Human,
         }
     }
 

@@ -15,10 +15,10 @@
 //! seq it did not fold, and a missing, older or unreadable one only means more to fold.
 
 use askd_core::AskKind;
-use askd_core::EventKind;
 use askd_core::alignment::fold::{AlignmentState, Mode, SettledDecision};
 use askd_core::alignment::tail::T3_MAX_LINES;
 use askd_core::alignment::{AlignEvent, Checkpoint, Lang, TailContext, fold, tail_lines};
+use askd_core::{Actor, AlignOp, EventKind};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
@@ -783,7 +783,7 @@ pub struct OpRequest {
     /// `mode`: `auto`, `manual`, `off` or `default`.
     pub mode: Option<String>,
     /// `agent` or `human`.
-    pub actor: Option<String>,
+    pub actor: Option<Actor>,
     /// `check`: `prompt` or `tool`.
     pub via: Option<String>,
     /// `check`: the human's focus.
@@ -809,7 +809,9 @@ impl OpRequest {
         OpRequest {
             configured: text("configured").and_then(|m| Mode::parse(&m)),
             mode: text("mode"),
-            actor: text("actor").filter(|a| a == "agent" || a == "human"),
+            actor: text("actor")
+                .and_then(|a| Actor::parse(&a))
+                .filter(|a| *a != Actor::Askd),
             via: text("via"),
             note: text("note"),
             args: v.get("args").cloned(),
@@ -838,15 +840,63 @@ impl OpRequest {
 
 fn invalid(field: &str, message: String) -> ApiError {
     ApiError::invalid(
-        "invalid_argument",
+        "invalid-argument",
         None,
         vec![askd_core::Problem::new(field, "invalid_argument", message)],
     )
 }
 
+/// The mode a switch asks for, as both switches take it (`set_alignment_mode`'s
+/// `POST …/alignment/mode` and the session page's `PUT …/alignment/mode`): `Some(mode)`, or
+/// `None` for `"default"` (clear the override). Anything else is the one `invalid_mode`
+/// problem at `mode`, naming the four legal values.
+pub fn parse_mode(raw: Option<&str>) -> Result<Option<Mode>, askd_core::Problem> {
+    const LEGAL: &str = "\"auto\", \"manual\", \"off\" or \"default\"";
+    match raw {
+        None => Err(askd_core::Problem::new(
+            "mode",
+            "required",
+            format!("mode is required: one of {LEGAL}"),
+        )),
+        Some("default") => Ok(None),
+        Some(m) => Mode::parse(m).map(Some).ok_or_else(|| {
+            askd_core::Problem::new(
+                "mode",
+                "invalid_mode",
+                format!("mode must be one of {LEGAL}, got {m:?}"),
+            )
+        }),
+    }
+}
+
+impl Alignment<'_> {
+    /// The one mode switch: appends `alignment.mode_set` by `actor` when the override
+    /// changes (nothing when it is the same); returns whether it changed.
+    pub async fn set_mode(
+        &self,
+        session: &str,
+        wanted: Option<Mode>,
+        actor: Actor,
+    ) -> ApiResult<bool> {
+        let before = self.state_without_decisions(session).await?;
+        if before.mode_override == wanted {
+            return Ok(false);
+        }
+        self.store
+            .append_session_event(
+                session,
+                EventKind::AlignmentModeSet.as_str(),
+                json!({"mode": wanted.map(Mode::as_str), "actor": actor}),
+            )
+            .await
+            .map_err(|e| ApiError::store(e, "-"))?;
+        Ok(true)
+    }
+}
+
 impl Alignment<'_> {
     /// Runs `status`, `mode` or `check` for a recorded session (`alignment.md` §5.2–§5.4).
-    pub async fn run(&self, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
+    pub async fn run(&self, session: &str, op: AlignOp, req: OpRequest) -> ApiResult<Value> {
         let store = self.store;
         if store
             .session(session)
@@ -861,7 +911,7 @@ impl Alignment<'_> {
         }
         let lang = req.lang;
         match op {
-            "status" => {
+            AlignOp::Status => {
                 let head = self.head(session).await?;
                 let repeat = match &req.repeat {
                     Some((ask, questions)) => {
@@ -883,39 +933,18 @@ impl Alignment<'_> {
                 }
                 Ok(view)
             }
-            "mode" => {
-                let raw = req.mode.as_deref().unwrap_or("");
-                let wanted = match raw {
-                "default" => None,
-                m => Some(Mode::parse(m).ok_or_else(|| {
-                    invalid(
-                        "mode",
-                        format!(
-                            "mode must be one of \"auto\", \"manual\", \"off\" or \"default\", got {raw:?}"
-                        ),
-                    )
-                })?),
-            };
-                let before = self.state_without_decisions(session).await?;
-                let changed = before.mode_override != wanted;
-                if changed {
-                    let actor = req.actor.as_deref().unwrap_or("agent");
-                    store
-                        .append_session_event(
-                            session,
-                            "alignment.mode_set",
-                            json!({"mode": wanted.map(Mode::as_str), "actor": actor}),
-                        )
-                        .await
-                        .map_err(|e| ApiError::store(e, "-"))?;
-                }
+            AlignOp::Mode => {
+                let wanted = parse_mode(req.mode.as_deref())
+                    .map_err(|p| ApiError::invalid("invalid-request", None, vec![p]))?;
+                let actor = req.actor.unwrap_or(Actor::Agent);
+                let changed = self.set_mode(session, wanted, actor).await?;
                 let w = self.windowed(session, req.page).await?;
                 let view = status_view(session, &w, req.configured, lang);
                 Ok(
                     json!({"session": session, "changed": changed, "mode": view["mode"], "status": view}),
                 )
             }
-            "check" => {
+            AlignOp::Check => {
                 let via = if req.via.as_deref() == Some("prompt") {
                     "prompt"
                 } else {
@@ -955,10 +984,10 @@ impl Alignment<'_> {
                     "instruction": askd_core::alignment::check_instruction(lang, req.note.as_deref()),
                 }))
             }
-            "baseline" => self.establish_baseline(session, &req, lang).await,
-            other => Err(ApiError::not_found(&format!(
-                "alignment operation {other:?}"
-            ))),
+            AlignOp::Baseline => self.establish_baseline(session, &req, lang).await,
+            AlignOp::ReportDrift => Err(ApiError::internal(
+                "report_drift runs through Daemon::alignment_op, not Alignment::run".to_string(),
+            )),
         }
     }
 }
@@ -1244,7 +1273,7 @@ mod tests {
     async fn run(store: &SqliteStore, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
         let (memo, locks) = (AskMemo::default(), Locks::default());
         Alignment::new(store, &memo, &locks)
-            .run(session, op, req)
+            .run(session, AlignOp::parse(op).expect("an operation"), req)
             .await
     }
 

@@ -15,10 +15,10 @@
 //! (and by every other alignment operation, through [`Daemon::alignment_op`] and
 //! [`publish_since`]) go to the hub, so the page's event stream sees them at once.
 
-use askd_core::EventKind;
 use askd_core::alignment::fold::Mode;
 use askd_core::alignment::{AlignEvent, Lang};
 use askd_core::json::Json;
+use askd_core::{Actor, AlignOp, EventKind};
 use serde_json::{Value, json};
 
 use crate::alignment::{OpRequest, Page, Windowed, status_view};
@@ -233,62 +233,28 @@ pub async fn set_mode(d: &Daemon, id: &str, b: &Json<'_>) -> ApiResult<Value> {
         }
     }
     let wanted = match obj.get_present("mode") {
-        None => {
-            problems.push(askd_core::Problem::new(
-                "mode",
-                "required",
-                format!("mode is required: one of {MODES}"),
-            ));
-            None
-        }
-        Some(Json::String(m)) if m == "default" => Some(None),
-        Some(Json::String(m)) => match Mode::parse(m) {
-            Some(mode) => Some(Some(mode)),
-            None => {
-                problems.push(askd_core::Problem::new(
-                    "mode",
-                    "invalid_mode",
-                    format!("mode must be one of {MODES}, got {m:?}"),
-                ));
-                None
-            }
-        },
-        Some(other) => {
-            problems.push(askd_core::Problem::new(
-                "mode",
-                "type",
-                format!(
-                    "mode must be a string, one of {MODES}; got {}",
-                    other.kind()
-                ),
-            ));
-            None
-        }
-    };
-    if !problems.is_empty() {
-        return Err(ApiError::invalid("invalid-request", None, problems));
-    }
-    let Some(wanted) = wanted else {
-        return Err(problem(
+        None => crate::alignment::parse_mode(None),
+        Some(Json::String(m)) => crate::alignment::parse_mode(Some(m)),
+        Some(other) => Err(askd_core::Problem::new(
             "mode",
-            "required",
-            format!("mode is required: one of {MODES}"),
-        ));
+            "type",
+            format!(
+                "mode must be a string, one of {MODES}; got {}",
+                other.kind()
+            ),
+        )),
     };
-    let before = d.alignment().state_without_decisions(id).await?;
-    let changed = before.mode_override != wanted;
-    if changed {
-        let event = d
-            .store
-            .append_session_event(
-                id,
-                "alignment.mode_set",
-                json!({"mode": wanted.map(Mode::as_str), "actor": "human"}),
-            )
-            .await
-            .map_err(|e| ApiError::store(e, "-"))?;
-        d.hub.publish([event]);
-    }
+    let wanted = match wanted {
+        Ok(w) if problems.is_empty() => w,
+        Ok(_) => return Err(ApiError::invalid("invalid-request", None, problems)),
+        Err(p) => {
+            problems.push(p);
+            return Err(ApiError::invalid("invalid-request", None, problems));
+        }
+    };
+    let before = d.store.last_event().await.unwrap_or(0);
+    let changed = d.alignment().set_mode(id, wanted, Actor::Human).await?;
+    publish_since(d, id, before).await;
     let s = d.alignment().state_without_decisions(id).await?;
     let none = Page {
         before: None,
@@ -322,12 +288,23 @@ impl Daemon {
     /// An alignment operation ([`crate::alignment::Alignment::run`]), with the events a
     /// mutating operation appended pushed to live listeners (the session page), whichever
     /// surface called it (HTTP, `/mcp`).
-    pub async fn alignment_op(&self, session: &str, op: &str, req: OpRequest) -> ApiResult<Value> {
-        if op == "status" {
+    pub async fn alignment_op(
+        &self,
+        session: &str,
+        op: AlignOp,
+        req: OpRequest,
+    ) -> ApiResult<Value> {
+        if op == AlignOp::Status {
             return self.alignment().run(session, op, req).await;
         }
         let before = self.store.last_event().await.unwrap_or(0);
-        let out = self.alignment().run(session, op, req).await?;
+        let out = match op {
+            AlignOp::ReportDrift => {
+                let args = req.args.unwrap_or_else(|| json!({}));
+                self.report_drift(session, &args).await?
+            }
+            op => self.alignment().run(session, op, req).await?,
+        };
         publish_since(self, session, before).await;
         Ok(out)
     }

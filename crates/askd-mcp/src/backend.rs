@@ -53,14 +53,21 @@ impl ToolError {
         json!({"error": e})
     }
 
-    /// A daemon refusal as the agent sees it: the daemon's code (its `not-found` is
-    /// `ASK_NOT_FOUND`, the one place that mapping lives), message and problem list.
+    /// A daemon refusal as the agent sees it: the daemon's code, message and problem list.
+    /// The one place the HTTP API's codes become the tool error codes the subsystem specs
+    /// fix: `not-found` is `ASK_NOT_FOUND`, `invalid-argument` (an alignment operation's
+    /// argument rule) is `invalid_argument` (`alignment.md` §5.1) and `invalid-review` is
+    /// `invalid_review` (`review.md` §3.2).
     pub fn from_api(e: ApiError, ask_id: Option<&str>) -> Self {
         ToolError {
             code: if e.is_not_found() {
                 "ASK_NOT_FOUND".into()
             } else {
-                e.code
+                match e.code.as_str() {
+                    "invalid-argument" => "invalid_argument".into(),
+                    "invalid-review" => "invalid_review".into(),
+                    _ => e.code,
+                }
             },
             message: e.message,
             errors: e.errors,

@@ -295,21 +295,16 @@ impl Backend for InProcess {
     }
 
     async fn alignment(&self, session: &str, op: &str, body: &Value) -> Result<Value, ToolError> {
-        if op == "report_drift" {
-            let args = body
-                .get("args")
-                .cloned()
-                .unwrap_or_else(|| serde_json::json!({}));
-            return self
-                .0
-                .report_drift(session, &args)
-                .await
-                .map_err(|e| tool_error(e, None));
-        }
+        let Some(op) = askd_core::AlignOp::parse(op) else {
+            return Err(ToolError::new(
+                "not-found",
+                format!("alignment operation {op:?} not found"),
+            ));
+        };
         let mut req = askd_daemon::alignment::OpRequest::from_value(body);
         // An agent token's operations are the agent's, whatever the body says.
         if let Some(p @ Principal::Agent { .. }) = &self.1 {
-            req.actor = Some(p.actor().to_string());
+            req.actor = Some(p.actor());
         }
         self.run(self.0.alignment_op(session, op, req))
             .await

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::fold::{AlignmentState, Drift};
 use super::tail::Lang;
+use crate::EventKind;
 use crate::problem::Problem;
 
 /// The six reasons, in the spec's order, with their card labels (§6).
@@ -579,10 +580,10 @@ pub fn parse_answer(body: &Value, options: &[Value]) -> Result<CardAnswer, Vec<P
 
 impl CardAnswer {
     /// The `alignment.drift_decided` / `alignment.drift_closed` data for `drift_id`.
-    pub fn event(&self, drift_id: &str) -> (&'static str, Value) {
+    pub fn event(&self, drift_id: &str) -> (EventKind, Value) {
         match self {
             CardAnswer::Dismiss => (
-                "alignment.drift_closed",
+                EventKind::AlignmentDriftClosed,
                 json!({"drift_id": drift_id, "outcome": "dismissed", "actor": "human"}),
             ),
             CardAnswer::Decide {
@@ -605,7 +606,7 @@ impl CardAnswer {
                 if let Some(n) = note {
                     e["note"] = json!(n);
                 }
-                ("alignment.drift_decided", e)
+                (EventKind::AlignmentDriftDecided, e)
             }
         }
     }
@@ -1007,7 +1008,7 @@ mod tests {
         )
         .unwrap();
         let (kind, data) = answer.event("d1");
-        events.push(ev(2, kind, data));
+        events.push(ev(2, kind.as_str(), data));
         let s = fold(&events);
         let d = s.drift("d1").unwrap();
         let decided = result("s1", d, "a1", "u", &s, Lang::En);

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::answers::{ItemAnswer, is_filled};
 use super::model::{ItemType, Lang, ReviewItem, ReviewSpec, Surface};
+use crate::Outcome;
 
 /// One entry of the result's `items` (§4.1).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -293,7 +294,7 @@ pub fn answered_result(
     let report = report_text(spec, &items, &s);
     let mut out = Map::new();
     out.insert("ask_id".into(), json!(ask_id));
-    out.insert("outcome".into(), json!("answered"));
+    out.insert("outcome".into(), json!(Outcome::Answered));
     out.insert("cancelled".into(), json!(false));
     out.insert("surface".into(), json!(surface.as_str()));
     out.insert("items".into(), json!(items));

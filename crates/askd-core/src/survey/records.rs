@@ -2,6 +2,7 @@
 //! [`survey_record`]), and `survey_records` (§11.2), read-only memory for the agent shaped
 //! from those records.
 
+use crate::Outcome;
 use serde_json::{Map, Value, json};
 
 pub use crate::record::{RecordedAsk, RecordedBank};
@@ -121,7 +122,7 @@ pub fn query(
 ) -> Value {
     let mut kept: Vec<&Value> = records
         .iter()
-        .filter(|r| include_unanswered || r["outcome"] == "answered")
+        .filter(|r| include_unanswered || r["outcome"] == Outcome::Answered.as_str())
         .collect();
     // Newest first; records without a timestamp last.
     kept.sort_by(|a, b| {
@@ -147,7 +148,7 @@ pub fn query(
 /// One returned record and its lower-cased search haystack.
 fn shape(r: &Value) -> (Value, String) {
     let spec = &r["spec"];
-    let answered = r["outcome"] == "answered";
+    let answered = r["outcome"] == Outcome::Answered.as_str();
     let entries: &[Value] = if answered {
         r["answers"].as_array().map(Vec::as_slice).unwrap_or(&[])
     } else {

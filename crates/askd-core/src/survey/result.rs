@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::answers::Submission;
 use super::model::SurveySpec;
+use crate::Outcome;
 
 /// §8.4, sent in English whatever the survey's language.
 pub const HANDLING: &str = "Open your next turn by mirroring the user's stance back in one line — what they chose, over what, and why — before acting on these answers. Trace every decision you make to the answer that settled it. Never re-ask anything this survey already answered; ask only what is new. Justifications are the user's stated intent: honour them, and if you must depart from one, say so and why before acting.";
@@ -40,20 +41,28 @@ pub enum Preflight {
 }
 
 impl Preflight {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "reroll" => Some(Preflight::Reroll),
-            "push" => Some(Preflight::Push),
-            "discuss" => Some(Preflight::Discuss),
+    /// The action an outcome names, if it is a pre-flight one.
+    pub fn of(outcome: Outcome) -> Option<Self> {
+        match outcome {
+            Outcome::Reroll => Some(Preflight::Reroll),
+            Outcome::Push => Some(Preflight::Push),
+            Outcome::Discuss => Some(Preflight::Discuss),
             _ => None,
         }
     }
-    pub fn as_str(self) -> &'static str {
+    /// The outcome the ask settles with.
+    pub fn outcome(self) -> Outcome {
         match self {
-            Preflight::Reroll => "reroll",
-            Preflight::Push => "push",
-            Preflight::Discuss => "discuss",
+            Preflight::Reroll => Outcome::Reroll,
+            Preflight::Push => Outcome::Push,
+            Preflight::Discuss => Outcome::Discuss,
         }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Outcome::parse(s).and_then(Preflight::of)
+    }
+    pub fn as_str(self) -> &'static str {
+        self.outcome().as_str()
     }
     pub fn instruction(self) -> &'static str {
         match self {
@@ -85,7 +94,7 @@ pub struct ResultAnswer {
 /// The `answered` result (§8.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Answered {
-    pub outcome: &'static str,
+    pub outcome: Outcome,
     pub ask_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -121,7 +130,7 @@ pub fn answered(spec: &SurveySpec, ask_id: &str, sub: &Submission) -> Answered {
         })
         .collect();
     Answered {
-        outcome: "answered",
+        outcome: Outcome::Answered,
         ask_id: ask_id.to_string(),
         title: spec.title.clone(),
         path: sub.path.clone(),
@@ -134,7 +143,7 @@ pub fn answered(spec: &SurveySpec, ask_id: &str, sub: &Submission) -> Answered {
 /// `{outcome, ask_id, title?, instruction}`: pre-flight (§8.5) and superseded (§8.6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Redirected {
-    pub outcome: &'static str,
+    pub outcome: Outcome,
     pub ask_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -143,7 +152,7 @@ pub struct Redirected {
 
 pub fn preflight(spec: &SurveySpec, ask_id: &str, action: Preflight) -> Redirected {
     Redirected {
-        outcome: action.as_str(),
+        outcome: action.outcome(),
         ask_id: ask_id.to_string(),
         title: spec.title.clone(),
         instruction: action.instruction(),
@@ -152,7 +161,7 @@ pub fn preflight(spec: &SurveySpec, ask_id: &str, action: Preflight) -> Redirect
 
 pub fn superseded(spec: &SurveySpec, ask_id: &str) -> Redirected {
     Redirected {
-        outcome: "superseded",
+        outcome: Outcome::Superseded,
         ask_id: ask_id.to_string(),
         title: spec.title.clone(),
         instruction: SUPERSEDED,

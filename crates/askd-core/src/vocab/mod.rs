@@ -109,6 +109,12 @@ macro_rules! words {
             }
         }
 
+        impl From<$name> for String {
+            fn from(w: $name) -> String {
+                w.as_str().to_string()
+            }
+        }
+
         impl PartialEq<$name> for String {
             fn eq(&self, other: &$name) -> bool {
                 self.as_str() == other.as_str()

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use askd_core::AlignOp;
 use axum::Json as AxumJson;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -77,16 +78,15 @@ pub async fn alignment_op(
     }
     // The body is a valid JSON object (checked above); `args` is kept as JSON.
     let v: Value = serde_json::from_slice(body.bytes()).unwrap_or(Value::Null);
-    if op == "report_drift" {
-        let args = v.get("args").cloned().unwrap_or_else(|| json!({}));
-        return Ok(AxumJson(d.report_drift(&id, &args).await?));
-    }
+    let Some(op) = AlignOp::parse(&op) else {
+        return Err(ApiError::not_found(&format!("alignment operation {op:?}")));
+    };
     let mut req = OpRequest::from_value(&v);
     // An agent token's operations are the agent's, whatever the body says.
     if let Some(p @ crate::fence::Principal::Agent { .. }) = crate::fence::caller() {
-        req.actor = Some(p.actor().to_string());
+        req.actor = Some(p.actor());
     }
-    Ok(AxumJson(d.alignment_op(&id, &op, req).await?))
+    Ok(AxumJson(d.alignment_op(&id, op, req).await?))
 }
 
 pub async fn list_sessions(State(d): St) -> ApiResult<AxumJson<Value>> {

@@ -13,6 +13,7 @@ use askd_core::alignment::drift::{self, CardAnswer, DriftCall, DriftReport};
 use askd_core::alignment::fold::Drift;
 use askd_core::alignment::{AlignEvent, AlignmentState, Lang};
 use askd_core::json::Json;
+use askd_core::{Actor, EventKind};
 use askd_store::{Ask, AskState, FollowEvent, NewAsk, Settlement, StoreError, Supersede};
 use serde_json::{Map, Value, json};
 
@@ -51,10 +52,10 @@ fn drift_id(ask: &Ask) -> ApiResult<String> {
 }
 
 /// The state with `extra` applied after the stored events.
-fn fold_with(mut state: AlignmentState, extra: &[(&str, Value)]) -> AlignmentState {
+fn fold_with(mut state: AlignmentState, extra: &[(EventKind, Value)]) -> AlignmentState {
     let at = askd_store::now();
     for (kind, data) in extra {
-        if let Some(e) = AlignEvent::from_stored(0, at.clone(), kind, data.clone()) {
+        if let Some(e) = AlignEvent::from_stored(0, at.clone(), kind.as_str(), data.clone()) {
             state.apply(&e);
         }
     }
@@ -174,13 +175,13 @@ impl Daemon {
         if let Some(o) = &open {
             let closed = json!({"drift_id": o.drift_id, "outcome": "superseded", "actor": "agent"});
             follow.push(FollowEvent {
-                kind: "alignment.drift_closed".into(),
+                kind: EventKind::AlignmentDriftClosed.as_str().into(),
                 payload: closed.clone(),
             });
             if !o.inherited
                 && let Some(old_ask) = &o.ask_id
             {
-                let after = fold_with(state.clone(), &[("alignment.drift_closed", closed)]);
+                let after = fold_with(state.clone(), &[(EventKind::AlignmentDriftClosed, closed)]);
                 let old = after.drift(&o.drift_id).unwrap_or(o);
                 let url = self.ask_url(old_ask);
                 let result = drift::result(session, old, old_ask, &url, &after, lang(self));
@@ -204,7 +205,7 @@ impl Daemon {
             }
         }
         follow.push(FollowEvent {
-            kind: "alignment.drift_reported".into(),
+            kind: EventKind::AlignmentDriftReported.as_str().into(),
             payload: report.reported_event(
                 &drift_id,
                 &ask_id,
@@ -264,7 +265,7 @@ impl Daemon {
         &self,
         ask: &Ask,
         outcome: &str,
-        event: (&str, Value),
+        event: (EventKind, Value),
         surface: Option<&str>,
     ) -> ApiResult<Value> {
         let id = drift_id(ask)?;
@@ -351,13 +352,13 @@ impl Daemon {
         let id = drift_id(&ask)?;
         let (closed, actor) = if outcome == "cancelled" {
             // "Not now" from a person, or a decline in an agent's client form.
-            let actor = crate::fence::caller().map_or("human", |p| p.actor());
+            let actor = crate::fence::caller().map_or(Actor::Human, |p| p.actor());
             ("dismissed", actor)
         } else {
-            ("withdrawn", "agent")
+            ("withdrawn", Actor::Agent)
         };
         let data = json!({"drift_id": id, "outcome": closed, "actor": actor});
-        self.settle_drift(&ask, outcome, ("alignment.drift_closed", data), None)
+        self.settle_drift(&ask, outcome, (EventKind::AlignmentDriftClosed, data), None)
             .await
     }
 

@@ -42,10 +42,10 @@ pub fn spec(ask: &Ask) -> ApiResult<ReviewSpec> {
         .map_err(|e| ApiError::internal(format!("stored review of {} is unreadable: {e}", ask.id)))
 }
 
-/// 422 `invalid_review` with every problem (`review.md` §3.2).
+/// 422 `invalid-review` with every problem (the tool error `invalid_review`, `review.md` §3.2).
 fn invalid_review(problems: Vec<Problem>) -> ApiError {
     let n = problems.len();
-    let mut e = ApiError::invalid("invalid_review", None, problems);
+    let mut e = ApiError::invalid("invalid-review", None, problems);
     e.message = format!(
         "batch_review rejected: {n} problem{}; nothing was shown to the reviewer.",
         if n == 1 { "" } else { "s" }

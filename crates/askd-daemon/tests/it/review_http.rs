@@ -170,7 +170,7 @@ async fn an_invalid_review_creates_nothing() {
         )
         .await;
     let b = r.expect(422);
-    assert_eq!(b["code"], "invalid_review");
+    assert_eq!(b["code"], "invalid-review");
     assert_eq!(
         b["message"],
         "batch_review rejected: 3 problems; nothing was shown to the reviewer."

@@ -214,6 +214,43 @@ async fn the_mode_switch_records_the_human_and_refuses_bad_values() {
     s.stop().await;
 }
 
+/// The agent's switch (`POST …/alignment/mode`, what `set_alignment_mode` calls) and the
+/// human's (`PUT …/alignment/mode`) are one switch: a bad or missing value is the same 422,
+/// `invalid-request` with one `invalid_mode` (or `required`) problem at `mode` naming the four
+/// legal values, and nothing is written. (The POST said `invalid_argument` with another
+/// problem code before they were one.)
+#[tokio::test]
+async fn both_mode_switches_refuse_a_bad_value_the_same_way() {
+    let s = TestServer::start().await;
+    let id = s.session("codex", None).await;
+    let path = mode_path(&id);
+    for (body, code) in [
+        (json!({"mode": "banana"}), "invalid_mode"),
+        (json!({}), "required"),
+    ] {
+        let put = s.put(&path, &body).await.expect(422).clone();
+        let post = s.post(&path, &body).await.expect(422).clone();
+        for b in [&put, &post] {
+            assert_eq!(b["code"], "invalid-request", "{b}");
+            assert_eq!(b["errors"].as_array().map(Vec::len), Some(1), "{b}");
+            assert_eq!(b["errors"][0]["path"], "mode", "{b}");
+            assert_eq!(b["errors"][0]["code"], code, "{b}");
+            let m = b["errors"][0]["message"].as_str().unwrap();
+            for legal in ["\"auto\"", "\"manual\"", "\"off\"", "\"default\""] {
+                assert!(m.contains(legal), "{m}");
+            }
+        }
+        assert_eq!(put["errors"], post["errors"]);
+    }
+    let v = s.get(&alignment(&id)).await.expect(200).clone();
+    assert_eq!(
+        v["mode"]["session_override"],
+        Value::Null,
+        "nothing was written"
+    );
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn mode_changes_reach_the_event_stream_with_the_session() {
     let s = TestServer::start().await;

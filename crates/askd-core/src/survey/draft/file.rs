@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::Outcome;
 use crate::problem::is_blank;
 
 /// The `v` of a draft file.
@@ -52,7 +53,7 @@ impl Status {
     /// The status a launched draft takes when its ask settles with `outcome` (§10.3):
     /// `answered`, or `reopened` for every other outcome.
     pub fn after_settle(outcome: &str) -> Status {
-        if outcome == "answered" {
+        if Outcome::parse(outcome) == Some(Outcome::Answered) {
             Status::Answered
         } else {
             Status::Reopened

@@ -10,6 +10,7 @@ use crate::json::Json;
 use crate::problem::join_messages;
 use crate::survey::model::SurveySpec;
 use crate::survey::validate::validate;
+use crate::vocab::{Outcome, outcome::PENDING};
 
 /// What step 2 of the gate decided from the draft's status.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,11 +108,15 @@ pub fn launch_result(mut result: Value, slug: &str) -> Value {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    match outcome.as_str() {
-        "answered" | "pending" => {
+    let settled = Outcome::parse(&outcome);
+    match settled {
+        Some(Outcome::Answered) => {
             o.insert("draft".into(), json!(slug));
         }
-        "reroll" | "push" | "discuss" | "superseded" => {
+        None if outcome == PENDING => {
+            o.insert("draft".into(), json!(slug));
+        }
+        Some(o2) if o2.is_preflight() || o2 == Outcome::Superseded => {
             if let Some(Value::String(i)) = o.get_mut("instruction") {
                 i.push_str(&reopened_note(slug));
             }
