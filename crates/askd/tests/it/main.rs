@@ -29,6 +29,7 @@ mod review_cli;
 mod review_mcp;
 mod team;
 mod tidy;
+mod tidy_size;
 
 /// `/mcp`, mounted beside the daemon's routes by the daemon tests' helpers (`common_daemon`).
 const MOUNT: fn(&std::sync::Arc<askd_daemon::Daemon>) -> askd_daemon::http::routes::Routes =
