@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::AskdServer;
 use super::errors::{invalid_argument, invalid_arguments, session_error};
+use super::round::ToolOutcome;
 use crate::backend::ToolError;
 use crate::tools;
 use askd_core::alignment::policy::instructions_section;
@@ -342,7 +343,7 @@ impl AskdServer {
         &self,
         args: Value,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<ToolOutcome, ToolError> {
         // Every argument is validated before anything is recorded (§5.1).
         if let Err(problems) = askd_core::alignment::drift::validate(&args) {
             return Err(invalid_arguments(&problems));
@@ -365,7 +366,7 @@ impl AskdServer {
             .await
             .map_err(session_error)?;
         if reported.get("error").is_some() {
-            return Ok(reported);
+            return Ok(ToolOutcome::Done(reported));
         }
         let result = match reported.get("result") {
             Some(r) if !r.is_null() => {
@@ -382,10 +383,31 @@ impl AskdServer {
                 {
                     hook(reported["url"].as_str().unwrap_or_default());
                 }
-                self.answering(&ask_id, budget, ctx).await?
+                match self.answering(&ask_id, budget, ctx).await? {
+                    ToolOutcome::Done(result) => result,
+                    round => return Ok(round),
+                }
             }
         };
-        Ok(self.with_guidance(result, &session).await)
+        Ok(ToolOutcome::Done(
+            self.with_guidance(result, &session).await,
+        ))
+    }
+
+    /// [`Self::with_alignment`] on a done call's result; a round unchanged.
+    pub(super) async fn with_alignment_done(
+        &self,
+        outcome: ToolOutcome,
+        args: &Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<ToolOutcome, ToolError> {
+        match outcome {
+            ToolOutcome::Done(result) => self
+                .with_alignment(result, args, ctx)
+                .await
+                .map(ToolOutcome::Done),
+            round => Ok(round),
+        }
     }
 
     /// The session's tail lines as `guidance` on an alignment result (auto and manual mode,

@@ -10,7 +10,7 @@ use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
 use super::AskdServer;
-use super::round::{DESK_FIRST, input_required};
+use super::round::ToolOutcome;
 use crate::backend::ToolError;
 
 /// The next thing a client is asked (see `AskdServer::next_step`).
@@ -282,12 +282,6 @@ impl AskdServer {
         }
     }
 
-    /// The wait of a new ask, with the ask also in front of the human inside the client when
-    /// it can show it (`clients.md` §3): the first valid answer wins. 2025 revisions get a
-    /// server request (`elicitation/create`) racing the wait, withdrawn with
-    /// `notifications/cancelled` when the ask settles elsewhere; 2026-07-28 gets the
-    /// `input_required` round trip ([`INPUT_REQUIRED`]). Every return goes through the
-    /// normal wait, so the result is the stored one.
     /// [`Self::wait_answering`], then — when this connection sent the ask's page as a
     /// URL-mode elicitation and the ask is no longer pending — the 2025-11-25
     /// `notifications/elicitation/complete` with its `elicitationId` (the ask id), so the
@@ -297,7 +291,7 @@ impl AskdServer {
         ask_id: &str,
         budget: Option<Duration>,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<ToolOutcome, ToolError> {
         let result = self.wait_answering(ask_id, budget, ctx).await;
         let sent = self
             .url_elicited
@@ -330,55 +324,57 @@ impl AskdServer {
         result
     }
 
+    /// The wait of a new ask, with the ask also in front of the human inside the client when
+    /// it can show it (`clients.md` §3): the first valid answer wins. 2025 revisions get a
+    /// server request (`elicitation/create`) racing the wait ([`Self::elicit_race`]);
+    /// 2026-07-28 gets the `input_required` round trip ([`Self::first_round`]). Every
+    /// return goes through the normal wait, so the result is the stored one.
     pub(super) async fn wait_answering(
         &self,
         ask_id: &str,
         budget: Option<Duration>,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ToolError> {
-        use rmcp::model::{ClientResult, ElicitResult, ServerRequest};
-        use rmcp::service::PeerRequestOptions;
-
+    ) -> Result<ToolOutcome, ToolError> {
         if Self::apps(ctx) {
             // The host renders the app from this result (issue 20): the pending handle goes
             // back at once, and the agent continues with await_answer.
             let _ = budget;
-            return self.wait(ask_id, Some(Duration::ZERO), ctx).await;
+            return self
+                .wait(ask_id, Some(Duration::ZERO), ctx)
+                .await
+                .map(ToolOutcome::Done);
         }
         let Some((plan, ask)) = self.plan(ask_id, ctx).await else {
-            return self.wait(ask_id, budget, ctx).await;
+            return self.wait(ask_id, budget, ctx).await.map(ToolOutcome::Done);
         };
-        let mut round = Round {
+        let round = Round {
             style: crate::stepwise::Style::for_client(&Self::client_name(ctx)),
             ..Round::default()
         };
         if Self::round_trips(ctx) {
-            // 2026-07-28: a form, once out, stays in front of the human until they act on
-            // it, however the ask settles meanwhile. So when a person has the desk open (an
-            // inbox, an ask page, the terminal UI), the page goes first: the call waits like
-            // a 2025 one for [`DESK_FIRST`], returning the moment the page answers, and only
-            // then puts the form in the client.
-            if plan.is_form() && self.backend.desk_open().await {
-                let grace = budget.map_or(DESK_FIRST, |b| b.min(DESK_FIRST));
-                let r = self.wait(ask_id, Some(grace), ctx).await?;
-                if r["outcome"] != "pending" || budget.is_some_and(|b| b <= DESK_FIRST) {
-                    return Ok(r);
-                }
-            }
-            if let Step::Send(request, question) =
-                self.next_step(ask_id, &plan, &ask, None, &round).await
-            {
-                let session = ask["session"].as_str().unwrap_or_default();
-                return Err(input_required(
-                    &self.opts.seal,
-                    (ask_id, session),
-                    *request,
-                    question,
-                    (0, None),
-                ));
-            }
-            return self.wait(ask_id, budget, ctx).await;
+            return self
+                .first_round(ask_id, budget, (&plan, &ask), &round, ctx)
+                .await;
         }
+        self.elicit_race(ask_id, budget, (&plan, &ask), round, ctx)
+            .await
+            .map(ToolOutcome::Done)
+    }
+
+    /// 2025 revisions: the plan's requests (`elicitation/create`), one after another, each
+    /// raced against the wait and withdrawn with `notifications/cancelled` when the ask
+    /// settles elsewhere.
+    async fn elicit_race(
+        &self,
+        ask_id: &str,
+        budget: Option<Duration>,
+        (plan, ask): (&crate::elicit::Plan, &Value),
+        mut round: Round,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Value, ToolError> {
+        use rmcp::model::{ClientResult, ElicitResult, ServerRequest};
+        use rmcp::service::PeerRequestOptions;
+
         let waiting = self.wait(ask_id, budget, ctx);
         tokio::pin!(waiting);
         let mut problem: Option<String> = None;
@@ -387,7 +383,7 @@ impl AskdServer {
         let mut refusals = 0;
         loop {
             let Step::Send(request, question) = self
-                .next_step(ask_id, &plan, &ask, problem.as_deref(), &round)
+                .next_step(ask_id, plan, ask, problem.as_deref(), &round)
                 .await
             else {
                 break;
@@ -424,7 +420,7 @@ impl AskdServer {
             match self
                 .apply_reply(
                     ask_id,
-                    &plan,
+                    plan,
                     (question.as_deref(), &round),
                     answer,
                     sent.elapsed(),

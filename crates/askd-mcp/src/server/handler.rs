@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::AskdServer;
 use super::errors::to_call_result;
-use super::round::{INPUT_REQUIRED, RoundState, state_refused};
+use super::round::{RoundState, ToolOutcome, state_refused};
 use crate::{instructions, tools};
 use askd_core::alignment::{Mode, check_instruction, check_note};
 
@@ -252,15 +252,13 @@ impl ServerHandler for AskdServer {
             },
             None => self.run(&request.name, args, &context).await,
         };
-        if let Err(e) = &result
-            && e.code == INPUT_REQUIRED
-            && let Some(r) = e
-                .errors
-                .clone()
-                .and_then(|v| serde_json::from_value::<rmcp::model::InputRequiredResult>(v).ok())
-        {
-            return Ok(CallToolResponse::InputRequired(r));
-        }
+        let result = match result {
+            Ok(ToolOutcome::InputRequired(round)) => {
+                return Ok(CallToolResponse::InputRequired(round));
+            }
+            Ok(ToolOutcome::Done(v)) => Ok(v),
+            Err(e) => Err(e),
+        };
         // An MCP App host renders the app from an ask tool's result: the app gets the ask's
         // signed handle in `_meta["askd/app"]`.
         let app = (Self::apps(&context) && crate::apps::ASK_TOOLS.contains(&request.name.as_ref()))

@@ -29,7 +29,8 @@ mod round;
 mod session;
 mod wait;
 
-pub use round::{DESK_FIRST, ELICIT_KEY, INPUT_REQUIRED, REQUEST_STATE_REFUSED, RoundState};
+use round::ToolOutcome;
+pub use round::{DESK_FIRST, ELICIT_KEY, REQUEST_STATE_REFUSED, RoundState};
 pub use session::{SHORT_CLIENT_BUDGET, client_budget, is_short_client};
 
 use std::sync::Arc;
@@ -249,27 +250,46 @@ impl AskdServer {
         }
     }
 
+    /// One tool call, by name. The calls that wait on an ask may end in a 2026-07-28
+    /// `input_required` round ([`ToolOutcome::InputRequired`]); every other tool is
+    /// [`Self::run_done`]'s.
     async fn run(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<ToolOutcome, ToolError> {
+        match name {
+            tools::ASK_SURVEY => {
+                let r = self.ask_tool("survey", args.clone(), ctx).await?;
+                self.with_alignment_done(r, &args, ctx).await
+            }
+            tools::ASK_USER_QUESTION => {
+                let r = self.ask_tool("questions", args.clone(), ctx).await?;
+                self.with_alignment_done(r, &args, ctx).await
+            }
+            tools::BATCH_REVIEW => self.ask_tool("review", args, ctx).await,
+            tools::REPORT_DRIFT => self.drift_tool(args, ctx).await,
+            tools::SURVEY_DRAFT_LAUNCH => {
+                let r = self.launch_tool(args.clone(), ctx).await?;
+                self.with_alignment_done(r, &args, ctx).await
+            }
+            _ => self.run_done(name, args, ctx).await.map(ToolOutcome::Done),
+        }
+    }
+
+    /// A tool call that never puts a form in front of the human.
+    async fn run_done(
         &self,
         name: &str,
         args: Value,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {
         match name {
-            tools::ASK_SURVEY => {
-                let r = self.ask_tool("survey", args.clone(), ctx).await?;
-                self.with_alignment(r, &args, ctx).await
-            }
-            tools::ASK_USER_QUESTION => {
-                let r = self.ask_tool("questions", args.clone(), ctx).await?;
-                self.with_alignment(r, &args, ctx).await
-            }
             tools::ALIGN
             | tools::ALIGNMENT_STATUS
             | tools::SET_ALIGNMENT_MODE
             | tools::ESTABLISH_BASELINE => self.alignment_tool(name, args, ctx).await,
-            tools::BATCH_REVIEW => self.ask_tool("review", args, ctx).await,
-            tools::REPORT_DRIFT => self.drift_tool(args, ctx).await,
             tools::AWAIT_ANSWER => self.await_answer(args, ctx).await,
             tools::WITHDRAW_ASK => {
                 let Some(ask_id) = args.get("ask_id").and_then(Value::as_str) else {
@@ -285,10 +305,6 @@ impl AskdServer {
             tools::SURVEY_DRAFT_GET => {
                 let session = self.session(ctx).await?.to_string();
                 self.backend.draft_get(&session, &args).await
-            }
-            tools::SURVEY_DRAFT_LAUNCH => {
-                let r = self.launch_tool(args.clone(), ctx).await?;
-                self.with_alignment(r, &args, ctx).await
             }
             tools::SURVEY_RECORDS => {
                 let records = self.backend.records("survey").await?;

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use rmcp::RoleServer;
+use rmcp::model::InputRequiredResult;
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
@@ -12,16 +13,29 @@ use super::AskdServer;
 use super::elicitation::{Reply, Round, Step};
 use super::errors::{ARGUMENTS_CODE, timeout_arg};
 use crate::backend::ToolError;
-use crate::tools;
 
-/// The tool error that stands for a 2026-07-28 `input_required` result (its `errors` member
-/// holds the result); `call_tool` returns it as that result, never as an error.
-pub const INPUT_REQUIRED: &str = "askd.input_required";
+/// What a call that can put its ask in front of the human returns: its result, or — under
+/// 2026-07-28, where a server sends no request of its own — an `input_required` round,
+/// which `call_tool` returns as that result (never as an error).
+pub(super) enum ToolOutcome {
+    Done(Value),
+    InputRequired(InputRequiredResult),
+}
+
+impl ToolOutcome {
+    /// The result shaped by `f` when the call is done; a round unchanged.
+    pub(super) fn map(self, f: impl FnOnce(Value) -> Value) -> ToolOutcome {
+        match self {
+            ToolOutcome::Done(v) => ToolOutcome::Done(f(v)),
+            round => round,
+        }
+    }
+}
 
 /// How long a 2026-07-28 call waits for the page before it sends the form, when a person
-/// has the desk open ([`Backend::desk_open`]): long enough to answer a short ask on the
-/// page the person is looking at, short enough that someone at the terminal soon gets the
-/// form there.
+/// has the desk open ([`crate::backend::Backend::desk_open`]): long enough to answer a
+/// short ask on the page the person is looking at, short enough that someone at the
+/// terminal soon gets the form there.
 pub const DESK_FIRST: Duration = Duration::from_secs(15);
 
 /// The key of askd's one input request in `inputRequests` / `inputResponses`.
@@ -33,20 +47,19 @@ pub(super) fn unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// The `input_required` result (2026-07-28) carrying `request`, as the [`INPUT_REQUIRED`]
-/// tool error `call_tool` turns into the result. Its `requestState` names the ask and the
-/// session it was asked in, the survey question asked, when it went out and how many
-/// answers were refused — sealed under the install's key ([`crate::seal`]), so a client
-/// can only send it back as it was issued: a state naming another conversation's ask, or
-/// an earlier `sent`, does not verify.
+/// The `input_required` round (2026-07-28) carrying `request`. Its `requestState` names
+/// the ask and the session it was asked in, the survey question asked, when it went out and
+/// how many answers were refused — sealed under the install's key ([`crate::seal`]), so a
+/// client can only send it back as it was issued: a state naming another conversation's
+/// ask, or an earlier `sent`, does not verify.
 pub(super) fn input_required(
     seal: &crate::seal::Seal,
     (ask_id, session): (&str, &str),
     request: rmcp::model::ElicitRequest,
     question: Option<String>,
     (tries, partial): (u32, Option<Value>),
-) -> ToolError {
-    use rmcp::model::{InputRequest, InputRequiredResult};
+) -> ToolOutcome {
+    use rmcp::model::InputRequest;
     let state = RoundState {
         ask: ask_id.to_string(),
         session: session.to_string(),
@@ -60,11 +73,7 @@ pub(super) fn input_required(
         .into_iter()
         .collect();
     let sealed = seal.sign(crate::seal::Purpose::RequestState, &state);
-    let result = InputRequiredResult::new(Some(requests), Some(sealed));
-    let mut e = ToolError::new(INPUT_REQUIRED, "input required");
-    e.errors = serde_json::to_value(result).ok();
-    e.ask_id = Some(ask_id.to_string());
-    e
+    ToolOutcome::InputRequired(InputRequiredResult::new(Some(requests), Some(sealed)))
 }
 
 /// The `requestState` of askd's `input_required` round trip, as sealed
@@ -93,32 +102,27 @@ pub struct RoundState {
     pub draft: Option<String>,
 }
 
-/// `e` with the draft `slug` carried in its sealed `requestState` when it is an
-/// `input_required` round (anything else unchanged), so the retry that resumes it returns
-/// the launch's shape.
-pub(super) fn carry_draft(seal: &crate::seal::Seal, mut e: ToolError, slug: &str) -> ToolError {
-    use rmcp::model::InputRequiredResult;
-    if e.code != INPUT_REQUIRED {
-        return e;
-    }
-    let Some(mut r) = e
-        .errors
-        .clone()
-        .and_then(|v| serde_json::from_value::<InputRequiredResult>(v).ok())
-    else {
-        return e;
+/// `outcome` with the draft `slug` carried in its sealed `requestState` when it is an
+/// `input_required` round (a result unchanged), so the retry that resumes it returns the
+/// launch's shape.
+pub(super) fn carry_draft(
+    seal: &crate::seal::Seal,
+    outcome: ToolOutcome,
+    slug: &str,
+) -> ToolOutcome {
+    let ToolOutcome::InputRequired(mut r) = outcome else {
+        return outcome;
     };
     let Some(mut state) = r
         .request_state
         .as_deref()
         .and_then(|s| seal.open::<RoundState>(crate::seal::Purpose::RequestState, s))
     else {
-        return e;
+        return ToolOutcome::InputRequired(r);
     };
     state.draft = Some(slug.to_string());
     r.request_state = Some(seal.sign(crate::seal::Purpose::RequestState, &state));
-    e.errors = serde_json::to_value(r).ok();
-    e
+    ToolOutcome::InputRequired(r)
 }
 
 /// The code of a `requestState` askd did not issue, or not for this call.
@@ -136,6 +140,43 @@ pub(super) fn state_refused(why: &str) -> ToolError {
 }
 
 impl AskdServer {
+    /// The first round of a new ask (2026-07-28): its first form as the call's
+    /// `input_required` result, or — when there is nothing to send — the wait.
+    ///
+    /// A form, once out, stays in front of the human until they act on it, however the ask
+    /// settles meanwhile. So when a person has the desk open (an inbox, an ask page, the
+    /// terminal UI), the page goes first: the call waits like a 2025 one for
+    /// [`DESK_FIRST`], returning the moment the page answers, and only then puts the form in
+    /// the client.
+    pub(super) async fn first_round(
+        &self,
+        ask_id: &str,
+        budget: Option<Duration>,
+        (plan, ask): (&crate::elicit::Plan, &Value),
+        round: &Round,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<ToolOutcome, ToolError> {
+        if plan.is_form() && self.backend.desk_open().await {
+            let grace = budget.map_or(DESK_FIRST, |b| b.min(DESK_FIRST));
+            let r = self.wait(ask_id, Some(grace), ctx).await?;
+            if r["outcome"] != "pending" || budget.is_some_and(|b| b <= DESK_FIRST) {
+                return Ok(ToolOutcome::Done(r));
+            }
+        }
+        if let Step::Send(request, question) = self.next_step(ask_id, plan, ask, None, round).await
+        {
+            let session = ask["session"].as_str().unwrap_or_default();
+            return Ok(input_required(
+                &self.opts.seal,
+                (ask_id, session),
+                *request,
+                question,
+                (0, None),
+            ));
+        }
+        self.wait(ask_id, budget, ctx).await.map(ToolOutcome::Done)
+    }
+
     /// A 2026-07-28 retry (`inputResponses` + our `requestState`, verified by `call_tool`):
     /// the form's reply acts on the ask (a survey's next question is the next round), then
     /// the call waits like `await_answer` — so an ask settled elsewhere meanwhile returns its
@@ -148,7 +189,7 @@ impl AskdServer {
         state: RoundState,
         responses: Option<&rmcp::model::InputResponses>,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<ToolOutcome, ToolError> {
         timeout_arg(&args, ARGUMENTS_CODE)?;
         let current = ctx
             .meta
@@ -211,16 +252,16 @@ impl AskdServer {
                     .next_step(&state.ask, &plan, &ask, problem.as_deref(), &round)
                     .await
             {
-                let e = input_required(
+                let round = input_required(
                     &self.opts.seal,
                     (&state.ask, &state.session),
                     *request,
                     question,
                     (tries, round.partial),
                 );
-                return Err(match &state.draft {
-                    Some(slug) => carry_draft(&self.opts.seal, e, slug),
-                    None => e,
+                return Ok(match &state.draft {
+                    Some(slug) => carry_draft(&self.opts.seal, round, slug),
+                    None => round,
                 });
             }
         }
@@ -228,13 +269,11 @@ impl AskdServer {
         if let Some(t) = args.get("timeout_s") {
             wait["timeout_s"] = t.clone();
         }
-        let Some(slug) = &state.draft else {
-            return self.run(tools::AWAIT_ANSWER, wait, ctx).await;
-        };
-        // A resumed survey_draft_launch returns what the launch would have.
-        match self.run(tools::AWAIT_ANSWER, wait, ctx).await {
-            Ok(result) => Ok(askd_core::survey::draft::launch_result(result, slug)),
-            Err(e) => Err(carry_draft(&self.opts.seal, e, slug)),
-        }
+        let result = self.await_answer(wait, ctx).await?;
+        Ok(ToolOutcome::Done(match &state.draft {
+            // A resumed survey_draft_launch returns what the launch would have.
+            Some(slug) => askd_core::survey::draft::launch_result(result, slug),
+            None => result,
+        }))
     }
 }

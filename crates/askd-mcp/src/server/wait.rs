@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::AskdServer;
 use super::errors::{ARGUMENTS_CODE, argument_error};
-use super::round::carry_draft;
+use super::round::{ToolOutcome, carry_draft};
 use crate::backend::{CreatedAsk, ToolError};
 
 impl AskdServer {
@@ -90,12 +90,14 @@ impl AskdServer {
         )
     }
 
+    /// An ask tool (`ask_survey`, `ask_user_question`, `batch_review`): the ask created (or
+    /// re-attached) in the call's session, then the wait of it ([`Self::answering`]).
     pub(super) async fn ask_tool(
         &self,
         kind: &str,
         args: Value,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<ToolOutcome, ToolError> {
         let client = Self::client_name(ctx);
         // ask_user_question and batch_review check timeout_s with the rest of their
         // arguments (in the daemon); a survey's is checked here, before anything is recorded.
@@ -130,7 +132,7 @@ impl AskdServer {
         &self,
         args: Value,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<ToolOutcome, ToolError> {
         let client = Self::client_name(ctx);
         let budget = self.budget(&args, &client, ARGUMENTS_CODE)?;
         let session = self.session(ctx).await?.to_string();
@@ -142,14 +144,9 @@ impl AskdServer {
         {
             hook(&launched.url);
         }
-        let result = self
-            .answering(&launched.ask_id, budget, ctx)
-            .await
-            .map_err(|e| carry_draft(&self.opts.seal, e, &launched.draft))?;
-        Ok(askd_core::survey::draft::launch_result(
-            result,
-            &launched.draft,
-        ))
+        let outcome = self.answering(&launched.ask_id, budget, ctx).await?;
+        let outcome = carry_draft(&self.opts.seal, outcome, &launched.draft);
+        Ok(outcome.map(|result| askd_core::survey::draft::launch_result(result, &launched.draft)))
     }
 
     /// `await_answer`: the wait of an ask asked earlier (its pending handle's `ask_id`). A
