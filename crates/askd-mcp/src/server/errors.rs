@@ -53,6 +53,18 @@ pub(super) fn argument_error(path: &str, message: &str) -> ToolError {
     e
 }
 
+/// A call of a tool askd does not have: the message names every tool, from the one list
+/// ([`crate::tools::names`]).
+pub(super) fn unknown_tool(name: &str) -> ToolError {
+    ToolError::new(
+        "UNKNOWN_TOOL",
+        format!(
+            "askd has no tool named {name:?}; its tools are {}",
+            crate::tools::names().join(", ")
+        ),
+    )
+}
+
 /// A settled result that carries an `error` (cancelled, aborted) is a tool error.
 pub(super) fn to_call_result(r: Result<Value, ToolError>) -> CallToolResult {
     match r {
@@ -126,5 +138,20 @@ pub(super) fn to_call_result(r: Result<Value, ToolError>) -> CallToolResult {
             ];
             result
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_tool_is_refused_naming_every_listed_tool() {
+        let e = unknown_tool("nope");
+        assert_eq!(e.code, "UNKNOWN_TOOL");
+        assert_eq!(
+            e.message,
+            "askd has no tool named \"nope\"; its tools are ask_survey, survey_draft_set, survey_draft_get, survey_draft_launch, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review, align, alignment_status, establish_baseline, report_drift, set_alignment_mode"
+        );
     }
 }

@@ -46,7 +46,7 @@ use crate::backend::{Backend, ToolError};
 use crate::{instructions, tools};
 use askd_core::alignment::policy::instructions_section;
 use askd_core::alignment::{Lang, Mode};
-use errors::argument_error;
+use errors::{argument_error, unknown_tool};
 
 /// The `_meta` key under which a 2026-07-28 client names itself on every request.
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
@@ -319,12 +319,7 @@ impl AskdServer {
                 ))
             }
             crate::apps::APP_TOOL => self.app_call(&args, ctx).await,
-            other => Err(ToolError::new(
-                "UNKNOWN_TOOL",
-                format!(
-                    "askd has no tool named {other:?}; its tools are ask_survey, survey_draft_set, survey_draft_get, survey_draft_launch, ask_user_question, await_answer, survey_records, withdraw_ask, batch_review, align, alignment_status, establish_baseline, report_drift, set_alignment_mode"
-                ),
-            )),
+            other => Err(unknown_tool(other)),
         }
     }
 }
