@@ -21,7 +21,7 @@ use askd_core::alignment::{
 impl AskdServer {
     /// The session an alignment tool runs in and its status, or `alignment_off` when the
     /// session's mode does not list the tool (§5.1: a stale client's call records nothing).
-    pub(super) async fn alignment_gate(
+    async fn alignment_gate(
         &self,
         name: &str,
         args: &Value,
@@ -53,7 +53,7 @@ impl AskdServer {
 
     /// Attaches the alignment tail to a question result in `auto` mode (`alignment.md`
     /// §5.7, §5.8): the structured `alignment` member, and the tail as a text block.
-    pub(super) async fn with_alignment(
+    async fn with_alignment(
         &self,
         result: Value,
         args: &Value,
@@ -124,11 +124,7 @@ impl AskdServer {
     /// that lacks it), and the announced mode moves on.
     /// [`Self::mode_notice`], and when the announced mode moved, `tools/list_changed` and
     /// `prompts/list_changed` to this connection (§3.4).
-    pub(super) async fn announce(
-        &self,
-        view: &Value,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Option<String> {
+    async fn announce(&self, view: &Value, ctx: &RequestContext<RoleServer>) -> Option<String> {
         let notice = self.mode_notice(view)?;
         let _ = ctx.peer.notify_tool_list_changed().await;
         let _ = ctx.peer.notify_prompt_list_changed().await;
@@ -145,7 +141,7 @@ impl AskdServer {
         Some(notice)
     }
 
-    pub(super) fn mode_notice(&self, view: &Value) -> Option<String> {
+    fn mode_notice(&self, view: &Value) -> Option<String> {
         let effective = Mode::parse(view["mode"]["effective"].as_str()?)?;
         let mut announced = self.announced.lock().unwrap_or_else(|e| e.into_inner());
         if *announced == effective {
@@ -257,7 +253,7 @@ impl AskdServer {
 
     /// The daemon's answer to one alignment tool, before it is bounded for the agent.
     #[allow(clippy::too_many_arguments)]
-    pub(super) async fn alignment_result(
+    async fn alignment_result(
         &self,
         name: &str,
         args: &Value,
@@ -429,7 +425,7 @@ impl AskdServer {
 }
 
 /// The question texts of an `ask_user_question` call's arguments, in order.
-pub(super) fn asked_questions(args: &Value) -> Vec<&str> {
+fn asked_questions(args: &Value) -> Vec<&str> {
     match args.get("questions") {
         Some(Value::Array(qs)) => qs
             .iter()
@@ -441,7 +437,7 @@ pub(super) fn asked_questions(args: &Value) -> Vec<&str> {
 
 /// `{ask_id, question_id, chosen}` of the first settled decision (of another ask) that one of
 /// the asked questions repeats (`alignment.md` §5.7).
-pub(super) fn repeat_of_settled(view: &Value, args: &Value, this_ask: &str) -> Value {
+fn repeat_of_settled(view: &Value, args: &Value, this_ask: &str) -> Value {
     let settled = view["settled_decisions"]
         .as_array()
         .cloned()

@@ -11,7 +11,7 @@ use super::AskdServer;
 use crate::backend::ToolError;
 
 /// How often `askd_app`'s watch reads the ask's view (on loopback) while it waits.
-pub(super) const APP_WATCH_EVERY: Duration = Duration::from_secs(1);
+const APP_WATCH_EVERY: Duration = Duration::from_secs(1);
 
 impl AskdServer {
     /// Records that this connection's ask tool returned `ask_id`, asked in `session`: one it
@@ -130,7 +130,7 @@ impl AskdServer {
     /// change (or per wait) instead of one every few seconds. Nothing is marked on the ask
     /// (an adapter's `wait` would say an agent waits; an event stream would count as a
     /// person's open desk).
-    pub(super) async fn app_watch(
+    async fn app_watch(
         &self,
         call: &crate::apps::UiCall,
         body: Option<&Value>,

@@ -45,10 +45,7 @@ pub(super) enum Reply {
 }
 
 /// A form request's params, when the schema is one the SDK's elicitation schema admits.
-pub(super) fn form_params(
-    message: String,
-    schema: Value,
-) -> Option<rmcp::model::ElicitRequestParams> {
+fn form_params(message: String, schema: Value) -> Option<rmcp::model::ElicitRequestParams> {
     let requested_schema = serde_json::from_value::<rmcp::model::ElicitationSchema>(schema)
         .map_err(|e| tracing::warn!("an elicitation form did not build: {e}"))
         .ok()?;
@@ -86,7 +83,7 @@ impl AskdServer {
     }
 
     /// The request that puts `plan` in front of the human: a form, or the page's URL.
-    pub(super) fn elicit_request(
+    fn elicit_request(
         &self,
         plan: &crate::elicit::Plan,
         ask: &Value,
@@ -329,7 +326,7 @@ impl AskdServer {
     /// server request (`elicitation/create`) racing the wait ([`Self::elicit_race`]);
     /// 2026-07-28 gets the `input_required` round trip ([`Self::first_round`]). Every
     /// return goes through the normal wait, so the result is the stored one.
-    pub(super) async fn wait_answering(
+    async fn wait_answering(
         &self,
         ask_id: &str,
         budget: Option<Duration>,

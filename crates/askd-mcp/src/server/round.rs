@@ -41,7 +41,7 @@ pub const DESK_FIRST: Duration = Duration::from_secs(15);
 /// The key of askd's one input request in `inputRequests` / `inputResponses`.
 pub const ELICIT_KEY: &str = "askd_answer";
 
-pub(super) fn unix_ms() -> u64 {
+fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)

@@ -74,7 +74,7 @@ impl AskdServer {
     }
 
     /// This connection's metadata for recording a session (no id, no fork, no flags).
-    pub(super) fn session_open(&self, ctx: &RequestContext<RoleServer>) -> SessionOpen {
+    fn session_open(&self, ctx: &RequestContext<RoleServer>) -> SessionOpen {
         SessionOpen {
             client: Self::client_name(ctx),
             workspace: self.opts.workspace.clone(),
@@ -94,7 +94,7 @@ impl AskdServer {
         }
     }
 
-    pub(super) fn bound_session(&self) -> Option<String> {
+    fn bound_session(&self) -> Option<String> {
         self.bound.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -212,7 +212,7 @@ impl AskdServer {
     /// Continue `id` (§4.2): an unknown id fails with `unknown_session` and records nothing;
     /// the first continue of this connection appends `session.attached`; the connection
     /// stays bound to it.
-    pub(super) async fn continue_session(
+    async fn continue_session(
         &self,
         id: &str,
         ctx: &RequestContext<RoleServer>,

@@ -69,7 +69,7 @@ impl AskdServer {
     }
 
     /// `waiting for the user — 3 answered, 2 banked`.
-    pub(super) async fn progress_message(&self, ask_id: &str) -> String {
+    async fn progress_message(&self, ask_id: &str) -> String {
         let Ok(ask) = self.backend.ask(ask_id).await else {
             return "waiting for the user".into();
         };
