@@ -5,7 +5,8 @@
 //! # Layout
 //! - [`tools`] — tool names (part of the contract), descriptions, input and output schemas.
 //! - [`server`] — [`server::AskdServer`], the rmcp `ServerHandler`: sessions, waiting with
-//!   progress and budgets, cancellation, result and error shapes.
+//!   progress and budgets, cancellation, the two eras of elicitation, the MCP App's tool,
+//!   alignment gating, result and error shapes — one submodule each.
 //! - [`backend`] — what the tools need from askd ([`backend::Backend`]); the implementation
 //!   the stdio adapter uses over `askd-client`'s HTTP client ([`HttpBackend`]), and the one
 //!   mapping of the daemon's refusals to tool errors ([`ToolError::from_api`]).

@@ -783,6 +783,15 @@ pub fn listed(mode: askd_core::alignment::Mode) -> Vec<Tool> {
     tools.into_iter().map(finish).collect()
 }
 
+/// Every tool's name (but the MCP App's own, `crate::apps::APP_TOOL`), in the order
+/// [`listed`] gives them in `auto` mode, the mode that lists them all.
+pub fn names() -> Vec<String> {
+    listed(askd_core::alignment::Mode::Auto)
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
 /// Whether `name` is an alignment tool that `mode` does not list.
 pub fn alignment_off(name: &str, mode: askd_core::alignment::Mode) -> bool {
     mode == askd_core::alignment::Mode::Off
