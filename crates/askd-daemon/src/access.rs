@@ -15,6 +15,7 @@
 //!   ends a revoked principal's open responses (event streams, waits, `/mcp` streams) at
 //!   once, on every daemon of a team (`crate::follow` reloads and bumps).
 
+use askd_core::EventKind;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -563,12 +564,19 @@ pub fn event_view<'e>(
             ..e.clone()
         })
     };
-    match e.kind.as_str() {
-        "ask.created" | "ask.banked" | "ask.autosaved" | "ask.claimed" | "ask.settled" => {
+    let Some(kind) = EventKind::parse(&e.kind) else {
+        return None;
+    };
+    match kind {
+        EventKind::AskCreated
+        | EventKind::AskBanked
+        | EventKind::AskAutosaved
+        | EventKind::AskClaimed
+        | EventKind::AskSettled => {
             let readable = ask.is_some_and(|a| may_read(who, a));
             if readable {
                 Some(Cow::Borrowed(e))
-            } else if e.kind == "ask.settled" {
+            } else if kind == EventKind::AskSettled {
                 let p = &e.payload;
                 Some(reduced(json!({
                     "ask_id": p.get("ask_id"),
@@ -580,14 +588,14 @@ pub fn event_view<'e>(
                 None
             }
         }
-        "draft.updated" => {
+        EventKind::DraftUpdated => {
             let mut p = e.payload.clone();
             if let Some(o) = p.as_object_mut() {
                 o.remove("file");
             }
             Some(reduced(p))
         }
-        "settings.updated" => Some(Cow::Borrowed(e)),
+        EventKind::SettingsUpdated => Some(Cow::Borrowed(e)),
         _ => None,
     }
 }

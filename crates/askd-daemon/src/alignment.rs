@@ -734,7 +734,7 @@ impl Alignment<'_> {
             data["inherited"] = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
             data["actor"] = json!("askd");
             store
-                .append_session_event(&child.id, "session.started", data)
+                .append_session_event(&child.id, EventKind::SessionStarted.as_str(), data)
                 .await
                 .map_err(store_err)?;
             return Ok(json!({"session": child, "created": true, "origin": "fork"}));
@@ -746,7 +746,7 @@ impl Alignment<'_> {
                     let mut data = meta;
                     data["actor"] = json!("askd");
                     store
-                        .append_session_event(id, "session.attached", data)
+                        .append_session_event(id, EventKind::SessionAttached.as_str(), data)
                         .await
                         .map_err(store_err)?;
                 }
@@ -768,7 +768,7 @@ impl Alignment<'_> {
         data["origin"] = json!("new");
         data["actor"] = json!("askd");
         store
-            .append_session_event(&session.id, "session.started", data)
+            .append_session_event(&session.id, EventKind::SessionStarted.as_str(), data)
             .await
             .map_err(store_err)?;
         Ok(json!({"session": session, "created": true, "origin": "new"}))
@@ -959,7 +959,7 @@ impl Alignment<'_> {
                 // The check is recorded first and reported second; a failed write is reported,
                 // not hidden (§5.2).
                 let recorded = store
-                    .append_session_event(session, "alignment.checked", payload)
+                    .append_session_event(session, EventKind::AlignmentChecked.as_str(), payload)
                     .await
                     .is_ok();
                 let head = self.head(session).await?;
@@ -1037,7 +1037,11 @@ impl Alignment<'_> {
             Plan::Refuse { mut data, dropped } => {
                 data["actor"] = json!("agent");
                 store
-                    .append_session_event(session, "alignment.baseline_refused", data)
+                    .append_session_event(
+                        session,
+                        EventKind::AlignmentBaselineRefused.as_str(),
+                        data,
+                    )
                     .await
                     .map_err(|e| ApiError::store(e, "-"))?;
                 let message = format!(
@@ -1056,7 +1060,11 @@ impl Alignment<'_> {
                 let mut event = data.clone();
                 event["actor"] = json!("agent");
                 store
-                    .append_session_event(session, "alignment.baseline_recorded", event)
+                    .append_session_event(
+                        session,
+                        EventKind::AlignmentBaselineRecorded.as_str(),
+                        event,
+                    )
                     .await
                     .map_err(|e| ApiError::store(e, "-"))?;
                 (false, data)

@@ -15,6 +15,7 @@
 //! Saved settings (and paired devices and members, kept among them) are cached in memory by each daemon:
 //! a `settings.updated` from another daemon reloads them.
 
+use askd_core::EventKind;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -84,7 +85,7 @@ async fn catch_up(daemon: &Daemon) -> askd_store::StoreResult<()> {
             return Ok(());
         }
         let full = batch.len() == PAGE as usize;
-        let settings_changed = batch.iter().any(|e| e.kind == "settings.updated");
+        let settings_changed = batch.iter().any(|e| e.kind == EventKind::SettingsUpdated);
         daemon.hub.publish_followed(batch);
         if settings_changed {
             // Another daemon's save (or this one's: reloading it is harmless).

@@ -9,6 +9,7 @@
 //! (already published by [`Hub::publish`]). While the follower is cut off from the database
 //! the hub is [stale](Hub::stale) and the HTTP layer answers 503.
 
+use askd_core::EventKind;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -121,7 +122,7 @@ impl Hub {
     }
 
     fn wake_for(&self, e: &Event) {
-        if e.kind == "ask.settled"
+        if e.kind == EventKind::AskSettled
             && let Some(id) = e.payload.get("ask_id").and_then(|v| v.as_str())
         {
             self.wake(id);

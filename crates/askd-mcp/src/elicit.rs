@@ -176,8 +176,8 @@ struct Words {
     free_text: &'static str,
 }
 
-fn words(lang: &str) -> Words {
-    if lang == "zh-CN" {
+fn words(lang: Lang) -> Words {
+    if lang == Lang::Zh {
         Words {
             intro: "智能体向你提问（可在此作答，也可在页面上作答；已在页面作答请在此按 Esc 继续）：",
             details: "详情与完整页面：",
@@ -203,7 +203,7 @@ fn words(lang: &str) -> Words {
 /// when the previous form's answer was refused, opens it.
 pub fn questions_form(
     spec: &QuestionsSpec,
-    lang: &str,
+    lang: Lang,
     url: &str,
     problem: Option<&str>,
 ) -> (String, Value) {
@@ -316,8 +316,8 @@ pub fn questions_answers(spec: &QuestionsSpec, content: &Value) -> Value {
 }
 
 /// The line that opens a re-sent form after the daemon refused the previous answer.
-pub fn refused(lang: &str, message: &str) -> String {
-    if lang == "zh-CN" {
+pub fn refused(lang: Lang, message: &str) -> String {
+    if lang == Lang::Zh {
         format!("上一次的回答未被接受：{message}")
     } else {
         format!("Your last answer was not accepted: {message}")
@@ -325,15 +325,15 @@ pub fn refused(lang: &str, message: &str) -> String {
 }
 
 /// The language of a plan's text: a review's own `lang`, else the session's (`en`, `zh-CN`).
-pub fn plan_lang(plan: &Plan, session: &'static str) -> &'static str {
+pub fn plan_lang(plan: &Plan, session: Lang) -> Lang {
     match plan {
-        Plan::Review(r) => r.lang.as_str(),
+        Plan::Review(r) => r.lang,
         _ => session,
     }
 }
 
 /// The form (`(message, requestedSchema)`) of a form plan; `None` for [`Plan::Url`].
-pub fn form(plan: &Plan, lang: &str, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
+pub fn form(plan: &Plan, lang: Lang, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
     match plan {
         Plan::Questions(spec) => Some(questions_form(spec, lang, url, problem)),
         Plan::Drift(payload) => Some(drift_form(payload, lang, url, problem)),
@@ -355,12 +355,12 @@ pub fn answers(plan: &Plan, content: &Value) -> Value {
 }
 
 /// The message of a URL elicitation: what the page is for.
-pub fn url_message(ask: &Value, lang: &str) -> String {
+pub fn url_message(ask: &Value, lang: Lang) -> String {
     let title = ask["title"]
         .as_str()
         .or_else(|| ask["spec"]["title"].as_str())
         .unwrap_or_default();
-    let zh = lang == "zh-CN";
+    let zh = lang == Lang::Zh;
     let mut m = String::from(if zh {
         "智能体向你提问，请在 askd 的页面上作答"
     } else {
@@ -381,9 +381,9 @@ fn open(problem: Option<&str>) -> String {
 
 /// The drift card's decisions as one choice (`approve`, `reject`, `option:<i>`, `other`),
 /// the typed direction for `other`, and the optional note — the card's own labels.
-fn drift_form(payload: &Value, lang: &str, url: &str, problem: Option<&str>) -> (String, Value) {
-    let zh = lang == "zh-CN";
-    let l = Lang::parse(lang);
+fn drift_form(payload: &Value, lang: Lang, url: &str, problem: Option<&str>) -> (String, Value) {
+    let zh = lang == Lang::Zh;
+    let l = lang;
     let reason = payload["reason"].as_str().unwrap_or_default();
     let mut message = open(problem);
     message.push_str(if zh {
@@ -492,8 +492,8 @@ fn review_key(i: usize) -> String {
     format!("i{:02}", i + 1)
 }
 
-fn review_form(spec: &ReviewSpec, lang: &str, url: &str, problem: Option<&str>) -> (String, Value) {
-    let zh = lang == "zh-CN";
+fn review_form(spec: &ReviewSpec, lang: Lang, url: &str, problem: Option<&str>) -> (String, Value) {
+    let zh = lang == Lang::Zh;
     let l = spec.lang;
     let mut message = open(problem);
     message.push_str(if zh {
@@ -653,12 +653,12 @@ pub fn survey_form(
     id: &str,
     index: usize,
     total: usize,
-    lang: &str,
+    lang: Lang,
     url: &str,
     problem: Option<&str>,
 ) -> Option<(String, Value)> {
     let q = spec.questions.get(id)?;
-    let zh = lang == "zh-CN";
+    let zh = lang == Lang::Zh;
     let w = words(lang);
     let mut message = open(problem);
     if index == 0

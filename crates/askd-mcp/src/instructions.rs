@@ -35,12 +35,14 @@ const ZH: &str = "askd 让你向用户提出结构化问题并取回答案（用
 /// resource.
 pub const SKILL_NAME: &str = "rich-questions-authoring";
 /// The authoring skill as an MCP resource.
+use askd_core::Lang;
+
 pub const SKILL_URI: &str = "askd://skills/rich-questions-authoring";
 
 /// The full authoring doctrine (`survey.md` §13, with what the tool descriptions and the
 /// instructions leave out), in `language` (`en` or `zh-CN`), as Markdown.
-pub fn skill(language: &str) -> &'static str {
-    if language == "zh-CN" {
+pub fn skill(language: Lang) -> &'static str {
+    if language == Lang::Zh {
         include_str!("skill.zh-CN.md")
     } else {
         include_str!("skill.md")
@@ -48,8 +50,8 @@ pub fn skill(language: &str) -> &'static str {
 }
 
 /// The instructions in `language` (`en` or `zh-CN`).
-pub fn text(language: &str) -> &'static str {
-    if language == "zh-CN" { ZH } else { EN }
+pub fn text(language: Lang) -> &'static str {
+    if language == Lang::Zh { ZH } else { EN }
 }
 
 #[cfg(test)]
@@ -71,10 +73,10 @@ mod tests {
 
     #[test]
     fn the_announcement_pins_the_survey_strings_in_both_languages() {
-        for language in ["en", "zh-CN"] {
+        for language in [Lang::En, Lang::Zh] {
             let t = text(language);
             for s in PINNED {
-                assert!(t.contains(s), "{language} lacks {s:?}");
+                assert!(t.contains(s), "{} lacks {s:?}", language.as_str());
             }
             // The builder loop of §13.2 paragraph 3.
             for s in [
@@ -88,13 +90,17 @@ mod tests {
                 "9–12",
             ] {
                 let alt = s.replace('–', "-");
-                assert!(t.contains(s) || t.contains(&alt), "{language} lacks {s:?}");
+                assert!(
+                    t.contains(s) || t.contains(&alt),
+                    "{} lacks {s:?}",
+                    language.as_str()
+                );
             }
         }
-        assert!(text("zh-CN").contains("构建循环"));
-        for language in ["en", "zh-CN"] {
+        assert!(text(Lang::Zh).contains("构建循环"));
+        for language in [Lang::En, Lang::Zh] {
             assert!(text(language).contains("rich-questions-authoring"));
         }
-        assert_ne!(text("en"), text("zh-CN"));
+        assert_ne!(text(Lang::En), text(Lang::Zh));
     }
 }

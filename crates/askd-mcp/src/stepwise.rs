@@ -76,8 +76,8 @@ struct Words {
     note_title: &'static str,
 }
 
-fn words(lang: &str) -> Words {
-    if lang == "zh-CN" {
+fn words(lang: Lang) -> Words {
+    if lang == Lang::Zh {
         Words {
             other: "其他——下一步填写",
             write_answer: "填写回答（下一步）",
@@ -173,7 +173,7 @@ fn is(content: &Value, key: &str, value: &str) -> bool {
 
 /// The first form of a plan in the stepwise style (`None` for a survey, see
 /// [`survey_first`], and for [`Plan::Url`]).
-pub fn first(plan: &Plan, lang: &str, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
+pub fn first(plan: &Plan, lang: Lang, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
     let (message, combined) = elicit::form(plan, lang, url, problem)?;
     let w = words(lang);
     let schema = match plan {
@@ -333,7 +333,7 @@ fn drift_first(combined: &Value, w: &Words) -> Value {
 }
 
 /// The texts a first reply asked for: `(field name, title, description)`, in form order.
-fn wanted(plan: &Plan, first: &Value, lang: &str) -> Vec<(String, String, String)> {
+fn wanted(plan: &Plan, first: &Value, lang: Lang) -> Vec<(String, String, String)> {
     let w = words(lang);
     let mut out = Vec::new();
     match plan {
@@ -383,7 +383,7 @@ fn wanted(plan: &Plan, first: &Value, lang: &str) -> Vec<(String, String, String
     out
 }
 
-fn text_form(fields: Vec<(String, String, String)>, lang: &str) -> Option<(String, Value)> {
+fn text_form(fields: Vec<(String, String, String)>, lang: Lang) -> Option<(String, Value)> {
     if fields.is_empty() {
         return None;
     }
@@ -398,7 +398,7 @@ fn text_form(fields: Vec<(String, String, String)>, lang: &str) -> Option<(Strin
 
 /// The text form that follows a first reply (`first`, its accepted content), when one of its
 /// choices asked for text; `None` when the first reply is the whole answer.
-pub fn followup(plan: &Plan, first: &Value, lang: &str) -> Option<(String, Value)> {
+pub fn followup(plan: &Plan, first: &Value, lang: Lang) -> Option<(String, Value)> {
     text_form(wanted(plan, first, lang), lang)
 }
 
@@ -512,7 +512,7 @@ pub fn survey_first(
     id: &str,
     index: usize,
     total: usize,
-    lang: &str,
+    lang: Lang,
     url: &str,
     problem: Option<&str>,
 ) -> Option<(String, Value)> {
@@ -586,7 +586,7 @@ pub fn survey_followup(
     spec: &SurveySpec,
     id: &str,
     first: &Value,
-    lang: &str,
+    lang: Lang,
 ) -> Option<(String, Value)> {
     let q = spec.questions.get(id)?;
     if !survey_wants_text(q, first) {
@@ -685,10 +685,10 @@ mod tests {
     #[test]
     fn first_forms_hold_only_choices_in_the_order_they_are_shown() {
         for plan in [questions(), review()] {
-            let (_, schema) = first(&plan, "en", "http://x/a/1", None).unwrap();
+            let (_, schema) = first(&plan, Lang::En, "http://x/a/1", None).unwrap();
             only_choices(&schema);
         }
-        let (_, schema) = first(&questions(), "en", "u", None).unwrap();
+        let (_, schema) = first(&questions(), Lang::En, "u", None).unwrap();
         let names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(
             names,
@@ -702,7 +702,7 @@ mod tests {
         let plan = questions();
         let reply = json!({"q01": "o1", "q02_01": "yes", "q02_02": "no", "q02_03": "yes",
                            "q02_other": "no", "q03": "skip"});
-        assert!(followup(&plan, &reply, "en").is_none());
+        assert!(followup(&plan, &reply, Lang::En).is_none());
         let body = elicit::answers(&plan, &combined(&plan, &reply, &Value::Null));
         assert_eq!(
             body["answers"],
@@ -716,7 +716,7 @@ mod tests {
         let plan = questions();
         let reply = json!({"q01": "other", "q02_01": "no", "q02_02": "no", "q02_03": "no",
                            "q02_other": "yes", "q03": "write"});
-        let (_, schema) = followup(&plan, &reply, "en").unwrap();
+        let (_, schema) = followup(&plan, &reply, Lang::En).unwrap();
         assert_eq!(schema["required"], json!(["t01", "t02", "t03"]));
         let texts = json!({"t01": "MariaDB", "t02": "portable", "t03": "because"});
         let body = elicit::answers(&plan, &combined(&plan, &reply, &texts));
@@ -733,7 +733,7 @@ mod tests {
         let plan = review();
         let reply = json!({"i01": "fail", "i01_note": "write", "i02": "4", "i02_note": "none",
                            "i03_01": "yes", "i03_02": "no", "i03_note": "none", "i04": "write"});
-        let (_, schema) = followup(&plan, &reply, "en").unwrap();
+        let (_, schema) = followup(&plan, &reply, Lang::En).unwrap();
         assert_eq!(schema["required"], json!(["t01", "t04"]));
         let body = elicit::answers(
             &plan,
@@ -754,10 +754,10 @@ mod tests {
             json!({"reason": "scope-expansion", "description": "Add sync",
                                       "options": [{"label": "Later"}]}),
         );
-        let (_, schema) = first(&plan, "en", "u", None).unwrap();
+        let (_, schema) = first(&plan, Lang::En, "u", None).unwrap();
         only_choices(&schema);
         let reply = json!({"decision": "other", "note": "none"});
-        let (_, texts) = followup(&plan, &reply, "en").unwrap();
+        let (_, texts) = followup(&plan, &reply, Lang::En).unwrap();
         assert_eq!(texts["required"], json!(["direction"]));
         let body = elicit::answers(
             &plan,

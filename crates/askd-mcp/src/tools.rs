@@ -1,6 +1,9 @@
 //! The tools askd offers: names (part of the contract), descriptions, and precise input and
 //! output schemas.
 
+use askd_core::Outcome;
+use askd_core::vocab::outcome::PENDING;
+use askd_core::vocab::{Word, draft::DraftStatus};
 use std::sync::Arc;
 
 use askd_core::alignment::{CHECK_NOTE_MAX, baseline, drift};
@@ -232,20 +235,28 @@ fn batch_review() -> Tool {
     );
     t.title = Some("Ask the user for a verdict on each item of a checklist".into());
     t.output_schema = Some(object(result_schema(
-        &["answered", "cancelled", "aborted", "pending"],
+        &[
+            Outcome::Answered.as_str(),
+            Outcome::Cancelled.as_str(),
+            Outcome::Aborted.as_str(),
+            PENDING,
+        ],
         review_result(),
     )));
     t
 }
 
+/// A builder draft's statuses (`survey.md` §10.3), as its schemas list them.
+const DRAFT_STATUSES: &[DraftStatus] = DraftStatus::ALL;
+
 /// Every outcome a survey result can carry (`survey.md` §8.9).
 const SURVEY_OUTCOMES: &[&str] = &[
-    "answered",
-    "reroll",
-    "push",
-    "discuss",
-    "superseded",
-    "pending",
+    Outcome::Answered.as_str(),
+    Outcome::Reroll.as_str(),
+    Outcome::Push.as_str(),
+    Outcome::Discuss.as_str(),
+    Outcome::Superseded.as_str(),
+    PENDING,
 ];
 
 fn ask_survey() -> Tool {
@@ -267,7 +278,7 @@ fn ask_user_question() -> Tool {
     );
     t.title = Some("Ask the user 1-4 quick questions".into());
     t.output_schema = Some(object(result_schema(
-        &["answered", "pending"],
+        &[Outcome::Answered.as_str(), PENDING],
         question_answers(),
     )));
     t
@@ -309,17 +320,17 @@ fn await_answer() -> Tool {
     t.title = Some("Wait again for a pending ask".into());
     t.output_schema = Some(object(result_schema(
         &[
-            "answered",
-            "reroll",
-            "push",
-            "discuss",
-            "superseded",
-            "pending",
-            "cancelled",
-            "aborted",
+            Outcome::Answered.as_str(),
+            Outcome::Reroll.as_str(),
+            Outcome::Push.as_str(),
+            Outcome::Discuss.as_str(),
+            Outcome::Superseded.as_str(),
+            PENDING,
+            Outcome::Cancelled.as_str(),
+            Outcome::Aborted.as_str(),
             "decided",
             "dismissed",
-            "withdrawn",
+            Outcome::Withdrawn.as_str(),
         ],
         extra,
     )));
@@ -462,7 +473,7 @@ fn survey_draft_set() -> Tool {
             "op": {"type": "string"},
             "slug": {"type": "string"},
             "title": {"type": "string"},
-            "status": {"type": "string", "enum": ["building", "launched", "answered", "reopened", "discarded"]},
+            "status": {"type": "string", "enum": DRAFT_STATUSES},
             "revision": {"type": "integer"},
             "grounding": {"type": "object", "properties": {
                 "mode": {"type": "string", "enum": ["standard", "internal"]},
@@ -494,7 +505,7 @@ fn survey_draft_get() -> Tool {
         "properties": {
             "slug": {"type": "string"},
             "title": {"type": "string"},
-            "status": {"type": "string", "enum": ["building", "launched", "answered", "reopened", "discarded"]},
+            "status": {"type": "string", "enum": DRAFT_STATUSES},
             "revision": {"type": "integer"},
             "active": {"type": "boolean"},
             "file": {"type": "string"},
@@ -621,7 +632,13 @@ fn report_drift_tool() -> Tool {
     );
     t.title = Some("Report a requirement drift".into());
     let mut schema = result_schema(
-        &["decided", "pending", "dismissed", "withdrawn", "superseded"],
+        &[
+            "decided",
+            PENDING,
+            "dismissed",
+            Outcome::Withdrawn.as_str(),
+            Outcome::Superseded.as_str(),
+        ],
         drift_result(),
     );
     schema["required"] = json!([

@@ -85,7 +85,7 @@ pub fn mount(daemon: &Arc<Daemon>) -> Routes {
                 daemon.clone(),
                 Options {
                     max_wait: daemon.settings.max_wait,
-                    language: daemon.settings.language_tag(),
+                    language: daemon.settings.language,
                     alignment_mode: daemon.settings.alignment_mode,
                     alignment_section: daemon.settings.alignment_section.clone(),
                     transport: "http",

@@ -10,6 +10,7 @@ use super::fold::{AlignmentState, Drift};
 use super::tail::Lang;
 use crate::EventKind;
 use crate::problem::Problem;
+use crate::vocab::drift::DriftState;
 
 /// The six reasons, in the spec's order, with their card labels (§6).
 pub const REASONS: &[(&str, &str, &str)] = &[
@@ -648,8 +649,8 @@ pub fn instruction(drift: &Drift, state: &AlignmentState, lang: Lang) -> String 
     let zh = lang == Lang::Zh;
     let id = &drift.drift_id;
     let note = drift.note.as_deref().filter(|n| !n.is_empty());
-    match (drift.state.as_str(), drift.decision.as_deref()) {
-        ("decided", Some("approve")) => {
+    match (DriftState::parse(&drift.state), drift.decision.as_deref()) {
+        (Some(DriftState::Decided), Some("approve")) => {
             let mut s = if zh {
                 "用户批准了这项变更。在下一个实质性步骤之前，调用 establish_baseline 记录它。".to_string()
             } else {
@@ -671,7 +672,7 @@ pub fn instruction(drift: &Drift, state: &AlignmentState, lang: Lang) -> String 
             }
             s
         }
-        ("decided", Some("reject")) => {
+        (Some(DriftState::Decided), Some("reject")) => {
             let r = state.revision;
             let mut s = if zh {
                 format!("用户保留了当前基线。不要做这项变更；在基线修订 {r} 内继续。")
@@ -689,7 +690,7 @@ pub fn instruction(drift: &Drift, state: &AlignmentState, lang: Lang) -> String 
             }
             s
         }
-        ("decided", Some("revise")) => {
+        (Some(DriftState::Decided), Some("revise")) => {
             let choice = drift.choice.as_deref().unwrap_or_default();
             let mut s = match (drift.choice_source.as_deref(), zh) {
                 (Some("typed"), false) => format!("The human chose a different direction: \"{choice}\"."),
@@ -711,7 +712,7 @@ pub fn instruction(drift: &Drift, state: &AlignmentState, lang: Lang) -> String 
             }
             s
         }
-        ("open", _) => {
+        (Some(DriftState::Open), _) => {
             if zh {
                 format!(
                     "用户尚未决定。不要做这项变更。用 await_answer（传入 ask_id）或 report_drift {{\"resume\": \"{id}\"}} 重新等待，或调用 alignment_status 查看。"
@@ -722,19 +723,19 @@ pub fn instruction(drift: &Drift, state: &AlignmentState, lang: Lang) -> String 
                 )
             }
         }
-        ("dismissed", _) => if zh {
+        (Some(DriftState::Dismissed), _) => if zh {
             "用户关闭了卡片而没有做决定。不要做这项变更。停下来，等待用户在对话中的指示。"
         } else {
             "The human closed the card without deciding. Do not make the change. Stop and wait for the human's instruction in the conversation."
         }
         .to_string(),
-        ("withdrawn", _) => if zh {
+        (Some(DriftState::Withdrawn), _) => if zh {
             "卡片在没有决定的情况下被撤回。不要做这项变更。只有在它仍然重要时才重新报告。"
         } else {
             "The card was withdrawn without a decision. Do not make the change. Report it again only if it still matters."
         }
         .to_string(),
-        ("superseded", _) => if zh {
+        (Some(DriftState::Superseded), _) => if zh {
             "一个更新的偏移报告取代了这一个。按更新的那个执行。"
         } else {
             "A newer drift report replaced this one. Follow the newer one."

@@ -4,6 +4,8 @@
 //! formats and the stored rows stay byte-identical; everywhere else in the code the words
 //! are these types, and the tidy test keeps their string literals in this module.
 
+pub mod draft;
+pub mod drift;
 pub mod event;
 pub mod kind;
 pub mod op;
@@ -49,16 +51,16 @@ macro_rules! words {
         impl $crate::vocab::Word for $name {
             const ALL: &'static [Self] = &[$($name::$variant,)+];
             fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $s,)+
-                }
+                $name::as_str(self)
             }
         }
 
         impl $name {
             /// The stored and sent spelling.
-            pub fn as_str(self) -> &'static str {
-                $crate::vocab::Word::as_str(self)
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $s,)+
+                }
             }
             /// The word spelled `s` exactly, if there is one.
             pub fn parse(s: &str) -> Option<Self> {

@@ -2,6 +2,7 @@
 //! `docs/api.md`): each parses its request, calls the ask's room ([`crate::kinds`]) and
 //! shapes the response.
 
+use askd_core::Outcome;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -230,7 +231,7 @@ pub async fn autosave(
 pub async fn submit(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     let result = d.submit(&id, &b).await?;
-    let mut out = json!({"ok": true, "outcome": "answered"});
+    let mut out = json!({"ok": true, "outcome": Outcome::Answered});
     for member in ["answers", "path", "skipped"] {
         if let Some(v) = result.get(member) {
             out[member] = v.clone();
@@ -243,7 +244,7 @@ pub async fn submit(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult
 pub async fn cancel(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     body.object()?;
     d.cancel(&id).await?;
-    Ok(AxumJson(json!({"ok": true, "outcome": "cancelled"})))
+    Ok(AxumJson(json!({"ok": true, "outcome": Outcome::Cancelled})))
 }
 
 pub async fn preflight(

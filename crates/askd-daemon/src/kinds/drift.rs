@@ -13,7 +13,7 @@ use askd_core::alignment::drift::{self, CardAnswer, DriftCall, DriftReport};
 use askd_core::alignment::fold::Drift;
 use askd_core::alignment::{AlignEvent, AlignmentState, Lang};
 use askd_core::json::Json;
-use askd_core::{Actor, EventKind};
+use askd_core::{Actor, EventKind, Outcome};
 use askd_store::{Ask, AskState, FollowEvent, NewAsk, Settlement, StoreError, Supersede};
 use serde_json::{Map, Value, json};
 
@@ -173,7 +173,7 @@ impl Daemon {
         let mut follow = Vec::new();
         let mut replaces = None;
         if let Some(o) = &open {
-            let closed = json!({"drift_id": o.drift_id, "outcome": "superseded", "actor": "agent"});
+            let closed = json!({"drift_id": o.drift_id, "outcome": Outcome::Superseded, "actor": Actor::Agent});
             follow.push(FollowEvent {
                 kind: EventKind::AlignmentDriftClosed.as_str().into(),
                 payload: closed.clone(),
@@ -189,11 +189,11 @@ impl Daemon {
                 replaces = Some(Supersede {
                     ask_id: old_ask.clone(),
                     settlement: Settlement {
-                        outcome: "superseded".into(),
+                        outcome: Outcome::Superseded.into(),
                         record: self.drift_record(
                             old_ask,
                             session,
-                            "superseded",
+                            Outcome::Superseded.as_str(),
                             &settled_at,
                             &result,
                         ),
@@ -264,7 +264,7 @@ impl Daemon {
     async fn settle_drift(
         &self,
         ask: &Ask,
-        outcome: &str,
+        outcome: Outcome,
         event: (EventKind, Value),
         surface: Option<&str>,
     ) -> ApiResult<Value> {
@@ -288,7 +288,13 @@ impl Daemon {
         let settled_at = askd_store::now();
         let mut settlement = Settlement {
             outcome: outcome.into(),
-            record: self.drift_record(&ask.id, &ask.session_id, outcome, &settled_at, &result),
+            record: self.drift_record(
+                &ask.id,
+                &ask.session_id,
+                outcome.as_str(),
+                &settled_at,
+                &result,
+            ),
             result,
             settled_at,
             expect_banked: None,
@@ -335,8 +341,8 @@ impl Daemon {
             .map_err(|p| ApiError::invalid("invalid-answer", None, p))?;
         let id = drift_id(&ask)?;
         let outcome = match answer {
-            CardAnswer::Dismiss => "cancelled",
-            CardAnswer::Decide { .. } => "answered",
+            CardAnswer::Dismiss => Outcome::Cancelled,
+            CardAnswer::Decide { .. } => Outcome::Answered,
         };
         let (kind, data) = answer.event(&id);
         // No lock needed: the settle itself is the compare-and-set.
@@ -345,17 +351,17 @@ impl Daemon {
     }
 
     /// Cancel ("Not now", drift `dismissed`) or withdraw (drift `withdrawn`).
-    pub(crate) async fn drift_end(&self, ask: Ask, outcome: &str) -> ApiResult<Value> {
+    pub(crate) async fn drift_end(&self, ask: Ask, outcome: Outcome) -> ApiResult<Value> {
         if ask.state != AskState::Pending {
             return Err(decided_already(&ask));
         }
         let id = drift_id(&ask)?;
-        let (closed, actor) = if outcome == "cancelled" {
+        let (closed, actor) = if outcome == Outcome::Cancelled {
             // "Not now" from a person, or a decline in an agent's client form.
             let actor = crate::fence::caller().map_or(Actor::Human, |p| p.actor());
             ("dismissed", actor)
         } else {
-            ("withdrawn", Actor::Agent)
+            (Outcome::Withdrawn.as_str(), Actor::Agent)
         };
         let data = json!({"drift_id": id, "outcome": closed, "actor": actor});
         self.settle_drift(&ask, outcome, (EventKind::AlignmentDriftClosed, data), None)

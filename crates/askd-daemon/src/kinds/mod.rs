@@ -19,6 +19,7 @@ pub mod questions;
 pub mod review;
 pub mod survey;
 
+use askd_core::{EventKind, Outcome};
 use std::time::Duration;
 
 use askd_core::AskKind;
@@ -108,11 +109,17 @@ impl Daemon {
             .create_ask(new)
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
-        let settled_old = created.events.iter().any(|e| e.kind == "ask.settled");
+        let settled_old = created
+            .events
+            .iter()
+            .any(|e| e.kind == EventKind::AskSettled);
         let mut events = created.events;
         if let (true, Some((old_id, _))) = (settled_old, &superseded) {
             // A superseded ask that a draft launched reopens that draft (survey.md §10.3).
-            events.extend(self.draft_on_settle(old_id, "superseded").await);
+            events.extend(
+                self.draft_on_settle(old_id, Outcome::Superseded.as_str())
+                    .await,
+            );
         }
         self.hub.publish(events);
         if let (true, Some((old_id, settlement))) = (settled_old, superseded)
@@ -197,7 +204,7 @@ impl Daemon {
 
     /// The human dismissed the ask.
     pub async fn cancel(&self, ask_id: &str) -> ApiResult<Value> {
-        self.end(ask_id, "cancelled", None).await
+        self.end(ask_id, Outcome::Cancelled, None).await
     }
 
     /// The agent or an operator withdrew the ask. A settled ask returns its result unchanged.
@@ -206,7 +213,7 @@ impl Daemon {
         if ask.state == AskState::Settled {
             return Ok(ask.result.unwrap_or(Value::Null));
         }
-        match self.end(ask_id, "aborted", reason).await {
+        match self.end(ask_id, Outcome::Aborted, reason).await {
             // Lost a race with another settle: return whatever won.
             Err(e) if e.code == "not-pending" => {
                 Ok(self.load(ask_id).await?.result.unwrap_or(Value::Null))
@@ -216,7 +223,7 @@ impl Daemon {
     }
 
     /// Cancel or withdraw, kind by kind.
-    async fn end(&self, ask_id: &str, outcome: &str, reason: Option<&str>) -> ApiResult<Value> {
+    async fn end(&self, ask_id: &str, outcome: Outcome, reason: Option<&str>) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
         let kind = kind_of(&ask)?;
         match kind {
@@ -245,12 +252,12 @@ impl Daemon {
         let mut record = match kind {
             AskKind::Survey => {
                 let spec = survey::spec(&ask)?;
-                survey::survey_record(&ask, &spec, outcome, &settled_at, None)
+                survey::survey_record(&ask, &spec, outcome.as_str(), &settled_at, None)
             }
             _ => askd_core::record::ask_record(
                 &crate::asks::recorded(&ask, None),
                 kind,
-                outcome,
+                outcome.as_str(),
                 &settled_at,
                 None,
             ),

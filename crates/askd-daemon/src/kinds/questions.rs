@@ -2,6 +2,7 @@
 //! answer's `surface`), the pending handle and the record.
 
 use askd_core::AskKind;
+use askd_core::Outcome;
 use askd_core::Problem;
 use askd_core::json::Json;
 use askd_core::questions::{self, QuestionsSpec};
@@ -55,16 +56,16 @@ pub(crate) fn surface(body: &Json<'_>) -> ApiResult<&'static str> {
 }
 
 /// The tool-error code of a cancelled or aborted questions ask.
-pub fn error_code(outcome: &str) -> &'static str {
+pub fn error_code(outcome: Outcome) -> &'static str {
     match outcome {
-        "cancelled" => "ASK_CANCELLED",
+        Outcome::Cancelled => "ASK_CANCELLED",
         _ => "ASK_ABORTED",
     }
 }
 
-pub fn error_message(outcome: &str) -> &'static str {
+pub fn error_message(outcome: Outcome) -> &'static str {
     match outcome {
-        "cancelled" => "the user cancelled the question",
+        Outcome::Cancelled => "the user cancelled the question",
         _ => "ask_user_question was aborted before the user answered",
     }
 }
@@ -110,11 +111,11 @@ pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
     let mut result = questions::answered_result(&spec, &ask.id, &answers);
     result["surface"] = json!(surface);
     Ok(Settlement {
-        outcome: "answered".into(),
+        outcome: Outcome::Answered.into(),
         record: ask_record(
             &recorded(ask, None),
             AskKind::Questions,
-            "answered",
+            Outcome::Answered.as_str(),
             &settled_at,
             Some(&result),
         ),

@@ -18,6 +18,7 @@
 //! - `POST /api/asks/{id}/import` `{format: "csv"|"json", content, dry_run?}`
 //! - `GET /api/asks/{id}/export?format=csv|html|json`
 
+use askd_core::Outcome;
 use std::path::{Component, Path, PathBuf};
 
 use askd_core::AskKind;
@@ -148,7 +149,7 @@ impl Daemon {
     /// result)`; the persist file is written; the settlement commits.
     async fn settle_review<F>(&self, ask_id: &str, make: F) -> ApiResult<Value>
     where
-        F: FnOnce(&Ask, &ReviewSpec) -> ApiResult<(String, Value)>,
+        F: FnOnce(&Ask, &ReviewSpec) -> ApiResult<(Outcome, Value)>,
     {
         let lock = self.locks.review_settle(ask_id);
         let _guard = lock.lock().await;
@@ -197,11 +198,11 @@ impl Daemon {
             "spec": ask.payload,
             "result": result,
         });
-        if outcome != "answered" {
+        if outcome != Outcome::Answered {
             record["autosave"] = ask.autosave.clone().unwrap_or(Value::Null);
         }
         let mut settlement = Settlement {
-            outcome,
+            outcome: outcome.into(),
             result,
             record,
             settled_at,
@@ -234,7 +235,7 @@ impl Daemon {
             let sub = validate_submit(spec, body).map_err(invalid_answers)?;
             let surface = sub.surface.unwrap_or_else(|| spec.default_surface());
             Ok((
-                "answered".into(),
+                Outcome::Answered,
                 fold::answered_result(spec, &ask.id, surface, &sub.answers),
             ))
         })
@@ -245,16 +246,17 @@ impl Daemon {
     pub(crate) async fn review_end(
         &self,
         ask_id: &str,
-        outcome: &str,
+        outcome: Outcome,
         reason: Option<&str>,
     ) -> ApiResult<Value> {
         let reason = reason.filter(|r| !r.trim().is_empty()).map(str::to_string);
         self.settle_review(ask_id, |ask, spec| {
-            let mut r = fold::cancelled_result(spec, &ask.id, outcome, spec.default_surface());
+            let mut r =
+                fold::cancelled_result(spec, &ask.id, outcome.as_str(), spec.default_surface());
             if let Some(reason) = reason {
                 r["reason"] = json!(reason);
             }
-            Ok((outcome.to_string(), r))
+            Ok((outcome, r))
         })
         .await
     }
@@ -303,7 +305,7 @@ impl Daemon {
                     imports::import(spec, &ask.id, format, content).map_err(invalid_import)?;
                 missing = imported.missing;
                 Ok((
-                    "answered".into(),
+                    Outcome::Answered,
                     fold::answered_result(spec, &ask.id, Surface::Import, &imported.answers),
                 ))
             })
@@ -313,7 +315,7 @@ impl Daemon {
             serde_json::from_value(result["summary"].clone()).unwrap_or_default();
         Ok(json!({
             "ok": true,
-            "outcome": "answered",
+            "outcome": Outcome::Answered,
             "counts": fold::counts_line(&spec, &summary),
             "missing": missing,
             "url": url,

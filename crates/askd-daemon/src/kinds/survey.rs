@@ -4,6 +4,7 @@
 //! question builder that launches surveys is [`super::drafts`].
 
 use askd_core::AskKind;
+use askd_core::Outcome;
 use askd_core::Problem;
 use askd_core::json::Json;
 use askd_core::record::RecordedBank;
@@ -45,16 +46,16 @@ pub fn banked_entries(ask: &Ask) -> ApiResult<Vec<AnswerEntry>> {
 }
 
 /// The tool-error code of a cancelled or aborted survey.
-pub fn error_code(outcome: &str) -> &'static str {
+pub fn error_code(outcome: Outcome) -> &'static str {
     match outcome {
-        "cancelled" => "SURVEY_CANCELLED",
+        Outcome::Cancelled => "SURVEY_CANCELLED",
         _ => "SURVEY_ABORTED",
     }
 }
 
-pub fn error_message(outcome: &str) -> &'static str {
+pub fn error_message(outcome: Outcome) -> &'static str {
     match outcome {
-        "cancelled" => shapes::CANCELLED_MESSAGE,
+        Outcome::Cancelled => shapes::CANCELLED_MESSAGE,
         _ => shapes::ABORTED_MESSAGE,
     }
 }
@@ -116,7 +117,10 @@ impl Daemon {
         // Seeding (§9.4): same fingerprint, from a pending, cancelled or aborted ask.
         let seedable = old.fingerprint.as_deref() == Some(fingerprint.as_str())
             && (old.state == AskState::Pending
-                || matches!(old.outcome.as_deref(), Some("cancelled" | "aborted")));
+                || matches!(
+                    old.outcome.as_deref().and_then(Outcome::parse),
+                    Some(Outcome::Cancelled | Outcome::Aborted)
+                ));
         if seedable {
             let mut kept: Vec<AnswerEntry> = Vec::new();
             for e in banked_entries(&old)? {
@@ -147,8 +151,14 @@ impl Daemon {
             new.replaces = Some(Supersede {
                 ask_id: old.id.clone(),
                 settlement: Settlement {
-                    outcome: "superseded".into(),
-                    record: survey_record(&old, &old_spec, "superseded", &settled_at, None),
+                    outcome: Outcome::Superseded.into(),
+                    record: survey_record(
+                        &old,
+                        &old_spec,
+                        Outcome::Superseded.as_str(),
+                        &settled_at,
+                        None,
+                    ),
                     result,
                     settled_at,
                     expect_banked: None,
@@ -211,9 +221,15 @@ impl Daemon {
         // `page` when it names none.
         result["surface"] = json!(super::questions::surface(body)?);
         Ok(Settlement {
-            outcome: "answered".into(),
+            outcome: Outcome::Answered.into(),
             result,
-            record: survey_record(ask, &spec, "answered", &settled_at, Some(&sub)),
+            record: survey_record(
+                ask,
+                &spec,
+                Outcome::Answered.as_str(),
+                &settled_at,
+                Some(&sub),
+            ),
             settled_at,
             // Validated against these banked answers: a bank landing in between
             // must not be contradicted by the settled result.

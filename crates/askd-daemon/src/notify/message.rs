@@ -4,6 +4,7 @@
 //! that reads markup (Slack's `&<>`, the freedesktop body's `&<>`). The link is the ask's
 //! page; no message ever carries the token.
 
+use askd_core::EventKind;
 use pulldown_cmark::{Event, Parser, TagEnd};
 use serde_json::{Value, json};
 
@@ -24,8 +25,8 @@ impl MessageKind {
     /// The event name of the JSON body.
     pub fn event(self) -> &'static str {
         match self {
-            Self::New => "ask.created",
-            Self::Reminder => "ask.reminder",
+            Self::New => EventKind::AskCreated.as_str(),
+            Self::Reminder => EventKind::AskReminder.as_str(),
         }
     }
 

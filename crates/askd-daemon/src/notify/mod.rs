@@ -25,6 +25,7 @@
 //! contain a webhook's URL, which may be a secret; neither does the API (scheme and host
 //! only).
 
+use askd_core::EventKind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -508,8 +509,8 @@ impl Scheduler {
         let Some(id) = e.payload.get("ask_id").and_then(Value::as_str) else {
             return;
         };
-        match e.kind.as_str() {
-            "ask.created" => match store.ask(id).await {
+        match EventKind::parse(&e.kind) {
+            Some(EventKind::AskCreated) => match store.ask(id).await {
                 Ok(Some(a)) if a.state == AskState::Pending => {
                     let t = Tracked {
                         title: a.title,
@@ -525,7 +526,7 @@ impl Scheduler {
                 Ok(_) => {}
                 Err(err) => tracing::error!(error = %err, "notifier: cannot read a new ask"),
             },
-            "ask.settled" => self.forget(id),
+            Some(EventKind::AskSettled) => self.forget(id),
             _ => {}
         }
     }

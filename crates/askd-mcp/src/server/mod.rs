@@ -67,7 +67,7 @@ pub struct Options {
     /// `maxWait`: the longest any call waits before returning the pending handle.
     pub max_wait: Option<Duration>,
     /// `en` or `zh-CN`, for the instructions.
-    pub language: &'static str,
+    pub language: Lang,
     /// How often progress notifications go out while waiting (15 s).
     pub progress_interval: Duration,
     /// Called once per session, on its first new ask, with the ask's URL (the adapter opens
@@ -106,7 +106,7 @@ impl Default for Options {
             session_id: None,
             workspace: None,
             max_wait: None,
-            language: "en",
+            language: Lang::En,
             progress_interval: Duration::from_secs(15),
             on_first_ask: None,
             alignment_mode: askd_core::alignment::Mode::Auto,
@@ -231,11 +231,11 @@ impl AskdServer {
     }
 
     fn lang(&self) -> Lang {
-        Lang::parse(self.opts.language)
+        self.opts.language
     }
 
     fn configured(&self) -> Value {
-        json!({"configured": self.opts.alignment_mode.as_str(), "lang": self.opts.language})
+        json!({"configured": self.opts.alignment_mode.as_str(), "lang": self.opts.language.as_str()})
     }
 
     /// askd's instructions, then the alignment policy in `auto` mode (`alignment.md` §2.1,

@@ -143,7 +143,7 @@ async fn adapter(
             .ok()
             .map(|d| d.to_string_lossy().into_owned()),
         max_wait: config.max_wait_duration(),
-        language,
+        language: askd_core::Lang::parse(language),
         progress_interval,
         // A remote daemon's people answer in their own browsers: nothing is opened here (and
         // the agent's token never goes into a browser).

@@ -17,39 +17,10 @@ pub const SLUG_FALLBACK: &str = "draft";
 pub const WORKSPACE_DIR: &str = ".askd/survey-drafts";
 pub const FALLBACK_DIR: &str = "survey-drafts/files";
 
-/// A draft's status (§10.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Building,
-    Launched,
-    Answered,
-    Reopened,
-    Discarded,
-}
+/// A draft's status (§10.3): a word of the vocabulary ([`crate::vocab::draft`]).
+pub use crate::vocab::draft::DraftStatus as Status;
 
 impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Building => "building",
-            Status::Launched => "launched",
-            Status::Answered => "answered",
-            Status::Reopened => "reopened",
-            Status::Discarded => "discarded",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "building" => Status::Building,
-            "launched" => Status::Launched,
-            "answered" => Status::Answered,
-            "reopened" => Status::Reopened,
-            "discarded" => Status::Discarded,
-            _ => return None,
-        })
-    }
-
     /// The status a launched draft takes when its ask settles with `outcome` (§10.3):
     /// `answered`, or `reopened` for every other outcome.
     pub fn after_settle(outcome: &str) -> Status {
