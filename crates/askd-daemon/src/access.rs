@@ -564,9 +564,7 @@ pub fn event_view<'e>(
             ..e.clone()
         })
     };
-    let Some(kind) = EventKind::parse(&e.kind) else {
-        return None;
-    };
+    let kind = EventKind::parse(&e.kind)?;
     match kind {
         EventKind::AskCreated
         | EventKind::AskBanked

@@ -159,8 +159,8 @@ fn lex(text: &str) -> (String, Vec<(usize, String)>) {
         } else if c == b'\'' {
             // A char literal ('x', '\n', '\u{..}'), or a lifetime / label ('a).
             let rest = &text[i + 1..];
-            let len = if rest.starts_with('\\') {
-                rest[1..].find('\'').map(|e| e + 2)
+            let len = if let Some(escaped) = rest.strip_prefix('\\') {
+                escaped.find('\'').map(|e| e + 2)
             } else {
                 let ch = rest.chars().next().map_or(0, char::len_utf8);
                 (rest[ch..].starts_with('\'')).then_some(ch + 1)
