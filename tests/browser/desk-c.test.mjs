@@ -110,7 +110,7 @@ async function dropProxy(target) {
   const up = new URL(target.url);
   let blocked = false;
   const server = http.createServer((req, res) => {
-    if (blocked && /\/draft$/.test(req.url.split('?')[0])) {
+    if (blocked && /\/(draft|autosave)$/.test(req.url.split('?')[0])) {
       req.resume();
       res.destroy();
       return;

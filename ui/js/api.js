@@ -208,6 +208,6 @@ export const ask = {
   cancel: (id) => api('POST', `/api/asks/${encodeURIComponent(id)}/cancel`, {}),
   preflight: (id, action) => api('POST', `/api/asks/${encodeURIComponent(id)}/preflight`, { action }),
   autosave: (id, body, keepalive) =>
-    api('PUT', `/api/asks/${encodeURIComponent(id)}/draft`, body, { keepalive }),
+    api('PUT', `/api/asks/${encodeURIComponent(id)}/autosave`, body, { keepalive }),
   list: (query) => api('GET', `/api/asks?${query}`),
 };

@@ -166,7 +166,7 @@ impl UiCall {
             Op::Cancel => format!("/api/asks/{id}/cancel"),
             Op::Preflight => format!("/api/asks/{id}/preflight"),
             Op::Import => format!("/api/asks/{id}/import"),
-            Op::Autosave => format!("/api/asks/{id}/draft"),
+            Op::Autosave => format!("/api/asks/{id}/autosave"),
         }
     }
 
@@ -178,7 +178,7 @@ impl UiCall {
             let mut e = ToolError::new(
                 "APP_ENDPOINT_REFUSED",
                 format!(
-                    "{APP_TOOL} reaches only an ask's own endpoints: GET /api/asks/{{id}}, POST /api/asks/{{id}}/path|bank|submit|cancel|preflight|import|watch, PUT /api/asks/{{id}}/draft, GET /api/diagrams/{{sha256}}.svg?theme=light|dark&ask={{id}} — not {method} {path}"
+                    "{APP_TOOL} reaches only an ask's own endpoints: GET /api/asks/{{id}}, POST /api/asks/{{id}}/path|bank|submit|cancel|preflight|import|watch, PUT /api/asks/{{id}}/autosave (or its old name …/draft), GET /api/diagrams/{{sha256}}.svg?theme=light|dark&ask={{id}} — not {method} {path}"
                 ),
             );
             e.errors = Some(json!([{"path": "path", "code": "not_allowed", "message": e.message}]));
@@ -228,7 +228,7 @@ impl UiCall {
             ("POST", Some("cancel")) => Op::Cancel,
             ("POST", Some("preflight")) => Op::Preflight,
             ("POST", Some("import")) => Op::Import,
-            ("PUT", Some("draft")) => Op::Autosave,
+            ("PUT", Some("autosave" | "draft")) => Op::Autosave,
             ("POST", Some("watch")) => Op::Watch,
             _ => return Err(refuse()),
         };

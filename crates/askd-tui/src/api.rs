@@ -28,8 +28,8 @@ pub enum Purpose {
     Alignment(String),
     /// `PUT /api/sessions/{id}/alignment/mode`.
     SetMode(String),
-    /// `PUT /api/asks/{id}/draft`: autosave.
-    Draft(String),
+    /// `PUT /api/asks/{id}/autosave`.
+    Autosave(String),
     /// `POST /api/asks/{id}/path` for the answers as of change number `seq`.
     Path { ask: String, seq: u64 },
     /// `POST /api/asks/{id}/path` for the answers of the quick template `key`.

@@ -410,7 +410,7 @@ impl App {
                 Screen::Ask(a) => {
                     let mine = match &reply.purpose {
                         Purpose::Recheck(id)
-                        | Purpose::Draft(id)
+                        | Purpose::Autosave(id)
                         | Purpose::Submit(id)
                         | Purpose::Cancel(id)
                         | Purpose::Bank(id)
@@ -841,7 +841,7 @@ mod tests {
             "review": {"lang": "en", "offline": false}});
         let (mut app, _) = open(view);
         let reqs = app.key(key(KeyCode::Char('P')));
-        assert_eq!(reqs[0].purpose, Purpose::Draft("r1".into()));
+        assert_eq!(reqs[0].purpose, Purpose::Autosave("r1".into()));
         assert_eq!(
             reqs[0].body.as_ref().unwrap()["answers"]["2"]["verdict"],
             "pass"

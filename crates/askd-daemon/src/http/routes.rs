@@ -176,6 +176,9 @@ fn api() -> Routes {
         .post("/api/asks/{id}/bank", A::ANSWER, asks::bank)
         .post("/api/asks/{id}/claim", A::CLAIM, asks::claim)
         .delete("/api/asks/{id}/claim", A::CLAIM, asks::release)
+        .put("/api/asks/{id}/autosave", A::ANSWER, asks::autosave)
+        // The autosave's first name, kept for clients that still say it ("draft" is the
+        // question builder's word).
         .put("/api/asks/{id}/draft", A::ANSWER, asks::autosave)
         .post("/api/asks/{id}/submit", A::ANSWER, asks::submit)
         .post("/api/asks/{id}/cancel", A::ANSWER, asks::cancel)

@@ -142,9 +142,9 @@ impl Base {
 
     pub fn draft(&self, body: Value) -> Effect {
         Effect::Send(Request::put(
-            self.url("draft"),
+            self.url("autosave"),
             body,
-            Purpose::Draft(self.id.clone()),
+            Purpose::Autosave(self.id.clone()),
         ))
     }
 
@@ -189,7 +189,7 @@ impl Base {
                 }
                 None
             }
-            Purpose::Draft(_) => {
+            Purpose::Autosave(_) => {
                 if !reply.ok() {
                     self.alert = Some(reply.message());
                 }
