@@ -50,6 +50,7 @@
 //! picked or written fails with `no_substance` at `answers`. Unknown entry members (`skipped`,
 //! `justifications`) are ignored.
 
+use crate::survey::repair::breaks_to_spaces;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -432,7 +433,7 @@ fn check_question<'s>(
         "a short one-line chip",
         problems,
     )
-    .map(one_line);
+    .map(breaks_to_spaces);
 
     // detail
     let detail = optional_text(
@@ -523,25 +524,6 @@ fn optional_text<'s>(
         return None;
     }
     (!is_blank(s)).then_some(s)
-}
-
-/// Every real line break (CRLF, LF, lone CR) becomes one space.
-fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                out.push(' ');
-            }
-            '\n' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn check_options(at: &PathBuf, obj: &Object, problems: &mut Vec<Problem>) -> Vec<FlatOption> {
@@ -1089,7 +1071,7 @@ mod tests {
 
     #[test]
     fn one_line_replaces_every_break_by_one_space() {
-        assert_eq!(one_line("a\r\nb\nc\rd\n\ne"), "a b c d  e");
+        assert_eq!(breaks_to_spaces("a\r\nb\nc\rd\n\ne"), "a b c d  e");
     }
 
     #[test]

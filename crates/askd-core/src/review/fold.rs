@@ -129,7 +129,7 @@ pub fn cancelled_summary(spec: &ReviewSpec) -> Summary {
 }
 
 /// Keeps every item on one line: line breaks become ` ⏎ `.
-fn one_line(s: &str) -> String {
+fn breaks_marked(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut lines = s.split('\n').map(|l| l.trim_end_matches('\r')).peekable();
     while let Some(l) = lines.next() {
@@ -237,12 +237,12 @@ pub fn report_text(spec: &ReviewSpec, items: &[FoldedItem], s: &Summary) -> Stri
             out.push_str("\n- [");
             out.push_str(&i.id);
             out.push_str("] ");
-            out.push_str(&one_line(&i.title));
+            out.push_str(&breaks_marked(&i.title));
             if i.filled {
                 match i.kind {
                     ItemType::Bool | ItemType::Choice => {
                         out.push_str(colon);
-                        out.push_str(&one_line(&i.verdict_label));
+                        out.push_str(&breaks_marked(&i.verdict_label));
                     }
                     ItemType::Scale => {
                         let (lo, hi) = index
@@ -256,7 +256,7 @@ pub fn report_text(spec: &ReviewSpec, items: &[FoldedItem], s: &Summary) -> Stri
                     }
                     ItemType::Text => {
                         out.push_str(colon);
-                        out.push_str(&one_line(&i.note));
+                        out.push_str(&breaks_marked(&i.note));
                         continue;
                     }
                     ItemType::Confirm => {}
@@ -264,7 +264,7 @@ pub fn report_text(spec: &ReviewSpec, items: &[FoldedItem], s: &Summary) -> Stri
             }
             if !i.note.is_empty() {
                 out.push_str(if zh { "｜备注：" } else { " — note: " });
-                out.push_str(&one_line(&i.note));
+                out.push_str(&breaks_marked(&i.note));
             }
         }
     }

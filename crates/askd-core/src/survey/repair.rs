@@ -44,8 +44,14 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     if !bytes.contains(&b'\n') && !bytes.contains(&b'\r') {
         return repaired;
     }
-    let mut out = String::with_capacity(repaired.len());
-    let mut chars = repaired.chars().peekable();
+    Cow::Owned(breaks_to_spaces(&repaired))
+}
+
+/// Every real line break (CRLF, LF, lone CR) becomes one space: one-line repair's second
+/// half, and what the flat questions do to a one-line field.
+pub fn breaks_to_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '\r' => {
@@ -58,7 +64,7 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
             c => out.push(c),
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 /// Which rule of §5.1 matches at `b[i] == '\\'`: bytes consumed (0 = none) and replacement.
