@@ -774,35 +774,7 @@ fn check_entry<'s>(
 ) -> Option<QuestionsAnswer> {
     // A3: id names a question.
     let id_at = e_at.field("id");
-    let question = match obj.get("id") {
-        Some(Json::String(id)) => match spec.questions.iter().find(|q| q.id == id.as_ref()) {
-            Some(q) => q,
-            None => {
-                problems.push(Problem::new(
-                    id_at.as_str(),
-                    "answer_unknown_question",
-                    format!(
-                        "{id_at} {} names no question — the ids are {}",
-                        quote(id),
-                        roster(spec)
-                    ),
-                ));
-                return None;
-            }
-        },
-        got => {
-            problems.push(Problem::new(
-                id_at.as_str(),
-                "answer_unknown_question",
-                format!(
-                    "{id_at} must be a question id string, got {} — the ids are {}",
-                    got.map_or("nothing", Json::kind),
-                    roster(spec)
-                ),
-            ));
-            return None;
-        }
-    };
+    let question = entry_question(spec, &id_at, obj, problems)?;
     let id = question.id.as_str();
 
     // A4: one entry per question.
@@ -822,8 +794,74 @@ fn check_entry<'s>(
         seen.push(s.as_ref());
     }
 
-    // A5: selected is an array of strings.
+    // A5: selected is an array of strings; A6: no label twice.
     let s_at = e_at.field("selected");
+    let labels = entry_labels(id, &s_at, obj, problems)?;
+
+    // A7: every label is an option of the question.
+    let mut entry_ok = labels_are_options(question, &s_at, &labels, problems);
+
+    // A8, A9: custom is a string of at most 8000 characters after trimming.
+    let c_at = e_at.field("custom");
+    let custom = entry_custom(&c_at, obj, problems)?;
+
+    // A11, A12: single-select takes one label, or custom text, not both.
+    if !single_select_fits(question, e_at, &s_at, &labels, custom.is_some(), problems) {
+        entry_ok = false;
+    }
+
+    entry_ok.then(|| QuestionsAnswer {
+        id: id.to_owned(),
+        selected: labels.iter().map(|s| (*s).to_owned()).collect(),
+        custom,
+    })
+}
+
+/// A3: the question the entry's `id` names.
+fn entry_question<'q>(
+    spec: &'q QuestionsSpec,
+    id_at: &PathBuf,
+    obj: &Object,
+    problems: &mut Vec<Problem>,
+) -> Option<&'q FlatQuestion> {
+    match obj.get("id") {
+        Some(Json::String(id)) => match spec.questions.iter().find(|q| q.id == id.as_ref()) {
+            Some(q) => Some(q),
+            None => {
+                problems.push(Problem::new(
+                    id_at.as_str(),
+                    "answer_unknown_question",
+                    format!(
+                        "{id_at} {} names no question — the ids are {}",
+                        quote(id),
+                        roster(spec)
+                    ),
+                ));
+                None
+            }
+        },
+        got => {
+            problems.push(Problem::new(
+                id_at.as_str(),
+                "answer_unknown_question",
+                format!(
+                    "{id_at} must be a question id string, got {} — the ids are {}",
+                    got.map_or("nothing", Json::kind),
+                    roster(spec)
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// A5, A6: the entry's `selected`, an array of distinct label strings.
+fn entry_labels<'s>(
+    id: &str,
+    s_at: &PathBuf,
+    obj: &'s Object,
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<&'s str>> {
     let labels: Vec<&str> = match obj.get("selected") {
         Some(Json::Array(items)) if items.iter().all(|v| v.as_str().is_some()) => {
             items.iter().filter_map(Json::as_str).collect()
@@ -861,7 +899,17 @@ fn check_entry<'s>(
         }
     }
 
-    // A7: every label is an option of the question.
+    Some(labels)
+}
+
+/// A7: whether every label is an option of the question (one problem per one that is not).
+fn labels_are_options(
+    question: &FlatQuestion,
+    s_at: &PathBuf,
+    labels: &[&str],
+    problems: &mut Vec<Problem>,
+) -> bool {
+    let id = question.id.as_str();
     let mut entry_ok = true;
     for (j, label) in labels.iter().enumerate() {
         if !question.options.iter().any(|o| o.label == *label) {
@@ -890,11 +938,18 @@ fn check_entry<'s>(
             ));
         }
     }
+    entry_ok
+}
 
-    // A8, A9: custom is a string of at most 8000 characters after trimming.
-    let c_at = e_at.field("custom");
-    let custom = match obj.get_present("custom") {
-        None => None,
+/// A8, A9: the entry's trimmed `custom` text (`Some(None)` when absent or blank; `None` after
+/// a problem).
+fn entry_custom(
+    c_at: &PathBuf,
+    obj: &Object,
+    problems: &mut Vec<Problem>,
+) -> Option<Option<String>> {
+    match obj.get_present("custom") {
+        None => Some(None),
         Some(Json::String(s)) => {
             let t = s.trim();
             if exceeds(t, MAX_CUSTOM) {
@@ -905,7 +960,7 @@ fn check_entry<'s>(
                 ));
                 return None;
             }
-            (!t.is_empty()).then(|| t.to_owned())
+            Some((!t.is_empty()).then(|| t.to_owned()))
         }
         Some(other) => {
             problems.push(Problem::new(
@@ -916,42 +971,49 @@ fn check_entry<'s>(
                     other.kind()
                 ),
             ));
-            return None;
-        }
-    };
-
-    // A11, A12: single-select takes one label, or custom text, not both.
-    if !question.multi_select {
-        if labels.len() > 1 {
-            entry_ok = false;
-            problems.push(Problem::new(
-                s_at.as_str(),
-                "single_select_multiple",
-                format!(
-                    "{s_at} selects {} options on single-select question {} — select at most one",
-                    labels.len(),
-                    quote(id)
-                ),
-            ));
-        } else if !labels.is_empty() && custom.is_some() {
-            entry_ok = false;
-            problems.push(Problem::new(
-                e_at.as_str(),
-                "single_select_mixed",
-                format!(
-                    "{e_at} combines an option with custom text on single-select question {} — \
-                     send either one label or the custom text",
-                    quote(id)
-                ),
-            ));
+            None
         }
     }
+}
 
-    entry_ok.then(|| QuestionsAnswer {
-        id: id.to_owned(),
-        selected: labels.iter().map(|s| (*s).to_owned()).collect(),
-        custom,
-    })
+/// A11, A12: whether a single-select entry takes one label, or custom text, not both.
+fn single_select_fits(
+    question: &FlatQuestion,
+    e_at: &PathBuf,
+    s_at: &PathBuf,
+    labels: &[&str],
+    has_custom: bool,
+    problems: &mut Vec<Problem>,
+) -> bool {
+    let id = question.id.as_str();
+    if question.multi_select {
+        return true;
+    }
+    if labels.len() > 1 {
+        problems.push(Problem::new(
+            s_at.as_str(),
+            "single_select_multiple",
+            format!(
+                "{s_at} selects {} options on single-select question {} — select at most one",
+                labels.len(),
+                quote(id)
+            ),
+        ));
+        false
+    } else if !labels.is_empty() && has_custom {
+        problems.push(Problem::new(
+            e_at.as_str(),
+            "single_select_mixed",
+            format!(
+                "{e_at} combines an option with custom text on single-select question {} — \
+                     send either one label or the custom text",
+                quote(id)
+            ),
+        ));
+        false
+    } else {
+        true
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -158,136 +158,15 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
             if indented {
                 return Err(fail(n, "an indented import statement".into()));
             }
-            let rest = rest.trim();
-            if let Some((spec, tail)) = quoted(rest) {
-                // import './x.js';  (side effects only)
-                if tail.trim() != ";" {
-                    return Err(fail(
-                        n,
-                        "an import statement must end with `;` on its line".into(),
-                    ));
-                }
-                let path = target(n, spec)?;
-                line = format!("__req({path:?});");
-                deps.push(path);
-            } else {
-                let Some((names, from)) = rest.split_once(" from ") else {
-                    return Err(fail(n, "an import without ` from ` on its line".into()));
-                };
-                let Some((spec, tail)) = quoted(from.trim()) else {
-                    return Err(fail(n, "the import's specifier must be quoted".into()));
-                };
-                if tail.trim() != ";" {
-                    return Err(fail(
-                        n,
-                        "an import statement must end with `;` on its line".into(),
-                    ));
-                }
-                let path = target(n, spec)?;
-                let names = names.trim();
-                if let Some(inner) = names.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                    let mut bound = Vec::new();
-                    for item in inner.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                        let (a, b) = match item.split_once(" as ") {
-                            Some((a, b)) => (a.trim(), b.trim()),
-                            None => (item, item),
-                        };
-                        if !ident(a) || !ident(b) {
-                            return Err(fail(n, format!("cannot read the imported name {item:?}")));
-                        }
-                        bound.push(if a == b {
-                            a.to_string()
-                        } else {
-                            format!("{a}: {b}")
-                        });
-                    }
-                    line = format!("const {{ {} }} = __req({path:?});", bound.join(", "));
-                } else if ident(names) {
-                    line = format!("const {names} = __req({path:?}).default;");
-                } else {
-                    return Err(fail(
-                        n,
-                        format!(
-                            "unsupported import form {names:?} (use `{{ a, b as c }}` or a default import)"
-                        ),
-                    ));
-                }
-                deps.push(path);
-            }
+            line = import_statement(n, rest, &fail, &target, &mut deps)?;
         } else if let Some(rest) = trimmed.strip_prefix("export ") {
             if indented {
                 return Err(fail(n, "an indented export".into()));
             }
-            let decl = ["function ", "async function ", "class ", "const ", "let "]
-                .iter()
-                .find(|k| rest.starts_with(**k));
-            if let Some(k) = decl {
-                let after = &rest[k.len()..];
-                let name: String = after
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
-                    .collect();
-                if !ident(&name) {
-                    return Err(fail(n, "cannot read the exported name".into()));
-                }
-                let rest_of_decl = &after[name.len()..];
-                if k.starts_with("const") || k.starts_with("let") {
-                    // One binding per export statement: `export const a = 1, b = 2;` is not read.
-                    if !rest_of_decl.trim_start().starts_with('=') {
-                        return Err(fail(n, "an exported const/let must be `name = …`".into()));
-                    }
-                }
-                exports.push(name);
-                line = rest.to_string();
-            } else if let Some(value) = rest.strip_prefix("default ") {
-                exports.push("default".into());
-                line = format!("const __default = {value}");
-            } else {
-                return Err(fail(
-                    n,
-                    format!(
-                        "unsupported export form: {}",
-                        trimmed.chars().take(40).collect::<String>()
-                    ),
-                ));
-            }
+            line = export_statement(n, rest, trimmed, &fail, &mut exports)?;
         }
         // Dynamic imports and import.meta, anywhere on the line.
-        let mut out = String::with_capacity(line.len());
-        let mut rest = line.as_str();
-        while let Some(at) = find_keyword(rest, "import") {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + "import".len()..];
-            if let Some(a) = after
-                .strip_prefix("('")
-                .or_else(|| after.strip_prefix("(\""))
-            {
-                let q = &after[1..2];
-                let Some(end) = a.find(q) else {
-                    return Err(fail(n, "an unterminated dynamic import".into()));
-                };
-                let spec = &a[..end];
-                let Some(tail) = a[end + 1..].strip_prefix(')') else {
-                    return Err(fail(
-                        n,
-                        "a dynamic import must be `import('./x.js')`".into(),
-                    ));
-                };
-                let path = target(n, spec)?;
-                out.push_str(&format!("__import({path:?})"));
-                rest = tail;
-            } else if let Some(tail) = after.strip_prefix(".meta.url") {
-                out.push_str(&format!("{:?}", format!("https://askd.invalid/{module}")));
-                rest = tail;
-            } else if after.starts_with('(') || after.starts_with(".meta") {
-                return Err(fail(n, "an import this rewriter does not handle".into()));
-            } else {
-                // The word in a comment or a string ("import" in prose).
-                out.push_str("import");
-                rest = after;
-            }
-        }
-        out.push_str(rest);
+        let out = dynamic_imports(module, n, &line, &fail, &target)?;
         body.push_str(&out);
         body.push('\n');
     }
@@ -296,6 +175,166 @@ pub fn rewrite(module: &str, src: &str, known: &[&str]) -> Result<Rewritten, Rew
         exports,
         deps,
     })
+}
+
+/// One `import …` statement (`rest` after the keyword) as a `__req` of its module, which
+/// joins `deps`.
+fn import_statement(
+    n: usize,
+    rest: &str,
+    fail: &dyn Fn(usize, String) -> RewriteError,
+    target: &dyn Fn(usize, &str) -> Result<String, RewriteError>,
+    deps: &mut Vec<String>,
+) -> Result<String, RewriteError> {
+    let rest = rest.trim();
+    if let Some((spec, tail)) = quoted(rest) {
+        // import './x.js';  (side effects only)
+        if tail.trim() != ";" {
+            return Err(fail(
+                n,
+                "an import statement must end with `;` on its line".into(),
+            ));
+        }
+        let path = target(n, spec)?;
+        let line = format!("__req({path:?});");
+        deps.push(path);
+        Ok(line)
+    } else {
+        let Some((names, from)) = rest.split_once(" from ") else {
+            return Err(fail(n, "an import without ` from ` on its line".into()));
+        };
+        let Some((spec, tail)) = quoted(from.trim()) else {
+            return Err(fail(n, "the import's specifier must be quoted".into()));
+        };
+        if tail.trim() != ";" {
+            return Err(fail(
+                n,
+                "an import statement must end with `;` on its line".into(),
+            ));
+        }
+        let path = target(n, spec)?;
+        let names = names.trim();
+        let line = if let Some(inner) = names.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            let mut bound = Vec::new();
+            for item in inner.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let (a, b) = match item.split_once(" as ") {
+                    Some((a, b)) => (a.trim(), b.trim()),
+                    None => (item, item),
+                };
+                if !ident(a) || !ident(b) {
+                    return Err(fail(n, format!("cannot read the imported name {item:?}")));
+                }
+                bound.push(if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}: {b}")
+                });
+            }
+            format!("const {{ {} }} = __req({path:?});", bound.join(", "))
+        } else if ident(names) {
+            format!("const {names} = __req({path:?}).default;")
+        } else {
+            return Err(fail(
+                n,
+                format!(
+                    "unsupported import form {names:?} (use `{{ a, b as c }}` or a default import)"
+                ),
+            ));
+        };
+        deps.push(path);
+        Ok(line)
+    }
+}
+
+/// One `export …` statement (`rest` after the keyword; `trimmed` the whole) without the
+/// keyword, its name joining `exports`.
+fn export_statement(
+    n: usize,
+    rest: &str,
+    trimmed: &str,
+    fail: &dyn Fn(usize, String) -> RewriteError,
+    exports: &mut Vec<String>,
+) -> Result<String, RewriteError> {
+    let decl = ["function ", "async function ", "class ", "const ", "let "]
+        .iter()
+        .find(|k| rest.starts_with(**k));
+    if let Some(k) = decl {
+        let after = &rest[k.len()..];
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        if !ident(&name) {
+            return Err(fail(n, "cannot read the exported name".into()));
+        }
+        let rest_of_decl = &after[name.len()..];
+        if k.starts_with("const") || k.starts_with("let") {
+            // One binding per export statement: `export const a = 1, b = 2;` is not read.
+            if !rest_of_decl.trim_start().starts_with('=') {
+                return Err(fail(n, "an exported const/let must be `name = …`".into()));
+            }
+        }
+        exports.push(name);
+        Ok(rest.to_string())
+    } else if let Some(value) = rest.strip_prefix("default ") {
+        exports.push("default".into());
+        Ok(format!("const __default = {value}"))
+    } else {
+        Err(fail(
+            n,
+            format!(
+                "unsupported export form: {}",
+                trimmed.chars().take(40).collect::<String>()
+            ),
+        ))
+    }
+}
+
+/// `line` with its dynamic imports (`import('./x.js')`) as `__import` and `import.meta.url`
+/// as the module's URL.
+fn dynamic_imports(
+    module: &str,
+    n: usize,
+    line: &str,
+    fail: &dyn Fn(usize, String) -> RewriteError,
+    target: &dyn Fn(usize, &str) -> Result<String, RewriteError>,
+) -> Result<String, RewriteError> {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = find_keyword(rest, "import") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "import".len()..];
+        if let Some(a) = after
+            .strip_prefix("('")
+            .or_else(|| after.strip_prefix("(\""))
+        {
+            let q = &after[1..2];
+            let Some(end) = a.find(q) else {
+                return Err(fail(n, "an unterminated dynamic import".into()));
+            };
+            let spec = &a[..end];
+            let Some(tail) = a[end + 1..].strip_prefix(')') else {
+                return Err(fail(
+                    n,
+                    "a dynamic import must be `import('./x.js')`".into(),
+                ));
+            };
+            let path = target(n, spec)?;
+            out.push_str(&format!("__import({path:?})"));
+            rest = tail;
+        } else if let Some(tail) = after.strip_prefix(".meta.url") {
+            out.push_str(&format!("{:?}", format!("https://askd.invalid/{module}")));
+            rest = tail;
+        } else if after.starts_with('(') || after.starts_with(".meta") {
+            return Err(fail(n, "an import this rewriter does not handle".into()));
+        } else {
+            // The word in a comment or a string ("import" in prose).
+            out.push_str("import");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// The byte offset of `word` in `s` as a whole word.

@@ -37,184 +37,223 @@ pub fn clean_line(s: &str) -> String {
 /// links as "text (url)" (just the url when the text is the url), images as "[alt] (url)",
 /// raw HTML kept as text (it is shown, never interpreted).
 pub fn markdown(s: &str) -> String {
-    let mut out = String::new();
-    // Per open list: the next number (None for bullets).
-    let mut lists: Vec<Option<u64>> = Vec::new();
-    let mut quote = 0usize;
-    let mut links: Vec<(String, usize)> = Vec::new();
-    let mut in_code = false;
-    let mut at_line_start = true;
-    let mut pending_blank = false;
-    let prefix = |lists: &Vec<Option<u64>>, quote: usize| -> String {
-        let mut p = "│ ".repeat(quote);
-        p.push_str(&"  ".repeat(lists.len().saturating_sub(1)));
-        p
-    };
-    let newline = |out: &mut String, at_line_start: &mut bool| {
-        out.push('\n');
-        *at_line_start = true;
-    };
-    macro_rules! begin_text {
-        () => {
-            if pending_blank && !out.is_empty() {
-                if !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                out.push('\n');
-                at_line_start = true;
-            }
-            pending_blank = false;
-            if at_line_start {
-                let p = prefix(&lists, quote);
-                out.push_str(&p);
-                if !lists.is_empty() {
-                    out.push_str("  ");
-                }
-                if in_code {
-                    out.push_str("    ");
-                }
-                at_line_start = false;
-            }
-        };
-    }
     let opts = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS;
+    let mut w = PlainText::new();
     for event in Parser::new_ext(s, opts) {
+        w.event(event);
+    }
+    clean(w.out.trim_end())
+}
+
+/// [`markdown`]'s writer: the text so far and the blocks it is in.
+struct PlainText {
+    out: String,
+    /// Per open list: the next number (None for bullets).
+    lists: Vec<Option<u64>>,
+    quote: usize,
+    links: Vec<(String, usize)>,
+    in_code: bool,
+    at_line_start: bool,
+    pending_blank: bool,
+}
+
+impl PlainText {
+    fn new() -> Self {
+        PlainText {
+            out: String::new(),
+            lists: Vec::new(),
+            quote: 0,
+            links: Vec::new(),
+            in_code: false,
+            at_line_start: true,
+            pending_blank: false,
+        }
+    }
+
+    /// The open quotes' and outer lists' indent.
+    fn prefix(&self) -> String {
+        let mut p = "│ ".repeat(self.quote);
+        p.push_str(&"  ".repeat(self.lists.len().saturating_sub(1)));
+        p
+    }
+
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.at_line_start = true;
+    }
+
+    /// Before text: the pending blank line, then at a line start the block's indent.
+    fn begin_text(&mut self) {
+        if self.pending_blank && !self.out.is_empty() {
+            if !self.out.ends_with('\n') {
+                self.out.push('\n');
+            }
+            self.out.push('\n');
+            self.at_line_start = true;
+        }
+        self.pending_blank = false;
+        if self.at_line_start {
+            let p = self.prefix();
+            self.out.push_str(&p);
+            if !self.lists.is_empty() {
+                self.out.push_str("  ");
+            }
+            if self.in_code {
+                self.out.push_str("    ");
+            }
+            self.at_line_start = false;
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>) {
         match event {
-            Event::Start(Tag::Paragraph | Tag::Heading { .. }) => {
-                if !out.is_empty() && !at_line_start {
-                    newline(&mut out, &mut at_line_start);
-                }
-                if lists.is_empty() || !out.ends_with("  ") {
-                    pending_blank = !out.is_empty() && !ends_with_item_marker(&out);
-                }
-            }
-            Event::End(TagEnd::Paragraph | TagEnd::Heading(_)) => {
-                newline(&mut out, &mut at_line_start);
-            }
-            Event::Start(Tag::BlockQuote(_)) => {
-                pending_blank = !out.is_empty();
-                quote += 1;
-            }
-            Event::End(TagEnd::BlockQuote(_)) => quote = quote.saturating_sub(1),
-            Event::Start(Tag::CodeBlock(_)) => {
-                pending_blank = !out.is_empty();
-                if !at_line_start {
-                    newline(&mut out, &mut at_line_start);
-                }
-                in_code = true;
-            }
-            Event::End(TagEnd::CodeBlock) => {
-                in_code = false;
-                if !at_line_start {
-                    newline(&mut out, &mut at_line_start);
-                }
-            }
-            Event::Start(Tag::List(first)) => {
-                if !at_line_start {
-                    newline(&mut out, &mut at_line_start);
-                }
-                if lists.is_empty() {
-                    pending_blank = !out.is_empty();
-                }
-                lists.push(first);
-            }
-            Event::End(TagEnd::List(_)) => {
-                lists.pop();
-            }
-            Event::Start(Tag::Item) => {
-                if !at_line_start {
-                    newline(&mut out, &mut at_line_start);
-                }
-                if pending_blank && !out.is_empty() {
-                    out.push('\n');
-                }
-                pending_blank = false;
-                out.push_str(&prefix(&lists, quote));
-                match lists.last_mut() {
-                    Some(Some(n)) => {
-                        out.push_str(&format!("{n}. "));
-                        *n += 1;
-                    }
-                    _ => out.push_str("• "),
-                }
-                at_line_start = false;
-            }
-            Event::End(TagEnd::Item) if !at_line_start => {
-                newline(&mut out, &mut at_line_start);
-            }
-            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
-                begin_text!();
-                links.push((dest_url.to_string(), out.len()));
-            }
-            Event::End(TagEnd::Link | TagEnd::Image) => {
-                if let Some((url, start)) = links.pop() {
-                    let text = out[start..].trim().to_string();
-                    if text.is_empty() {
-                        out.push_str(&url);
-                    } else if text != url && !url.is_empty() {
-                        out.push_str(&format!(" ({url})"));
-                    }
-                }
-            }
-            Event::Start(Tag::TableCell) => {
-                begin_text!();
-                if !out.ends_with(' ') && !out.ends_with('\n') && !at_line_start {
-                    out.push_str(" | ");
-                }
-            }
-            Event::End(TagEnd::TableRow | TagEnd::TableHead) => {
-                newline(&mut out, &mut at_line_start);
-            }
-            Event::Text(t) => {
-                if in_code {
-                    for (i, line) in t.split('\n').enumerate() {
-                        if i > 0 {
-                            newline(&mut out, &mut at_line_start);
-                        }
-                        if !line.is_empty() {
-                            begin_text!();
-                            out.push_str(line);
-                        }
-                    }
-                } else {
-                    begin_text!();
-                    out.push_str(&t);
-                }
-            }
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => self.text(&t),
             Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
-                begin_text!();
-                out.push_str(&t);
+                self.begin_text();
+                self.out.push_str(&t);
             }
             Event::Html(t) | Event::InlineHtml(t) => {
-                begin_text!();
-                out.push_str(t.trim_end_matches('\n'));
+                self.begin_text();
+                self.out.push_str(t.trim_end_matches('\n'));
             }
             Event::SoftBreak => {
-                begin_text!();
-                out.push(' ');
+                self.begin_text();
+                self.out.push(' ');
             }
-            Event::HardBreak => newline(&mut out, &mut at_line_start),
+            Event::HardBreak => self.newline(),
             Event::Rule => {
-                if !at_line_start {
-                    newline(&mut out, &mut at_line_start);
+                if !self.at_line_start {
+                    self.newline();
                 }
-                pending_blank = !out.is_empty();
-                begin_text!();
-                out.push_str("────────");
-                newline(&mut out, &mut at_line_start);
+                self.pending_blank = !self.out.is_empty();
+                self.begin_text();
+                self.out.push_str("────────");
+                self.newline();
             }
             Event::TaskListMarker(done) => {
-                begin_text!();
-                out.push_str(if done { "[x] " } else { "[ ] " });
+                self.begin_text();
+                self.out.push_str(if done { "[x] " } else { "[ ] " });
             }
             Event::FootnoteReference(t) => {
-                begin_text!();
-                out.push_str(&format!("[{t}]"));
+                self.begin_text();
+                self.out.push_str(&format!("[{t}]"));
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph | Tag::Heading { .. } => {
+                if !self.out.is_empty() && !self.at_line_start {
+                    self.newline();
+                }
+                if self.lists.is_empty() || !self.out.ends_with("  ") {
+                    self.pending_blank = !self.out.is_empty() && !ends_with_item_marker(&self.out);
+                }
+            }
+            Tag::BlockQuote(_) => {
+                self.pending_blank = !self.out.is_empty();
+                self.quote += 1;
+            }
+            Tag::CodeBlock(_) => {
+                self.pending_blank = !self.out.is_empty();
+                if !self.at_line_start {
+                    self.newline();
+                }
+                self.in_code = true;
+            }
+            Tag::List(first) => {
+                if !self.at_line_start {
+                    self.newline();
+                }
+                if self.lists.is_empty() {
+                    self.pending_blank = !self.out.is_empty();
+                }
+                self.lists.push(first);
+            }
+            Tag::Item => self.item(),
+            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                self.begin_text();
+                self.links.push((dest_url.to_string(), self.out.len()));
+            }
+            Tag::TableCell => {
+                self.begin_text();
+                if !self.out.ends_with(' ') && !self.out.ends_with('\n') && !self.at_line_start {
+                    self.out.push_str(" | ");
+                }
             }
             _ => {}
         }
     }
-    clean(out.trim_end())
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph | TagEnd::Heading(_) => self.newline(),
+            TagEnd::BlockQuote(_) => self.quote = self.quote.saturating_sub(1),
+            TagEnd::CodeBlock => {
+                self.in_code = false;
+                if !self.at_line_start {
+                    self.newline();
+                }
+            }
+            TagEnd::List(_) => {
+                self.lists.pop();
+            }
+            TagEnd::Item if !self.at_line_start => self.newline(),
+            TagEnd::Link | TagEnd::Image => {
+                if let Some((url, start)) = self.links.pop() {
+                    let text = self.out[start..].trim().to_string();
+                    if text.is_empty() {
+                        self.out.push_str(&url);
+                    } else if text != url && !url.is_empty() {
+                        self.out.push_str(&format!(" ({url})"));
+                    }
+                }
+            }
+            TagEnd::TableRow | TagEnd::TableHead => self.newline(),
+            _ => {}
+        }
+    }
+
+    /// A list item's marker: "• ", or the list's next number.
+    fn item(&mut self) {
+        if !self.at_line_start {
+            self.newline();
+        }
+        if self.pending_blank && !self.out.is_empty() {
+            self.out.push('\n');
+        }
+        self.pending_blank = false;
+        self.out.push_str(&self.prefix());
+        match self.lists.last_mut() {
+            Some(Some(n)) => {
+                self.out.push_str(&format!("{n}. "));
+                *n += 1;
+            }
+            _ => self.out.push_str("• "),
+        }
+        self.at_line_start = false;
+    }
+
+    /// Text; in a code block, each of its lines indented.
+    fn text(&mut self, t: &str) {
+        if self.in_code {
+            for (i, line) in t.split('\n').enumerate() {
+                if i > 0 {
+                    self.newline();
+                }
+                if !line.is_empty() {
+                    self.begin_text();
+                    self.out.push_str(line);
+                }
+            }
+        } else {
+            self.begin_text();
+            self.out.push_str(t);
+        }
+    }
 }
 
 /// [`markdown`] on one line (a title, a label): line breaks become spaces.

@@ -197,6 +197,39 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
         )]);
     };
     let mut out = Vec::new();
+    unknown_fields(obj, &mut out);
+    if let Some(resume) = obj.get("resume").filter(|v| !v.is_null()) {
+        return validate_resume(obj, resume, out);
+    }
+    let reason = reason_field(obj.get("reason"), &mut out);
+    let description = text_field(
+        obj.get("description"),
+        "description",
+        TEXT_MAX,
+        true,
+        &mut out,
+    );
+    let required_change = text_field(
+        obj.get("required_change"),
+        "required_change",
+        TEXT_MAX,
+        false,
+        &mut out,
+    );
+    let options = options_field(obj.get("options"), &mut out);
+    match (out.is_empty(), reason, description) {
+        (true, Some(reason), Some(description)) => Ok(DriftCall::Report(DriftReport {
+            reason,
+            description,
+            required_change,
+            options,
+        })),
+        _ => Err(out),
+    }
+}
+
+/// One `unknown_field` problem per member `report_drift` does not accept.
+fn unknown_fields(obj: &Map<String, Value>, out: &mut Vec<Problem>) {
     for key in obj.keys() {
         if !FIELDS.contains(&key.as_str()) && key != "session" && key != "timeout_s" {
             out.push(problem(
@@ -208,38 +241,49 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
             ));
         }
     }
-    if let Some(resume) = obj.get("resume").filter(|v| !v.is_null()) {
-        let present: Vec<&str> = FIELDS
-            .iter()
-            .copied()
-            .filter(|f| *f != "resume" && obj.get(*f).is_some_and(|v| !v.is_null()))
-            .collect();
-        for f in &present {
-            out.push(problem(
-                f,
-                "not_with_resume",
-                format!(
-                    "{f} must be absent with resume: resume re-attaches to an existing drift; report a new drift without resume"
-                ),
-            ));
-        }
-        let id = match resume {
-            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
-            _ => {
-                out.push(problem(
-                    "resume",
-                    "wrong_type",
-                    "resume must be a drift id such as \"d1\"".into(),
-                ));
-                None
-            }
-        };
-        return match (out.is_empty(), id) {
-            (true, Some(id)) => Ok(DriftCall::Resume(id)),
-            _ => Err(out),
-        };
+}
+
+/// A `resume` call: every other field must be absent and `resume` a drift id. `out` holds
+/// the problems found before.
+fn validate_resume(
+    obj: &Map<String, Value>,
+    resume: &Value,
+    mut out: Vec<Problem>,
+) -> Result<DriftCall, Vec<Problem>> {
+    let present: Vec<&str> = FIELDS
+        .iter()
+        .copied()
+        .filter(|f| *f != "resume" && obj.get(*f).is_some_and(|v| !v.is_null()))
+        .collect();
+    for f in &present {
+        out.push(problem(
+            f,
+            "not_with_resume",
+            format!(
+                "{f} must be absent with resume: resume re-attaches to an existing drift; report a new drift without resume"
+            ),
+        ));
     }
-    let reason = match obj.get("reason") {
+    let id = match resume {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        _ => {
+            out.push(problem(
+                "resume",
+                "wrong_type",
+                "resume must be a drift id such as \"d1\"".into(),
+            ));
+            None
+        }
+    };
+    match (out.is_empty(), id) {
+        (true, Some(id)) => Ok(DriftCall::Resume(id)),
+        _ => Err(out),
+    }
+}
+
+/// The `reason`: one of [`REASONS`]' tags.
+fn reason_field(value: Option<&Value>, out: &mut Vec<Problem>) -> Option<String> {
+    match value {
         Some(Value::String(r)) if REASONS.iter().any(|(t, _, _)| t == r) => Some(r.clone()),
         other => {
             let got = match other {
@@ -265,23 +309,13 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
             ));
             None
         }
-    };
-    let description = text_field(
-        obj.get("description"),
-        "description",
-        TEXT_MAX,
-        true,
-        &mut out,
-    );
-    let required_change = text_field(
-        obj.get("required_change"),
-        "required_change",
-        TEXT_MAX,
-        false,
-        &mut out,
-    );
+    }
+}
+
+/// The optional `options`: an array of [`OPTIONS_MIN`] to [`OPTIONS_MAX`] distinct options.
+fn options_field(value: Option<&Value>, out: &mut Vec<Problem>) -> Vec<DriftOption> {
     let mut options = Vec::new();
-    match obj.get("options") {
+    match value {
         None | Some(Value::Null) => {}
         Some(Value::Array(items)) => {
             if !(OPTIONS_MIN..=OPTIONS_MAX).contains(&items.len()) {
@@ -296,65 +330,9 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
             }
             let mut seen: Vec<String> = Vec::new();
             for (i, item) in items.iter().enumerate() {
-                let base = format!("options[{i}]");
-                let Some(o) = item.as_object() else {
-                    out.push(problem(
-                        &base,
-                        "wrong_type",
-                        format!(
-                            "{base} must be an object {{label, description?}}, got {}",
-                            type_name(item)
-                        ),
-                    ));
-                    continue;
-                };
-                for k in o.keys() {
-                    if k != "label" && k != "description" {
-                        out.push(problem(
-                            &format!("{base}.{k}"),
-                            "unknown_field",
-                            format!(
-                                "unknown field {k:?} in {base}; an option has label and description"
-                            ),
-                        ));
-                    }
+                if let Some(option) = option_item(i, item, &mut seen, out) {
+                    options.push(option);
                 }
-                let label = text_field(
-                    o.get("label"),
-                    &format!("{base}.label"),
-                    LABEL_MAX,
-                    true,
-                    &mut out,
-                );
-                let description = match o.get("description") {
-                    Some(Value::String(s)) if s.trim().is_empty() => None,
-                    v => text_field(
-                        v,
-                        &format!("{base}.description"),
-                        OPTION_DESCRIPTION_MAX,
-                        false,
-                        &mut out,
-                    ),
-                };
-                let Some(label) = label else { continue };
-                let key = label_key(&label);
-                if RESERVED_LABELS.contains(&key.as_str()) {
-                    out.push(problem(
-                        &format!("{base}.label"),
-                        "reserved_label",
-                        format!(
-                            "{base}.label {label:?} is one of the card's fixed actions; name the direction itself, for example \"Use export files\""
-                        ),
-                    ));
-                } else if seen.contains(&key) {
-                    out.push(problem(
-                        &format!("{base}.label"),
-                        "duplicate_label",
-                        format!("{base}.label {label:?} repeats an earlier option; labels must be distinct"),
-                    ));
-                }
-                seen.push(key);
-                options.push(DriftOption { label, description });
             }
         }
         Some(other) => out.push(problem(
@@ -366,15 +344,74 @@ pub fn validate(args: &Value) -> Result<DriftCall, Vec<Problem>> {
             ),
         )),
     }
-    match (out.is_empty(), reason, description) {
-        (true, Some(reason), Some(description)) => Ok(DriftCall::Report(DriftReport {
-            reason,
-            description,
-            required_change,
-            options,
-        })),
-        _ => Err(out),
+    options
+}
+
+/// `options[i]`: `{label, description?}`, its label neither reserved nor in `seen` (the
+/// earlier options' label keys, which it joins).
+fn option_item(
+    i: usize,
+    item: &Value,
+    seen: &mut Vec<String>,
+    out: &mut Vec<Problem>,
+) -> Option<DriftOption> {
+    let base = format!("options[{i}]");
+    let Some(o) = item.as_object() else {
+        out.push(problem(
+            &base,
+            "wrong_type",
+            format!(
+                "{base} must be an object {{label, description?}}, got {}",
+                type_name(item)
+            ),
+        ));
+        return None;
+    };
+    for k in o.keys() {
+        if k != "label" && k != "description" {
+            out.push(problem(
+                &format!("{base}.{k}"),
+                "unknown_field",
+                format!("unknown field {k:?} in {base}; an option has label and description"),
+            ));
+        }
     }
+    let label = text_field(
+        o.get("label"),
+        &format!("{base}.label"),
+        LABEL_MAX,
+        true,
+        out,
+    );
+    let description = match o.get("description") {
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        v => text_field(
+            v,
+            &format!("{base}.description"),
+            OPTION_DESCRIPTION_MAX,
+            false,
+            out,
+        ),
+    };
+    let label = label?;
+    let key = label_key(&label);
+    if RESERVED_LABELS.contains(&key.as_str()) {
+        out.push(problem(
+            &format!("{base}.label"),
+            "reserved_label",
+            format!(
+                "{base}.label {label:?} is one of the card's fixed actions; name the direction itself, for example \"Use export files\""
+            ),
+        ));
+    } else if seen.contains(&key) {
+        out.push(problem(
+            &format!("{base}.label"),
+            "duplicate_label",
+            format!("{base}.label {label:?} repeats an earlier option; labels must be distinct"),
+        ));
+    }
+    seen.push(key);
+    Some(DriftOption { label, description })
 }
 
 impl DriftReport {

@@ -375,56 +375,8 @@ impl AlignmentState {
                 cwd: text(d, "cwd"),
                 at: e.at.clone(),
             }),
-            EventKind::SessionStarted => {
-                if let Some(snap) = d.get("inherited")
-                    && let Ok(mut inherited) =
-                        serde_json::from_value::<AlignmentState>(snap.clone())
-                {
-                    for drift in &mut inherited.drifts {
-                        if drift.state == "open" {
-                            drift.inherited = true;
-                        }
-                    }
-                    let (seq, activity) = (self.last_seq, self.last_activity.take());
-                    *self = inherited;
-                    (self.last_seq, self.last_activity) = (seq, activity);
-                }
-                self.origin = Some(text(d, "origin").unwrap_or_else(|| "new".into()));
-                self.parent = text(d, "parent");
-                self.fork_at = d.get("fork_at").and_then(Value::as_i64);
-                self.started_at = Some(e.at.clone());
-                self.connections.push(Connection {
-                    how: "started".into(),
-                    client: text(d, "client"),
-                    transport: text(d, "transport"),
-                    cwd: text(d, "cwd"),
-                    at: e.at.clone(),
-                });
-            }
-            EventKind::AskCreated => {
-                let Some(id) = text(d, "ask_id") else { return };
-                let questions = d
-                    .get("questions")
-                    .and_then(Value::as_array)
-                    .map(|qs| {
-                        qs.iter()
-                            .filter_map(|q| {
-                                let id = text(q, "id")?;
-                                let question = text(q, "question")
-                                    .or_else(|| text(q, "prompt"))
-                                    .unwrap_or_else(|| id.clone());
-                                Some((id, question))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let ask = LiveAsk {
-                    kind: text(d, "kind").unwrap_or_default(),
-                    tool: text(d, "tool"),
-                    questions,
-                };
-                self.asks.insert(id, ask);
-            }
+            EventKind::SessionStarted => self.apply_started(e),
+            EventKind::AskCreated => self.apply_ask_created(e),
             EventKind::AskSettled => self.apply_settled(e),
             EventKind::AlignmentModeSet => {
                 self.mode_override = d.get("mode").and_then(Value::as_str).and_then(Mode::parse);
@@ -434,36 +386,7 @@ impl AlignmentState {
                 self.checks += 1;
                 self.last_check_at = Some(e.at.clone());
             }
-            EventKind::AlignmentBaselineRecorded => {
-                let Ok(baseline) = serde_json::from_value::<Baseline>(
-                    d.get("baseline").cloned().unwrap_or(Value::Null),
-                ) else {
-                    return;
-                };
-                let revision = d
-                    .get("revision")
-                    .and_then(Value::as_u64)
-                    .map(|r| r as u32)
-                    .unwrap_or(self.revision + 1);
-                let applied = strings(d.get("applied"));
-                for id in &applied {
-                    self.pending_updates.retain(|p| p != id);
-                    if let Some(drift) = self.drift_mut(id) {
-                        drift.applied_in_revision = Some(revision);
-                    }
-                }
-                self.revision = revision;
-                self.baseline = Some(baseline.clone());
-                self.baseline_recorded_at = Some(e.at.clone());
-                self.history.push(Revision {
-                    revision,
-                    recorded_at: e.at.clone(),
-                    baseline,
-                    changes: d.get("changes").cloned().unwrap_or(Value::Null),
-                    applied,
-                    warnings: strings(d.get("warnings")),
-                });
-            }
+            EventKind::AlignmentBaselineRecorded => self.apply_baseline_recorded(e),
             EventKind::AlignmentBaselineRefused => {
                 self.refusals.push(serde_json::json!({
                     "attempted": d.get("attempted").cloned().unwrap_or(Value::Null),
@@ -471,92 +394,191 @@ impl AlignmentState {
                     "at": e.at,
                 }));
             }
-            EventKind::AlignmentDriftReported => {
-                let Some(id) = text(d, "drift_id") else {
-                    return;
-                };
-                self.drift_count += 1;
-                if let Some(n) = id.strip_prefix('d').and_then(|n| n.parse::<u32>().ok()) {
-                    self.drift_count = self.drift_count.max(n);
-                }
-                self.drifts.push(Drift {
-                    drift_id: id,
-                    ask_id: text(d, "ask_id"),
-                    reported_at: e.at.clone(),
-                    reason: text(d, "reason").unwrap_or_default(),
-                    description: text(d, "description").unwrap_or_default(),
-                    required_change: text(d, "required_change"),
-                    options: d
-                        .get("options")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                    state: "open".into(),
-                    inherited: false,
-                    decision: None,
-                    choice: None,
-                    choice_source: None,
-                    option_index: None,
-                    note: None,
-                    decided_at: None,
-                    decided_by: None,
-                    applied_in_revision: None,
-                });
-            }
-            EventKind::AlignmentDriftDecided => {
-                let Some(id) = text(d, "drift_id") else {
-                    return;
-                };
-                let Some(decision) = text(d, "decision") else {
-                    return;
-                };
-                let at = e.at.clone();
-                // Team mode: the member who decided (`answered_by`), else the actor.
-                let member = d
-                    .get("answered_by")
-                    .and_then(|b| b.get("name"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                let by = member
-                    .or_else(|| text(d, "decided_by"))
-                    .or_else(|| Some(e.actor.as_str().to_string()));
-                let Some(drift) = self.drift_mut(&id) else {
-                    return;
-                };
-                if drift.state != "open" {
-                    return;
-                }
-                drift.state = "decided".into();
-                drift.decision = Some(decision.clone());
-                drift.choice = text(d, "choice");
-                drift.choice_source = text(d, "choice_source");
-                drift.option_index = d
-                    .get("option_index")
-                    .and_then(Value::as_u64)
-                    .map(|i| i as u32);
-                drift.note = text(d, "note");
-                drift.decided_at = Some(at);
-                drift.decided_by = by;
-                if (decision == "approve" || decision == "revise")
-                    && !self.pending_updates.contains(&id)
-                {
-                    self.pending_updates.push(id);
-                }
-            }
-            EventKind::AlignmentDriftClosed => {
-                let Some(id) = text(d, "drift_id") else {
-                    return;
-                };
-                let Some(outcome) = text(d, "outcome") else {
-                    return;
-                };
-                if let Some(drift) = self.drift_mut(&id)
-                    && drift.state == "open"
-                {
-                    drift.state = outcome;
-                }
-            }
+            EventKind::AlignmentDriftReported => self.apply_drift_reported(e),
+            EventKind::AlignmentDriftDecided => self.apply_drift_decided(e),
+            EventKind::AlignmentDriftClosed => self.apply_drift_closed(e),
             _ => {}
+        }
+    }
+
+    /// `session.started`: the inherited state, if any, then the origin and the first connection.
+    fn apply_started(&mut self, e: &AlignEvent) {
+        let d = &e.data;
+        if let Some(snap) = d.get("inherited")
+            && let Ok(mut inherited) = serde_json::from_value::<AlignmentState>(snap.clone())
+        {
+            for drift in &mut inherited.drifts {
+                if drift.state == "open" {
+                    drift.inherited = true;
+                }
+            }
+            let (seq, activity) = (self.last_seq, self.last_activity.take());
+            *self = inherited;
+            (self.last_seq, self.last_activity) = (seq, activity);
+        }
+        self.origin = Some(text(d, "origin").unwrap_or_else(|| "new".into()));
+        self.parent = text(d, "parent");
+        self.fork_at = d.get("fork_at").and_then(Value::as_i64);
+        self.started_at = Some(e.at.clone());
+        self.connections.push(Connection {
+            how: "started".into(),
+            client: text(d, "client"),
+            transport: text(d, "transport"),
+            cwd: text(d, "cwd"),
+            at: e.at.clone(),
+        });
+    }
+
+    /// `ask.created`: the ask goes live, with its questions.
+    fn apply_ask_created(&mut self, e: &AlignEvent) {
+        let d = &e.data;
+        let Some(id) = text(d, "ask_id") else { return };
+        let questions = d
+            .get("questions")
+            .and_then(Value::as_array)
+            .map(|qs| {
+                qs.iter()
+                    .filter_map(|q| {
+                        let id = text(q, "id")?;
+                        let question = text(q, "question")
+                            .or_else(|| text(q, "prompt"))
+                            .unwrap_or_else(|| id.clone());
+                        Some((id, question))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ask = LiveAsk {
+            kind: text(d, "kind").unwrap_or_default(),
+            tool: text(d, "tool"),
+            questions,
+        };
+        self.asks.insert(id, ask);
+    }
+
+    /// `alignment.baseline_recorded`: a new revision, applying the drifts it names.
+    fn apply_baseline_recorded(&mut self, e: &AlignEvent) {
+        let d = &e.data;
+        let Ok(baseline) =
+            serde_json::from_value::<Baseline>(d.get("baseline").cloned().unwrap_or(Value::Null))
+        else {
+            return;
+        };
+        let revision = d
+            .get("revision")
+            .and_then(Value::as_u64)
+            .map(|r| r as u32)
+            .unwrap_or(self.revision + 1);
+        let applied = strings(d.get("applied"));
+        for id in &applied {
+            self.pending_updates.retain(|p| p != id);
+            if let Some(drift) = self.drift_mut(id) {
+                drift.applied_in_revision = Some(revision);
+            }
+        }
+        self.revision = revision;
+        self.baseline = Some(baseline.clone());
+        self.baseline_recorded_at = Some(e.at.clone());
+        self.history.push(Revision {
+            revision,
+            recorded_at: e.at.clone(),
+            baseline,
+            changes: d.get("changes").cloned().unwrap_or(Value::Null),
+            applied,
+            warnings: strings(d.get("warnings")),
+        });
+    }
+
+    /// `alignment.drift_reported`: a new open drift.
+    fn apply_drift_reported(&mut self, e: &AlignEvent) {
+        let d = &e.data;
+        let Some(id) = text(d, "drift_id") else {
+            return;
+        };
+        self.drift_count += 1;
+        if let Some(n) = id.strip_prefix('d').and_then(|n| n.parse::<u32>().ok()) {
+            self.drift_count = self.drift_count.max(n);
+        }
+        self.drifts.push(Drift {
+            drift_id: id,
+            ask_id: text(d, "ask_id"),
+            reported_at: e.at.clone(),
+            reason: text(d, "reason").unwrap_or_default(),
+            description: text(d, "description").unwrap_or_default(),
+            required_change: text(d, "required_change"),
+            options: d
+                .get("options")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            state: "open".into(),
+            inherited: false,
+            decision: None,
+            choice: None,
+            choice_source: None,
+            option_index: None,
+            note: None,
+            decided_at: None,
+            decided_by: None,
+            applied_in_revision: None,
+        });
+    }
+
+    /// `alignment.drift_decided`: the open drift is decided; an approved or revised one awaits
+    /// the next baseline.
+    fn apply_drift_decided(&mut self, e: &AlignEvent) {
+        let d = &e.data;
+        let Some(id) = text(d, "drift_id") else {
+            return;
+        };
+        let Some(decision) = text(d, "decision") else {
+            return;
+        };
+        let at = e.at.clone();
+        // Team mode: the member who decided (`answered_by`), else the actor.
+        let member = d
+            .get("answered_by")
+            .and_then(|b| b.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let by = member
+            .or_else(|| text(d, "decided_by"))
+            .or_else(|| Some(e.actor.as_str().to_string()));
+        let Some(drift) = self.drift_mut(&id) else {
+            return;
+        };
+        if drift.state != "open" {
+            return;
+        }
+        drift.state = "decided".into();
+        drift.decision = Some(decision.clone());
+        drift.choice = text(d, "choice");
+        drift.choice_source = text(d, "choice_source");
+        drift.option_index = d
+            .get("option_index")
+            .and_then(Value::as_u64)
+            .map(|i| i as u32);
+        drift.note = text(d, "note");
+        drift.decided_at = Some(at);
+        drift.decided_by = by;
+        if (decision == "approve" || decision == "revise") && !self.pending_updates.contains(&id) {
+            self.pending_updates.push(id);
+        }
+    }
+
+    /// `alignment.drift_closed`: the open drift ends with the outcome.
+    fn apply_drift_closed(&mut self, e: &AlignEvent) {
+        let d = &e.data;
+        let Some(id) = text(d, "drift_id") else {
+            return;
+        };
+        let Some(outcome) = text(d, "outcome") else {
+            return;
+        };
+        if let Some(drift) = self.drift_mut(&id)
+            && drift.state == "open"
+        {
+            drift.state = outcome;
         }
     }
 

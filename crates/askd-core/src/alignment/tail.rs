@@ -55,6 +55,51 @@ pub fn tail_lines(s: &AlignmentState, ctx: &TailContext<'_>) -> Vec<String> {
     } else {
         format!("askd session: {}", ctx.session_id)
     };
+    let (t2, t3) = memory_lines(s, zh);
+    let (t4_head, t4_fields) = baseline_lines(s, zh);
+    let t5 = last_decision_line(s, zh);
+    let t6 = posture_line(s, zh);
+
+    // Fit the cap: shorten T3 first, then the T4 field lines.
+    let assemble = |t3: &[String], more: usize, fields: &[String]| -> Vec<String> {
+        let mut out = vec![t1.clone()];
+        out.extend(t2.iter().cloned());
+        out.extend(t3.iter().cloned());
+        if more > 0 {
+            out.push(if zh {
+                format!("（另有 {more} 条更早的决定；见 alignment_status）")
+            } else {
+                format!("(+{more} earlier; see alignment_status)")
+            });
+        }
+        out.extend(t4_head.iter().cloned());
+        out.extend(fields.iter().cloned());
+        out.extend(t5.iter().cloned());
+        out.extend(t6.iter().cloned());
+        out
+    };
+    let size = |lines: &[String]| lines.iter().map(|l| l.chars().count() + 1).sum::<usize>();
+    let mut keep = t3.len().min(T3_MAX_LINES);
+    let mut fields = t4_fields.clone();
+    loop {
+        let shown = &t3[t3.len() - keep..];
+        let lines = assemble(shown, ctx.earlier + t3.len() - keep, &fields);
+        if size(&lines) <= TAIL_MAX_CHARS {
+            return lines;
+        }
+        if keep > 0 {
+            keep -= 1;
+        } else if !fields.is_empty() {
+            fields.pop();
+        } else {
+            return lines;
+        }
+    }
+}
+
+/// T2 (the alignment memory) and T3 (one line per settled decision), once a round is
+/// answered.
+fn memory_lines(s: &AlignmentState, zh: bool) -> (Vec<String>, Vec<String>) {
     let mut t2 = Vec::new();
     let mut t3 = Vec::new();
     if s.rounds >= 1 {
@@ -78,6 +123,12 @@ pub fn tail_lines(s: &AlignmentState, ctx: &TailContext<'_>) -> Vec<String> {
             });
         }
     }
+    (t2, t3)
+}
+
+/// T4: the baseline's head line and its non-empty field lines, once there is a revision or a
+/// drift.
+fn baseline_lines(s: &AlignmentState, zh: bool) -> (Option<String>, Vec<String>) {
     let mut t4_head = None;
     let mut t4_fields = Vec::new();
     if s.revision >= 1 || !s.drifts.is_empty() {
@@ -111,6 +162,11 @@ pub fn tail_lines(s: &AlignmentState, ctx: &TailContext<'_>) -> Vec<String> {
             }
         }
     }
+    (t4_head, t4_fields)
+}
+
+/// T5: the last drift decision, if any.
+fn last_decision_line(s: &AlignmentState, zh: bool) -> Option<String> {
     let mut t5 = None;
     if let Some(d) = s.last_decision() {
         let decision = d.decision.as_deref().unwrap_or("");
@@ -129,6 +185,11 @@ pub fn tail_lines(s: &AlignmentState, ctx: &TailContext<'_>) -> Vec<String> {
         }
         t5 = Some(line);
     }
+    t5
+}
+
+/// T6: what the agent must do first, for a drift-pending or baseline-update-pending posture.
+fn posture_line(s: &AlignmentState, zh: bool) -> Option<String> {
     let mut t6 = None;
     match s.posture() {
         Posture::DriftPending => {
@@ -183,42 +244,7 @@ pub fn tail_lines(s: &AlignmentState, ctx: &TailContext<'_>) -> Vec<String> {
         }
         _ => {}
     }
-
-    // Fit the cap: shorten T3 first, then the T4 field lines.
-    let assemble = |t3: &[String], more: usize, fields: &[String]| -> Vec<String> {
-        let mut out = vec![t1.clone()];
-        out.extend(t2.iter().cloned());
-        out.extend(t3.iter().cloned());
-        if more > 0 {
-            out.push(if zh {
-                format!("（另有 {more} 条更早的决定；见 alignment_status）")
-            } else {
-                format!("(+{more} earlier; see alignment_status)")
-            });
-        }
-        out.extend(t4_head.iter().cloned());
-        out.extend(fields.iter().cloned());
-        out.extend(t5.iter().cloned());
-        out.extend(t6.iter().cloned());
-        out
-    };
-    let size = |lines: &[String]| lines.iter().map(|l| l.chars().count() + 1).sum::<usize>();
-    let mut keep = t3.len().min(T3_MAX_LINES);
-    let mut fields = t4_fields.clone();
-    loop {
-        let shown = &t3[t3.len() - keep..];
-        let lines = assemble(shown, ctx.earlier + t3.len() - keep, &fields);
-        if size(&lines) <= TAIL_MAX_CHARS {
-            return lines;
-        }
-        if keep > 0 {
-            keep -= 1;
-        } else if !fields.is_empty() {
-            fields.pop();
-        } else {
-            return lines;
-        }
-    }
+    t6
 }
 
 /// T7: the one-shot notice after a mode change (§3.4). `policy` is appended when switching to

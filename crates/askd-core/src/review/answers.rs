@@ -285,7 +285,44 @@ pub fn check_entry(
 ) -> Option<ItemAnswer> {
     let before = problems.len();
     let id_at = at.field("id");
-    let item = match obj.get_present("id") {
+    let item = entry_item(&id_at, obj, seen, problems);
+    let v_at = at.field("verdict");
+    let s_at = at.field("selected");
+    let n_at = at.field("note");
+    let verdict_raw = raw_verdict(&v_at, obj, problems);
+    let selected_raw = raw_selected(&s_at, obj, problems);
+    let note_raw = raw_note(&n_at, obj, problems);
+    if strict {
+        unknown_answer_fields(at, obj, problems);
+    }
+    let item = item?;
+
+    let mut answer = ItemAnswer {
+        id: item.id.clone(),
+        ..Default::default()
+    };
+    let sel = selected_raw.filter(|s| !s.is_empty());
+    if let Some(sel) = &sel {
+        apply_selected(item, sel, &s_at, &mut answer, problems);
+    }
+    if let Some(raw) = verdict_raw.as_deref().filter(|r| !r.trim().is_empty()) {
+        apply_verdict(item, raw, sel.is_some(), &v_at, &mut answer, problems);
+    }
+    match check_note(n_at.as_str(), &note_raw) {
+        Ok(n) => answer.note = n,
+        Err(p) => problems.push(p),
+    }
+    (problems.len() == before).then_some(answer)
+}
+
+/// The item the entry's `id` names (recorded in `seen`).
+fn entry_item<'s>(
+    id_at: &PathBuf,
+    obj: &Object,
+    seen: &mut Seen<'s>,
+    problems: &mut Vec<Problem>,
+) -> Option<&'s ReviewItem> {
+    match obj.get_present("id") {
         None => {
             problems.push(Problem::new(
                 id_at.as_str(),
@@ -311,11 +348,12 @@ pub fn check_entry(
                 }
             },
         },
-    };
-    let v_at = at.field("verdict");
-    let s_at = at.field("selected");
-    let n_at = at.field("note");
-    let verdict_raw = match obj.get_present("verdict") {
+    }
+}
+
+/// The entry's `verdict` as sent: a string, or a number (a scale answer).
+fn raw_verdict(v_at: &PathBuf, obj: &Object, problems: &mut Vec<Problem>) -> Option<String> {
+    match obj.get_present("verdict") {
         None => None,
         Some(Json::String(s)) => Some(s.to_string()),
         // A scale answer may come as a number.
@@ -328,8 +366,13 @@ pub fn check_entry(
             ));
             None
         }
-    };
-    let selected_raw: Option<Vec<String>> = match obj.get_present("selected") {
+    }
+}
+
+/// The entry's `selected` as sent: an array of option value strings (the bad entries dropped,
+/// each a problem).
+fn raw_selected(s_at: &PathBuf, obj: &Object, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
+    match obj.get_present("selected") {
         None => None,
         Some(Json::Array(a)) => {
             let mut out = Vec::new();
@@ -359,8 +402,12 @@ pub fn check_entry(
             ));
             None
         }
-    };
-    let note_raw = match obj.get_present("note") {
+    }
+}
+
+/// The entry's `note` as sent (empty when absent).
+fn raw_note(n_at: &PathBuf, obj: &Object, problems: &mut Vec<Problem>) -> String {
+    match obj.get_present("note") {
         None => String::new(),
         Some(Json::String(s)) => s.to_string(),
         Some(other) => {
@@ -371,81 +418,89 @@ pub fn check_entry(
             ));
             String::new()
         }
-    };
-    if strict {
-        for name in obj.keys() {
-            if !["id", "verdict", "selected", "note"].contains(&name) {
-                let f = at.field(name);
-                problems.push(Problem::new(
-                    f.as_str(),
-                    "unknown_field",
-                    format!("{f} is not an answer field (id, verdict, selected, note)"),
-                ));
-            }
-        }
     }
-    let item = item?;
+}
 
-    let mut answer = ItemAnswer {
-        id: item.id.clone(),
-        ..Default::default()
-    };
-    let sel = selected_raw.filter(|s| !s.is_empty());
-    if let Some(sel) = &sel {
-        if item.kind != ItemType::Choice {
-            problems.push(verdict_problem(
-                item,
-                s_at.as_str(),
-                "",
-                &VerdictError::NotForType,
+/// One `unknown_field` problem per member that is not an answer field (a submit).
+fn unknown_answer_fields(at: &PathBuf, obj: &Object, problems: &mut Vec<Problem>) {
+    for name in obj.keys() {
+        if !["id", "verdict", "selected", "note"].contains(&name) {
+            let f = at.field(name);
+            problems.push(Problem::new(
+                f.as_str(),
+                "unknown_field",
+                format!("{f} is not an answer field (id, verdict, selected, note)"),
             ));
-        } else {
-            match parse_selection(item, sel.iter().map(String::as_str)) {
-                Ok(values) => {
-                    answer.verdict = values.join(",");
-                    answer.selected = values;
-                }
-                Err(e) => {
-                    let at = match &e {
-                        VerdictError::UnknownOption(v) => sel
-                            .iter()
-                            .position(|s| s.trim() == v)
-                            .map_or(s_at.clone(), |k| s_at.index(k)),
-                        _ => s_at.clone(),
-                    };
-                    problems.push(verdict_problem(item, at.as_str(), "", &e));
-                }
+        }
+    }
+}
+
+/// A non-empty `selected`: a choice item's options, giving the answer's verdict and selection.
+fn apply_selected(
+    item: &ReviewItem,
+    sel: &[String],
+    s_at: &PathBuf,
+    answer: &mut ItemAnswer,
+    problems: &mut Vec<Problem>,
+) {
+    if item.kind != ItemType::Choice {
+        problems.push(verdict_problem(
+            item,
+            s_at.as_str(),
+            "",
+            &VerdictError::NotForType,
+        ));
+    } else {
+        match parse_selection(item, sel.iter().map(String::as_str)) {
+            Ok(values) => {
+                answer.verdict = values.join(",");
+                answer.selected = values;
+            }
+            Err(e) => {
+                let at = match &e {
+                    VerdictError::UnknownOption(v) => sel
+                        .iter()
+                        .position(|s| s.trim() == v)
+                        .map_or(s_at.clone(), |k| s_at.index(k)),
+                    _ => s_at.clone(),
+                };
+                problems.push(verdict_problem(item, at.as_str(), "", &e));
             }
         }
     }
-    if let Some(raw) = verdict_raw.as_deref().filter(|r| !r.trim().is_empty()) {
-        match parse_verdict(item, raw) {
-            Ok((verdict, selected)) => {
-                if sel.is_some() && item.kind == ItemType::Choice {
-                    if !answer.verdict.is_empty() && verdict != answer.verdict {
-                        problems.push(Problem::new(
-                            v_at.as_str(),
-                            "invalid_verdict",
-                            format!(
-                                "{v_at} {} does not match selected for item \"{}\"; send one of them",
-                                quote(raw),
-                                item.id
-                            ),
-                        ));
-                    }
-                } else {
-                    answer.verdict = verdict;
-                    answer.selected = selected;
+}
+
+/// A non-blank `verdict`: parsed for the item; with a choice item's `selected` (`has_selected`)
+/// it must agree with the selection.
+fn apply_verdict(
+    item: &ReviewItem,
+    raw: &str,
+    has_selected: bool,
+    v_at: &PathBuf,
+    answer: &mut ItemAnswer,
+    problems: &mut Vec<Problem>,
+) {
+    match parse_verdict(item, raw) {
+        Ok((verdict, selected)) => {
+            if has_selected && item.kind == ItemType::Choice {
+                if !answer.verdict.is_empty() && verdict != answer.verdict {
+                    problems.push(Problem::new(
+                        v_at.as_str(),
+                        "invalid_verdict",
+                        format!(
+                            "{v_at} {} does not match selected for item \"{}\"; send one of them",
+                            quote(raw),
+                            item.id
+                        ),
+                    ));
                 }
+            } else {
+                answer.verdict = verdict;
+                answer.selected = selected;
             }
-            Err(e) => problems.push(verdict_problem(item, v_at.as_str(), raw, &e)),
         }
+        Err(e) => problems.push(verdict_problem(item, v_at.as_str(), raw, &e)),
     }
-    match check_note(n_at.as_str(), &note_raw) {
-        Ok(n) => answer.note = n,
-        Err(p) => problems.push(p),
-    }
-    (problems.len() == before).then_some(answer)
 }
 
 /// Validates a submit body (see the module documentation).

@@ -98,41 +98,10 @@ pub fn validate_with(
             ),
         )]);
     };
-    let size = serialised_len(args);
-    if size > limits.max_body_bytes {
-        return Err(vec![Problem::new(
-            "",
-            "too_large",
-            format!(
-                "the review is {size} bytes; maxBodyBytes is {}",
-                limits.max_body_bytes
-            ),
-        )]);
-    }
     let offline = root.get_present("offline").and_then(Json::as_bool) == Some(true);
-    if let Some(Json::Array(items)) = root.get_present("items") {
-        let n = items.len();
-        if offline && n > OFFLINE_MAX_ITEMS {
-            return Err(vec![Problem::new(
-                "items",
-                "too_many_items",
-                format!(
-                    "items has {n} entries; an offline review holds at most {OFFLINE_MAX_ITEMS}. Split it"
-                ),
-            )]);
-        }
-        let max = limits.max_items;
-        if !offline && n > max {
-            return Err(vec![Problem::new(
-                "items",
-                "too_many_items",
-                format!(
-                    "items has {n} entries; maxItems is {max}. Nothing was shown. Split the review into batches of at most {max} items (sort related items into groups first), or pass offline: true to have it reviewed as a spreadsheet"
-                ),
-            )]);
-        }
+    if let Some(problem) = too_large(args, root, limits, offline) {
+        return Err(vec![problem]);
     }
-
     let mut v = Validator::default();
     let title = v.text(
         root,
@@ -142,7 +111,87 @@ pub fn validate_with(
         Shape::Single,
         true,
     );
-    let items = match root.get_present("items") {
+    let items = items_field(&mut v, root);
+    let lang = lang_field(&mut v, root);
+    let persist = persist_field(&mut v, root, persist_check);
+    offline_and_timeout(&mut v, root);
+    v.unknown_fields(root, &PathBuf::root(), &TOP_FIELDS);
+
+    let mut drafts: Vec<(Option<String>, ReviewItem)> = Vec::new();
+    if let Some(items) = items {
+        let mut seen: FastMap<String, usize> = FastMap::default();
+        let at = PathBuf::root().field("items");
+        for (i, item) in items.iter().enumerate() {
+            if let Some(d) = v.item(&at.index(i), i, item, &mut seen) {
+                drafts.push(d);
+            }
+        }
+    }
+
+    if !v.problems.is_empty() {
+        return Err(v.finish());
+    }
+    let (Some(title), Some(_)) = (title, items) else {
+        // Unreachable: a missing title or items is a problem. Never panic.
+        return Err(vec![Problem::new(
+            "",
+            "required",
+            "title and items are required",
+        )]);
+    };
+    let items = assign_ids(drafts);
+    let lang = lang.unwrap_or_else(|| infer_lang(&title, &items));
+    Ok(ReviewSpec {
+        title,
+        lang,
+        offline,
+        persist,
+        items,
+    })
+}
+
+/// The review's size against `maxBodyBytes`, and its item count against `maxItems` (or the
+/// offline limit): the problem that stops validation before anything else, if any.
+fn too_large(args: &Json, root: &Object, limits: &Limits, offline: bool) -> Option<Problem> {
+    let size = serialised_len(args);
+    if size > limits.max_body_bytes {
+        return Some(Problem::new(
+            "",
+            "too_large",
+            format!(
+                "the review is {size} bytes; maxBodyBytes is {}",
+                limits.max_body_bytes
+            ),
+        ));
+    }
+    if let Some(Json::Array(items)) = root.get_present("items") {
+        let n = items.len();
+        if offline && n > OFFLINE_MAX_ITEMS {
+            return Some(Problem::new(
+                "items",
+                "too_many_items",
+                format!(
+                    "items has {n} entries; an offline review holds at most {OFFLINE_MAX_ITEMS}. Split it"
+                ),
+            ));
+        }
+        let max = limits.max_items;
+        if !offline && n > max {
+            return Some(Problem::new(
+                "items",
+                "too_many_items",
+                format!(
+                    "items has {n} entries; maxItems is {max}. Nothing was shown. Split the review into batches of at most {max} items (sort related items into groups first), or pass offline: true to have it reviewed as a spreadsheet"
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// `items`: a non-empty array.
+fn items_field<'a, 'j>(v: &mut Validator, root: &'a Object<'j>) -> Option<&'a Vec<Json<'j>>> {
+    match root.get_present("items") {
         None => {
             v.push("items", "required", "items is required".into());
             None
@@ -164,8 +213,12 @@ pub fn validate_with(
             );
             None
         }
-    };
-    let lang = match root.get_present("lang") {
+    }
+}
+
+/// The optional `lang`: `en` or `zh-CN`.
+fn lang_field(v: &mut Validator, root: &Object) -> Option<Lang> {
+    match root.get_present("lang") {
         None => None,
         Some(Json::String(s)) => match Lang::parse_code(s.trim()) {
             Some(l) => Some(l),
@@ -186,8 +239,16 @@ pub fn validate_with(
             );
             None
         }
-    };
-    let persist = match root.get_present("persist") {
+    }
+}
+
+/// The optional `persist` path: its syntax here, the rest by `persist_check`.
+fn persist_field(
+    v: &mut Validator,
+    root: &Object,
+    persist_check: &mut dyn FnMut(&str) -> Option<Problem>,
+) -> Option<String> {
+    match root.get_present("persist") {
         None => None,
         Some(Json::String(s)) => {
             let p = s.trim();
@@ -227,7 +288,11 @@ pub fn validate_with(
             );
             None
         }
-    };
+    }
+}
+
+/// The optional `offline` (a boolean) and `timeout_s` (seconds ≥ 0).
+fn offline_and_timeout(v: &mut Validator, root: &Object) {
     if let Some(o) = root.get_present("offline")
         && o.as_bool().is_none()
     {
@@ -258,39 +323,6 @@ pub fn validate_with(
             ),
         }
     }
-    v.unknown_fields(root, &PathBuf::root(), &TOP_FIELDS);
-
-    let mut drafts: Vec<(Option<String>, ReviewItem)> = Vec::new();
-    if let Some(items) = items {
-        let mut seen: FastMap<String, usize> = FastMap::default();
-        let at = PathBuf::root().field("items");
-        for (i, item) in items.iter().enumerate() {
-            if let Some(d) = v.item(&at.index(i), i, item, &mut seen) {
-                drafts.push(d);
-            }
-        }
-    }
-
-    if !v.problems.is_empty() {
-        return Err(v.finish());
-    }
-    let (Some(title), Some(_)) = (title, items) else {
-        // Unreachable: a missing title or items is a problem. Never panic.
-        return Err(vec![Problem::new(
-            "",
-            "required",
-            "title and items are required",
-        )]);
-    };
-    let items = assign_ids(drafts);
-    let lang = lang.unwrap_or_else(|| infer_lang(&title, &items));
-    Ok(ReviewSpec {
-        title,
-        lang,
-        offline,
-        persist,
-        items,
-    })
 }
 
 /// §2.5: items without an id receive, in item order, the smallest positive integer that no
@@ -435,6 +467,62 @@ fn suggestion(name: &str, known: &[&'static str]) -> Option<String> {
     nearest_id(name, known.iter().copied())
 }
 
+/// An item's `type` (confirm when absent): (the type, whether it was given, its problem).
+fn item_type(at: &PathBuf, obj: &Object) -> (Option<ItemType>, bool, Option<Problem>) {
+    match obj.get_present("type") {
+        None => (Some(ItemType::Confirm), false, None),
+        Some(Json::String(s)) => match ItemType::parse(s.trim()) {
+            Some(t) => (Some(t), true, None),
+            None => {
+                let f = at.field("type");
+                (
+                    None,
+                    true,
+                    Some(Problem::new(
+                        f.as_str(),
+                        "unknown_type",
+                        format!(
+                            "{f} must be one of confirm, bool, choice, text, scale (got {})",
+                            quote(s)
+                        ),
+                    )),
+                )
+            }
+        },
+        Some(other) => {
+            let f = at.field("type");
+            (
+                None,
+                true,
+                Some(Problem::new(
+                    f.as_str(),
+                    "wrong_type",
+                    format!("{f} must be a string (got {})", other.kind()),
+                )),
+            )
+        }
+    }
+}
+
+/// An item of `kind` with nothing filled in yet.
+fn blank_item(kind: ItemType) -> ReviewItem {
+    ReviewItem {
+        id: String::new(),
+        kind,
+        title: String::new(),
+        group: None,
+        header: None,
+        detail: None,
+        op: None,
+        expect: None,
+        bool_desc: None,
+        options: Vec::new(),
+        multi_select: None,
+        min: None,
+        max: None,
+    }
+}
+
 #[derive(Default)]
 struct Validator {
     problems: Vec<Problem>,
@@ -551,55 +639,9 @@ impl Validator {
         let before = self.problems.len() + usize::from(self.overflow);
 
         // The type decides which fields are allowed; its own problem is reported in order.
-        let (kind, type_given, type_problem) = match obj.get_present("type") {
-            None => (Some(ItemType::Confirm), false, None),
-            Some(Json::String(s)) => match ItemType::parse(s.trim()) {
-                Some(t) => (Some(t), true, None),
-                None => {
-                    let f = at.field("type");
-                    (
-                        None,
-                        true,
-                        Some(Problem::new(
-                            f.as_str(),
-                            "unknown_type",
-                            format!(
-                                "{f} must be one of confirm, bool, choice, text, scale (got {})",
-                                quote(s)
-                            ),
-                        )),
-                    )
-                }
-            },
-            Some(other) => {
-                let f = at.field("type");
-                (
-                    None,
-                    true,
-                    Some(Problem::new(
-                        f.as_str(),
-                        "wrong_type",
-                        format!("{f} must be a string (got {})", other.kind()),
-                    )),
-                )
-            }
-        };
+        let (kind, type_given, type_problem) = item_type(at, obj);
 
-        let mut out = ReviewItem {
-            id: String::new(),
-            kind: kind.unwrap_or(ItemType::Confirm),
-            title: String::new(),
-            group: None,
-            header: None,
-            detail: None,
-            op: None,
-            expect: None,
-            bool_desc: None,
-            options: Vec::new(),
-            multi_select: None,
-            min: None,
-            max: None,
-        };
+        let mut out = blank_item(kind.unwrap_or(ItemType::Confirm));
         let mut id: Option<String> = None;
         let mut title = None;
         let mut label = None;
@@ -607,24 +649,8 @@ impl Validator {
 
         for name in ITEM_FIELDS {
             // Fields that belong to another type.
-            if let Some(owner) = field_types(name)
-                && obj.get_present(name).is_some()
-            {
-                let Some(k) = kind else { continue };
-                if k != owner {
-                    let f = at.field(name);
-                    let mut msg = format!(
-                        "{f} is not allowed on a {} item ({name} belongs to {}",
-                        k.as_str(),
-                        owner.as_str()
-                    );
-                    if !type_given {
-                        msg.push_str("; type was not given, so confirm was assumed");
-                    }
-                    msg.push(')');
-                    self.push(f.as_str(), "field_not_for_type", msg);
-                    continue;
-                }
+            if self.field_not_for_type(at, obj, name, kind, type_given) {
+                continue;
             }
             match name {
                 "id" => id = self.id(at, i, obj, seen),
@@ -633,40 +659,8 @@ impl Validator {
                         self.problem(p);
                     }
                 }
-                "title" => {
-                    title = self.text(obj, at, "title", MAX_HEADING, Shape::Single, true);
-                    let op_heading = kind.is_none_or(|k| k == ItemType::Confirm)
-                        && obj
-                            .get_present("op")
-                            .and_then(Json::as_str)
-                            .is_some_and(|s| !s.trim().is_empty());
-                    if obj.get_present("title").is_none()
-                        && obj.get_present("label").is_none()
-                        && !op_heading
-                    {
-                        let f = at.field("title");
-                        self.push(
-                            f.as_str(),
-                            "required",
-                            format!("{f} is required: give the item a title (or label; a confirm item may use op instead)"),
-                        );
-                    }
-                }
-                "label" => {
-                    label = self.text(obj, at, "label", MAX_HEADING, Shape::Single, true);
-                    if let (Some(t), Some(l)) = (&title, &label)
-                        && t != l
-                    {
-                        let f = at.field("label");
-                        self.push(
-                            f.as_str(),
-                            "heading_conflict",
-                            format!(
-                                "{f} has both title and label with different text; give only one"
-                            ),
-                        );
-                    }
-                }
+                "title" => title = self.item_title(at, obj, kind),
+                "label" => label = self.item_label(at, obj, title.as_ref()),
                 "group" => out.group = self.text(obj, at, name, MAX_GROUP, Shape::Single, false),
                 "header" => out.header = self.text(obj, at, name, MAX_HEADER, Shape::Single, false),
                 "detail" => out.detail = self.text(obj, at, name, MAX_DETAIL, Shape::Multi, false),
@@ -679,19 +673,7 @@ impl Validator {
                     out.options = self.options(at, obj);
                 }
                 "multiSelect" if kind == Some(ItemType::Choice) => {
-                    out.multi_select = Some(match obj.get_present(name) {
-                        None => false,
-                        Some(Json::Bool(b)) => *b,
-                        Some(other) => {
-                            let f = at.field(name);
-                            self.push(
-                                f.as_str(),
-                                "wrong_type",
-                                format!("{f} must be a boolean (got {})", other.kind()),
-                            );
-                            false
-                        }
-                    });
+                    out.multi_select = Some(self.multi_select(at, obj, name));
                 }
                 "min" if kind == Some(ItemType::Scale) => match self.bound(at, obj, "min") {
                     Ok(v) => out.min = Some(v.unwrap_or(1)),
@@ -704,23 +686,7 @@ impl Validator {
                         let max = v.unwrap_or(5);
                         out.max = Some(max);
                         if min_ok {
-                            let min = out.min.unwrap_or(1);
-                            let f = at.field("max");
-                            if max <= min {
-                                self.push(
-                                    f.as_str(),
-                                    "min_not_below_max",
-                                    format!("{f} must be greater than min (min {min}, max {max})"),
-                                );
-                            } else if max - min > MAX_SPAN {
-                                self.push(
-                                    f.as_str(),
-                                    "span_too_wide",
-                                    format!(
-                                        "{f}: a scale spans at most 20 steps (min {min}, max {max})"
-                                    ),
-                                );
-                            }
+                            self.scale_span(at, out.min.unwrap_or(1), max);
                         }
                     }
                 }
@@ -741,6 +707,108 @@ impl Validator {
             },
         };
         Some((id, out))
+    }
+
+    /// Whether field `name` is to be skipped because it belongs to another type than `kind`
+    /// (reported, unless the type itself is bad).
+    fn field_not_for_type(
+        &mut self,
+        at: &PathBuf,
+        obj: &Object,
+        name: &str,
+        kind: Option<ItemType>,
+        type_given: bool,
+    ) -> bool {
+        if let Some(owner) = field_types(name)
+            && obj.get_present(name).is_some()
+        {
+            let Some(k) = kind else { return true };
+            if k != owner {
+                let f = at.field(name);
+                let mut msg = format!(
+                    "{f} is not allowed on a {} item ({name} belongs to {}",
+                    k.as_str(),
+                    owner.as_str()
+                );
+                if !type_given {
+                    msg.push_str("; type was not given, so confirm was assumed");
+                }
+                msg.push(')');
+                self.push(f.as_str(), "field_not_for_type", msg);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// An item's `title` (required unless it has a label, or is a confirm item with an op).
+    fn item_title(&mut self, at: &PathBuf, obj: &Object, kind: Option<ItemType>) -> Option<String> {
+        let title = self.text(obj, at, "title", MAX_HEADING, Shape::Single, true);
+        let op_heading = kind.is_none_or(|k| k == ItemType::Confirm)
+            && obj
+                .get_present("op")
+                .and_then(Json::as_str)
+                .is_some_and(|s| !s.trim().is_empty());
+        if obj.get_present("title").is_none() && obj.get_present("label").is_none() && !op_heading {
+            let f = at.field("title");
+            self.push(
+                f.as_str(),
+                "required",
+                format!("{f} is required: give the item a title (or label; a confirm item may use op instead)"),
+            );
+        }
+        title
+    }
+
+    /// An item's `label`, `title`'s alias: with a title, the same text.
+    fn item_label(&mut self, at: &PathBuf, obj: &Object, title: Option<&String>) -> Option<String> {
+        let label = self.text(obj, at, "label", MAX_HEADING, Shape::Single, true);
+        if let (Some(t), Some(l)) = (title, &label)
+            && t != l
+        {
+            let f = at.field("label");
+            self.push(
+                f.as_str(),
+                "heading_conflict",
+                format!("{f} has both title and label with different text; give only one"),
+            );
+        }
+        label
+    }
+
+    /// A choice item's `multiSelect`: a boolean, false when absent.
+    fn multi_select(&mut self, at: &PathBuf, obj: &Object, name: &str) -> bool {
+        match obj.get_present(name) {
+            None => false,
+            Some(Json::Bool(b)) => *b,
+            Some(other) => {
+                let f = at.field(name);
+                self.push(
+                    f.as_str(),
+                    "wrong_type",
+                    format!("{f} must be a boolean (got {})", other.kind()),
+                );
+                false
+            }
+        }
+    }
+
+    /// A scale's `max` against its `min`: above it, by at most [`MAX_SPAN`] steps.
+    fn scale_span(&mut self, at: &PathBuf, min: i64, max: i64) {
+        let f = at.field("max");
+        if max <= min {
+            self.push(
+                f.as_str(),
+                "min_not_below_max",
+                format!("{f} must be greater than min (min {min}, max {max})"),
+            );
+        } else if max - min > MAX_SPAN {
+            self.push(
+                f.as_str(),
+                "span_too_wide",
+                format!("{f}: a scale spans at most 20 steps (min {min}, max {max})"),
+            );
+        }
     }
 
     fn id(

@@ -6,10 +6,10 @@ use crate::hash::FastSet;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::model::SurveySpec;
+use super::model::{Question, SurveySpec};
 use super::path::{self, Graph, Selections};
 use super::validate::limits;
-use crate::json::Json;
+use crate::json::{Json, Object};
 use crate::problem::{PathBuf, Problem, exceeds};
 
 /// A clean answer entry (§7.3).
@@ -163,8 +163,44 @@ fn entry<'b>(
         );
         return None;
     }
+    // A5, A6
+    let selected = entry_selected(o, at, id, &mut err)?;
+    // A7
+    let mut failed = false;
+    unknown_keys(q, &selected, at, id, &mut err, &mut failed);
+    // A8
+    let custom = entry_custom(o, at, id, &mut err)?;
+    // A9, A10
+    custom_rules(q, custom, at, id, &mut err, &mut failed);
+    // A11, A12
+    if !q.is_multi() {
+        single_select_rules(&selected, custom, at, id, &mut err, &mut failed);
+    }
+    // A13
+    let skipped = entry_skipped(o, at, id, &mut err, &mut failed);
+    // A14–A18
+    let justifications = entry_justifications(o, &selected, at, id, &mut err, &mut failed);
+    if failed {
+        return None;
+    }
+    Some(AnswerEntry {
+        id: id.clone(),
+        skipped: skipped && selected.is_empty() && custom.is_none(),
+        selected: selected.into_iter().map(str::to_string).collect(),
+        custom: custom.map(str::to_string),
+        justifications,
+    })
+}
+
+/// A5, A6: the entry's `selected`, an array of distinct option key strings.
+fn entry_selected<'b>(
+    o: &'b Object<'b>,
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+) -> Option<Vec<&'b str>> {
     // A5
-    let selected: Vec<&str> = match o.get("selected") {
+    let selected: Vec<&'b str> = match o.get("selected") {
         Some(Json::Array(keys)) if keys.iter().all(|k| k.as_str().is_some()) => {
             keys.iter().filter_map(Json::as_str).collect()
         }
@@ -187,11 +223,21 @@ fn entry<'b>(
         );
         return None;
     }
-    // A7
-    let mut failed = false;
+    Some(selected)
+}
+
+/// A7: every selected key is an option of the question.
+fn unknown_keys(
+    q: &Question,
+    selected: &[&str],
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+    failed: &mut bool,
+) {
     for (j, k) in selected.iter().enumerate() {
         if q.option(k).is_none() {
-            failed = true;
+            *failed = true;
             err(
                 at.field("selected").index(j),
                 "selected_unknown_key",
@@ -199,7 +245,16 @@ fn entry<'b>(
             );
         }
     }
-    // A8
+}
+
+/// A8: the entry's trimmed `custom` text, `Some(None)` when absent or blank (`None` after a
+/// problem).
+fn entry_custom<'b>(
+    o: &'b Object<'b>,
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+) -> Option<Option<&'b str>> {
     let custom = match o.get_present("custom") {
         None => None,
         Some(Json::String(c)) => Some(c.trim()),
@@ -212,10 +267,21 @@ fn entry<'b>(
             return None;
         }
     };
-    let custom = custom.filter(|c| !c.is_empty());
+    Some(custom.filter(|c| !c.is_empty()))
+}
+
+/// A9, A10: custom text within its limit, and only where the question allows it.
+fn custom_rules(
+    q: &Question,
+    custom: Option<&str>,
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+    failed: &mut bool,
+) {
     // A9
     if custom.is_some_and(|c| exceeds(c, limits::CUSTOM)) {
-        failed = true;
+        *failed = true;
         err(
             at.field("custom"),
             "custom_too_long",
@@ -224,7 +290,7 @@ fn entry<'b>(
     }
     // A10
     if custom.is_some() && !q.allows_custom() {
-        failed = true;
+        *failed = true;
         err(
             at.field("custom"),
             "custom_not_allowed",
@@ -233,37 +299,55 @@ fn entry<'b>(
             ),
         );
     }
-    if !q.is_multi() {
-        // A11
-        if selected.len() > 1 {
-            failed = true;
-            err(
-                at.field("selected"),
-                "single_select_multiple",
-                format!(
-                    "answers for \"{id}\" selects {} options on a single-select question",
-                    selected.len()
-                ),
-            );
-        }
-        // A12
-        if !selected.is_empty() && custom.is_some() {
-            failed = true;
-            err(
-                at.clone(),
-                "single_select_mixed",
-                format!(
-                    "answers for \"{id}\" combines options with custom text on a single-select question"
-                ),
-            );
-        }
+}
+
+/// A11, A12: a single-select entry has at most one option, and not with custom text.
+fn single_select_rules(
+    selected: &[&str],
+    custom: Option<&str>,
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+    failed: &mut bool,
+) {
+    // A11
+    if selected.len() > 1 {
+        *failed = true;
+        err(
+            at.field("selected"),
+            "single_select_multiple",
+            format!(
+                "answers for \"{id}\" selects {} options on a single-select question",
+                selected.len()
+            ),
+        );
     }
-    // A13
-    let skipped = match o.get_present("skipped") {
+    // A12
+    if !selected.is_empty() && custom.is_some() {
+        *failed = true;
+        err(
+            at.clone(),
+            "single_select_mixed",
+            format!(
+                "answers for \"{id}\" combines options with custom text on a single-select question"
+            ),
+        );
+    }
+}
+
+/// A13: the entry's `skipped`, a boolean (false when absent).
+fn entry_skipped(
+    o: &Object,
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+    failed: &mut bool,
+) -> bool {
+    match o.get_present("skipped") {
         None => false,
         Some(Json::Bool(b)) => *b,
         Some(_) => {
-            failed = true;
+            *failed = true;
             err(
                 at.field("skipped"),
                 "skipped_type",
@@ -271,8 +355,19 @@ fn entry<'b>(
             );
             false
         }
-    };
-    // A14–A18
+    }
+}
+
+/// A14–A18: the entry's `justifications`, why-texts keyed by selected options (blank ones
+/// dropped).
+fn entry_justifications(
+    o: &Object,
+    selected: &[&str],
+    at: &PathBuf,
+    id: &str,
+    err: &mut impl FnMut(PathBuf, &'static str, String),
+    failed: &mut bool,
+) -> IndexMap<String, String> {
     let mut justifications = IndexMap::new();
     match o.get_present("justifications") {
         None => {}
@@ -280,7 +375,7 @@ fn entry<'b>(
             for (k, v) in js.iter() {
                 let jp = at.field("justifications").id(k);
                 if !selected.contains(&k) {
-                    failed = true;
+                    *failed = true;
                     err(
                         jp,
                         "justification_unselected_key",
@@ -291,7 +386,7 @@ fn entry<'b>(
                     continue;
                 }
                 let Some(text) = v.as_str() else {
-                    failed = true;
+                    *failed = true;
                     err(
                         jp,
                         "justification_type",
@@ -304,7 +399,7 @@ fn entry<'b>(
                     continue;
                 }
                 if exceeds(text, limits::JUSTIFICATION) {
-                    failed = true;
+                    *failed = true;
                     err(
                         jp,
                         "justification_too_long",
@@ -318,7 +413,7 @@ fn entry<'b>(
             }
         }
         Some(_) => {
-            failed = true;
+            *failed = true;
             err(
                 at.field("justifications"),
                 "justifications_type",
@@ -328,16 +423,7 @@ fn entry<'b>(
             );
         }
     }
-    if failed {
-        return None;
-    }
-    Some(AnswerEntry {
-        id: id.clone(),
-        skipped: skipped && selected.is_empty() && custom.is_none(),
-        selected: selected.into_iter().map(str::to_string).collect(),
-        custom: custom.map(str::to_string),
-        justifications,
-    })
+    justifications
 }
 
 fn not_skippable_entry(at: PathBuf, id: &str) -> Problem {

@@ -18,6 +18,7 @@ pub(super) enum Val {
 }
 
 /// One value as a source gave it.
+#[derive(Clone, Copy)]
 pub(super) enum Raw<'a> {
     Toml(&'a toml::Value),
     Text(&'a str),
@@ -134,35 +135,7 @@ pub(super) fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Va
                 ))
             })
         }
-        Kind::Int { min, max, hint } => {
-            let out_of_range = || {
-                ConfigError::new(format!(
-                    "{} is out of range — allowed {min}..={max}{hint}",
-                    label()
-                ))
-            };
-            let n: i128 = match raw {
-                Raw::Toml(toml::Value::Integer(n)) => i128::from(*n),
-                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
-                Raw::Text(s) => match s.parse::<i128>() {
-                    Ok(n) => n,
-                    // All digits but too long for i128: certainly out of range.
-                    Err(_) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
-                        return Err(out_of_range());
-                    }
-                    Err(_) => {
-                        return Err(ConfigError::new(format!(
-                            "{} is not an integer — allowed {min}..={max}{hint}",
-                            label()
-                        )));
-                    }
-                },
-            };
-            if n < i128::from(min) || n > i128::from(max) {
-                return Err(out_of_range());
-            }
-            Ok(Val::Int(n as u64))
-        }
+        Kind::Int { min, max, hint } => parse_int(min, max, hint, raw, &label, &wrong_type),
         Kind::Bool => match raw {
             Raw::Toml(toml::Value::Boolean(b)) => Ok(Val::Bool(*b)),
             Raw::Toml(v) => Err(wrong_type(v.type_str())),
@@ -186,71 +159,9 @@ pub(super) fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Va
                 ))
             })
         }
-        Kind::Mode => {
-            let s = match raw {
-                Raw::Toml(toml::Value::String(s)) => s.as_str(),
-                Raw::Toml(v) => {
-                    return Err(ConfigError::new(format!(
-                        "{} is not allowed — mode must be one of \"auto\", \"manual\" or \"off\" (a lowercase string), found {}",
-                        label(),
-                        v.type_str()
-                    )));
-                }
-                Raw::Text(s) => s,
-            };
-            Mode::parse(s).map(Val::Mode).ok_or_else(|| {
-                ConfigError::new(format!(
-                    "{} is not allowed — mode must be one of \"auto\", \"manual\" or \"off\" (lowercase)",
-                    label()
-                ))
-            })
-        }
-        Kind::Elicitation => {
-            let s = match raw {
-                Raw::Toml(toml::Value::String(s)) => s.as_str(),
-                Raw::Toml(v) => {
-                    return Err(ConfigError::new(format!(
-                        "{} is not allowed — elicitation must be one of \"auto\", \"form\", \"url\" or \"off\" (a lowercase string), found {}",
-                        label(),
-                        v.type_str()
-                    )));
-                }
-                Raw::Text(s) => s,
-            };
-            Elicitation::parse(s).map(Val::Elicit).ok_or_else(|| {
-                ConfigError::new(format!(
-                    "{} is not allowed — elicitation must be one of \"auto\", \"form\", \"url\" or \"off\" (lowercase)",
-                    label()
-                ))
-            })
-        }
-        Kind::Section => {
-            let s = match raw {
-                Raw::Toml(toml::Value::String(s)) => s.as_str(),
-                Raw::Toml(v) => {
-                    return Err(ConfigError::new(format!(
-                        "{} has the wrong type — section must be a string, found {}",
-                        label(),
-                        v.type_str()
-                    )));
-                }
-                Raw::Text(s) => s,
-            };
-            if s.trim().is_empty() {
-                return Err(ConfigError::new(format!(
-                    "{} is empty or only whitespace — section must contain text when it is given",
-                    label()
-                )));
-            }
-            if s.len() > SECTION_MAX_BYTES {
-                return Err(ConfigError::new(format!(
-                    "{} is {} bytes — section must be at most {SECTION_MAX_BYTES} bytes (32 KiB)",
-                    label(),
-                    s.len()
-                )));
-            }
-            Ok(Val::Text(s.to_string()))
-        }
+        Kind::Mode => parse_mode(raw, &label),
+        Kind::Elicitation => parse_elicitation(raw, &label),
+        Kind::Section => parse_section(raw, &label),
         Kind::Url => {
             let s = match raw {
                 Raw::Toml(toml::Value::String(s)) => s.as_str(),
@@ -271,81 +182,212 @@ pub(super) fn parse_value(def: &KeyDef, src: Src<'_>, raw: Raw<'_>) -> Result<Va
                 .map(Val::Url)
                 .map_err(|why| ConfigError::new(format!("{} {why}", label())))
         }
-        Kind::Span => {
-            let parsed = match raw {
-                Raw::Toml(toml::Value::String(s)) => Span::parse(s),
-                Raw::Toml(toml::Value::Integer(n)) if (0..=999_999_999).contains(n) => {
-                    Some(Span(*n as u64))
-                }
-                Raw::Toml(toml::Value::Integer(_)) => None,
-                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
-                Raw::Text(s) => Span::parse(s),
-            };
-            parsed.map(Val::Span).ok_or_else(|| {
-                ConfigError::new(format!(
-                    "{} is not a duration — write a whole number with s, m or h (\"90s\", \"10m\", \"2h\"), or 0 to turn it off",
-                    label()
-                ))
-            })
-        }
-        Kind::Quiet => {
-            let s = match raw {
-                Raw::Toml(toml::Value::String(s)) => s.as_str(),
-                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
-                Raw::Text(s) => s,
-            };
-            if s.trim() == "off" {
-                return Ok(Val::Quiet(None));
-            }
-            QuietHours::parse(s).map(|q| Val::Quiet(Some(q))).ok_or_else(|| {
-                ConfigError::new(format!(
-                    "{} is not a quiet-hours span — write \"HH:MM-HH:MM\" in local 24-hour time, e.g. \"22:00-07:00\" (start and end differ), or \"off\"",
-                    label()
-                ))
-            })
-        }
+        Kind::Span => parse_span(raw, &label, &wrong_type),
+        Kind::Quiet => parse_quiet(raw, &label, &wrong_type),
         Kind::Webhooks => parse_webhooks(&label(), raw).map(Val::Webhooks),
-        Kind::Hosts => {
-            let items: Vec<&str> = match raw {
-                Raw::Toml(toml::Value::Array(items)) => {
-                    let mut out = Vec::with_capacity(items.len());
-                    for (i, item) in items.iter().enumerate() {
-                        match item {
-                            toml::Value::String(s) => out.push(s.as_str()),
-                            other => {
-                                return Err(ConfigError::new(format!(
-                                    "{}: item {i} ({}) has the wrong type — expected a host-name string, found {}",
-                                    label(),
-                                    show_toml(other),
-                                    other.type_str()
-                                )));
-                            }
-                        }
+        Kind::Hosts => parse_hosts(raw, &label, &wrong_type),
+    }
+}
+
+/// [`Kind::Int`]: an integer within `min..=max` (`hint` explains the range).
+fn parse_int(
+    min: u64,
+    max: u64,
+    hint: &str,
+    raw: Raw<'_>,
+    label: &dyn Fn() -> String,
+    wrong_type: &dyn Fn(&str) -> ConfigError,
+) -> Result<Val, ConfigError> {
+    let out_of_range = || {
+        ConfigError::new(format!(
+            "{} is out of range — allowed {min}..={max}{hint}",
+            label()
+        ))
+    };
+    let n: i128 = match raw {
+        Raw::Toml(toml::Value::Integer(n)) => i128::from(*n),
+        Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+        Raw::Text(s) => match s.parse::<i128>() {
+            Ok(n) => n,
+            // All digits but too long for i128: certainly out of range.
+            Err(_) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(out_of_range());
+            }
+            Err(_) => {
+                return Err(ConfigError::new(format!(
+                    "{} is not an integer — allowed {min}..={max}{hint}",
+                    label()
+                )));
+            }
+        },
+    };
+    if n < i128::from(min) || n > i128::from(max) {
+        return Err(out_of_range());
+    }
+    Ok(Val::Int(n as u64))
+}
+
+/// [`Kind::Mode`]: `auto`, `manual` or `off`.
+fn parse_mode(raw: Raw<'_>, label: &dyn Fn() -> String) -> Result<Val, ConfigError> {
+    let s = match raw {
+        Raw::Toml(toml::Value::String(s)) => s.as_str(),
+        Raw::Toml(v) => {
+            return Err(ConfigError::new(format!(
+                "{} is not allowed — mode must be one of \"auto\", \"manual\" or \"off\" (a lowercase string), found {}",
+                label(),
+                v.type_str()
+            )));
+        }
+        Raw::Text(s) => s,
+    };
+    Mode::parse(s).map(Val::Mode).ok_or_else(|| {
+        ConfigError::new(format!(
+            "{} is not allowed — mode must be one of \"auto\", \"manual\" or \"off\" (lowercase)",
+            label()
+        ))
+    })
+}
+
+/// [`Kind::Elicitation`]: `auto`, `form`, `url` or `off`.
+fn parse_elicitation(raw: Raw<'_>, label: &dyn Fn() -> String) -> Result<Val, ConfigError> {
+    let s = match raw {
+        Raw::Toml(toml::Value::String(s)) => s.as_str(),
+        Raw::Toml(v) => {
+            return Err(ConfigError::new(format!(
+                "{} is not allowed — elicitation must be one of \"auto\", \"form\", \"url\" or \"off\" (a lowercase string), found {}",
+                label(),
+                v.type_str()
+            )));
+        }
+        Raw::Text(s) => s,
+    };
+    Elicitation::parse(s).map(Val::Elicit).ok_or_else(|| {
+        ConfigError::new(format!(
+            "{} is not allowed — elicitation must be one of \"auto\", \"form\", \"url\" or \"off\" (lowercase)",
+            label()
+        ))
+    })
+}
+
+/// [`Kind::Section`]: non-blank text of at most [`SECTION_MAX_BYTES`].
+fn parse_section(raw: Raw<'_>, label: &dyn Fn() -> String) -> Result<Val, ConfigError> {
+    let s = match raw {
+        Raw::Toml(toml::Value::String(s)) => s.as_str(),
+        Raw::Toml(v) => {
+            return Err(ConfigError::new(format!(
+                "{} has the wrong type — section must be a string, found {}",
+                label(),
+                v.type_str()
+            )));
+        }
+        Raw::Text(s) => s,
+    };
+    if s.trim().is_empty() {
+        return Err(ConfigError::new(format!(
+            "{} is empty or only whitespace — section must contain text when it is given",
+            label()
+        )));
+    }
+    if s.len() > SECTION_MAX_BYTES {
+        return Err(ConfigError::new(format!(
+            "{} is {} bytes — section must be at most {SECTION_MAX_BYTES} bytes (32 KiB)",
+            label(),
+            s.len()
+        )));
+    }
+    Ok(Val::Text(s.to_string()))
+}
+
+/// [`Kind::Span`]: a duration such as `"90s"`, or an integer of seconds.
+fn parse_span(
+    raw: Raw<'_>,
+    label: &dyn Fn() -> String,
+    wrong_type: &dyn Fn(&str) -> ConfigError,
+) -> Result<Val, ConfigError> {
+    let parsed = match raw {
+        Raw::Toml(toml::Value::String(s)) => Span::parse(s),
+        Raw::Toml(toml::Value::Integer(n)) if (0..=999_999_999).contains(n) => {
+            Some(Span(*n as u64))
+        }
+        Raw::Toml(toml::Value::Integer(_)) => None,
+        Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+        Raw::Text(s) => Span::parse(s),
+    };
+    parsed.map(Val::Span).ok_or_else(|| {
+        ConfigError::new(format!(
+            "{} is not a duration — write a whole number with s, m or h (\"90s\", \"10m\", \"2h\"), or 0 to turn it off",
+            label()
+        ))
+    })
+}
+
+/// [`Kind::Quiet`]: `"HH:MM-HH:MM"`, or `"off"`.
+fn parse_quiet(
+    raw: Raw<'_>,
+    label: &dyn Fn() -> String,
+    wrong_type: &dyn Fn(&str) -> ConfigError,
+) -> Result<Val, ConfigError> {
+    let s = match raw {
+        Raw::Toml(toml::Value::String(s)) => s.as_str(),
+        Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+        Raw::Text(s) => s,
+    };
+    if s.trim() == "off" {
+        return Ok(Val::Quiet(None));
+    }
+    QuietHours::parse(s).map(|q| Val::Quiet(Some(q))).ok_or_else(|| {
+        ConfigError::new(format!(
+            "{} is not a quiet-hours span — write \"HH:MM-HH:MM\" in local 24-hour time, e.g. \"22:00-07:00\" (start and end differ), or \"off\"",
+            label()
+        ))
+    })
+}
+
+/// [`Kind::Hosts`]: host names (a TOML array, or comma-separated text), normalised and
+/// deduplicated in order.
+fn parse_hosts(
+    raw: Raw<'_>,
+    label: &dyn Fn() -> String,
+    wrong_type: &dyn Fn(&str) -> ConfigError,
+) -> Result<Val, ConfigError> {
+    let items: Vec<&str> = match raw {
+        Raw::Toml(toml::Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    toml::Value::String(s) => out.push(s.as_str()),
+                    other => {
+                        return Err(ConfigError::new(format!(
+                            "{}: item {i} ({}) has the wrong type — expected a host-name string, found {}",
+                            label(),
+                            show_toml(other),
+                            other.type_str()
+                        )));
                     }
-                    out
-                }
-                Raw::Toml(v) => return Err(wrong_type(v.type_str())),
-                Raw::Text(s) => s
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .collect(),
-            };
-            let mut hosts: Vec<String> = Vec::with_capacity(items.len());
-            for item in items {
-                let host = normalize_host(item).ok_or_else(|| {
-                    ConfigError::new(format!(
-                        "{} has an invalid host name {item:?} — allowed: DNS names or IP addresses without a port (letters, digits, '.', '-', '_'; IPv6 in brackets), at most {HOST_MAX_LEN} characters",
-                        label()
-                    ))
-                })?;
-                if !hosts.contains(&host) {
-                    hosts.push(host);
                 }
             }
-            Ok(Val::Hosts(hosts))
+            out
+        }
+        Raw::Toml(v) => return Err(wrong_type(v.type_str())),
+        Raw::Text(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect(),
+    };
+    let mut hosts: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let host = normalize_host(item).ok_or_else(|| {
+            ConfigError::new(format!(
+                "{} has an invalid host name {item:?} — allowed: DNS names or IP addresses without a port (letters, digits, '.', '-', '_'; IPv6 in brackets), at most {HOST_MAX_LEN} characters",
+                label()
+            ))
+        })?;
+        if !hosts.contains(&host) {
+            hosts.push(host);
         }
     }
+    Ok(Val::Hosts(hosts))
 }
 
 /// An absolute `http`/`https` URL without credentials, query or fragment (for a webhook,

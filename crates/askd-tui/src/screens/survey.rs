@@ -946,9 +946,9 @@ impl Survey {
         focus_line
     }
 
-    pub fn render(&self, f: &mut Frame, area: Rect) {
+    /// The progress line: questions answered on the path, and banked ones.
+    fn render_progress(&self, lines: &mut Vec<Line<'static>>) {
         let t = |k| self.base.t(k);
-        let mut lines: Vec<Line<'static>> = Vec::new();
         let answered = self.path.iter().filter(|id| self.is_answered(id)).count();
         let banked = self.banked.len();
         let mut progress = format!("{answered}/{} {}", self.path.len(), t("s.progress"));
@@ -959,38 +959,18 @@ impl Survey {
             progress,
             Style::default().fg(Color::DarkGray),
         )));
-        lines.push(Line::from(""));
-        if self.quick_mode && self.position.is_none() && !self.quick.is_empty() {
-            let focus_line = self.render_quick(&mut lines);
-            draw_screen(f, area, &self.base, lines, focus_line, "s.quickHint");
-            return;
-        }
-        let Some(id) = self.position.clone() else {
-            lines.push(Line::from(Span::styled(
-                t("s.intro"),
-                Style::default().add_modifier(Modifier::BOLD),
-            )));
-            lines.extend(text_lines(&self.intro, "  ", Style::default()));
-            lines.push(Line::from(""));
-            lines.push(Line::from(Span::styled(
-                t("s.start"),
-                Style::default().fg(Color::Green),
-            )));
-            draw_screen(f, area, &self.base, lines, 0, "s.introHint");
-            return;
-        };
-        let Some(q) = self.question(&id) else {
-            draw_screen(f, area, &self.base, lines, 0, "s.hint");
-            return;
-        };
-        let index = self.path.iter().position(|p| *p == id).unwrap_or(0);
-        let is_banked = self.banked.contains_key(&id);
-        let a = self
-            .banked
-            .get(&id)
-            .or_else(|| self.answers.get(&id))
-            .cloned()
-            .unwrap_or_default();
+    }
+
+    /// The question's heading: its position, header and state, then its prompt and detail.
+    fn render_heading(
+        &self,
+        q: &Question,
+        index: usize,
+        is_banked: bool,
+        a: &Answer,
+        lines: &mut Vec<Line<'static>>,
+    ) {
+        let t = |k| self.base.t(k);
         let mut top = vec![Span::styled(
             format!("[{}/{}] ", index + 1, self.path.len()),
             Style::default().fg(Color::DarkGray),
@@ -1021,6 +1001,11 @@ impl Survey {
         if let Some(d) = &q.detail {
             lines.extend(text_lines(d, "  ", Style::default().fg(Color::Gray)));
         }
+    }
+
+    /// The options, each with its description and why-text; the focused option's line.
+    fn render_options(&self, q: &Question, a: &Answer, lines: &mut Vec<Line<'static>>) -> usize {
+        let t = |k| self.base.t(k);
         let mut focus_line = lines.len();
         for (i, o) in q.options.iter().enumerate() {
             let focused = i == self.focus && !self.editing;
@@ -1068,20 +1053,67 @@ impl Survey {
                 ));
             }
         }
+        focus_line
+    }
+
+    /// The custom-answer field.
+    fn render_custom(&self, q: &Question, a: &Answer, lines: &mut Vec<Line<'static>>) {
+        let t = |k| self.base.t(k);
+        let focused = self.focus == q.options.len();
+        let mut field = field_line(
+            t("q.other"),
+            &a.custom,
+            self.editing.then_some(self.base.caret),
+            "",
+        );
+        if let Some(first) = field.first_mut() {
+            first
+                .spans
+                .insert(0, Span::raw(cursor(focused && !self.editing)));
+        }
+        lines.extend(field);
+    }
+
+    pub fn render(&self, f: &mut Frame, area: Rect) {
+        let t = |k| self.base.t(k);
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        self.render_progress(&mut lines);
+        lines.push(Line::from(""));
+        if self.quick_mode && self.position.is_none() && !self.quick.is_empty() {
+            let focus_line = self.render_quick(&mut lines);
+            draw_screen(f, area, &self.base, lines, focus_line, "s.quickHint");
+            return;
+        }
+        let Some(id) = self.position.clone() else {
+            lines.push(Line::from(Span::styled(
+                t("s.intro"),
+                Style::default().add_modifier(Modifier::BOLD),
+            )));
+            lines.extend(text_lines(&self.intro, "  ", Style::default()));
+            lines.push(Line::from(""));
+            lines.push(Line::from(Span::styled(
+                t("s.start"),
+                Style::default().fg(Color::Green),
+            )));
+            draw_screen(f, area, &self.base, lines, 0, "s.introHint");
+            return;
+        };
+        let Some(q) = self.question(&id) else {
+            draw_screen(f, area, &self.base, lines, 0, "s.hint");
+            return;
+        };
+        let index = self.path.iter().position(|p| *p == id).unwrap_or(0);
+        let is_banked = self.banked.contains_key(&id);
+        let a = self
+            .banked
+            .get(&id)
+            .or_else(|| self.answers.get(&id))
+            .cloned()
+            .unwrap_or_default();
+        self.render_heading(q, index, is_banked, &a, &mut lines);
+        let focus_line = self.render_options(q, &a, &mut lines);
         if q.allow_custom {
-            let focused = self.focus == q.options.len();
-            let mut field = field_line(
-                t("q.other"),
-                &a.custom,
-                self.editing.then_some(self.base.caret),
-                "",
-            );
-            if let Some(first) = field.first_mut() {
-                first
-                    .spans
-                    .insert(0, Span::raw(cursor(focused && !self.editing)));
-            }
-            lines.extend(field);
+            self.render_custom(q, &a, &mut lines);
         }
         lines.extend(error_lines(
             &self.base.errors_at(&format!("answers[{index}]")),
