@@ -1073,17 +1073,11 @@ fn arb_json() -> impl Strategy<Value = Value> {
         prop::sample::select(vec!["a", "b", "", " ", "a\r\nb", "(Recommended)", "Docs"])
             .prop_map(Value::from),
     ];
-    leaf.prop_recursive(6, 96, 6, |inner| {
-        let key = prop_oneof![
-            prop::sample::select(NAMES).prop_map(str::to_owned),
-            "\\PC{0,6}"
-        ];
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((key, inner), 0..8)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    let key = prop_oneof![
+        prop::sample::select(NAMES).prop_map(str::to_owned),
+        "\\PC{0,6}"
+    ];
+    crate::kit::json_tree(leaf.boxed(), key.boxed(), (6, 96, 6))
 }
 
 /// Arguments shaped like a real call, so that some are valid.

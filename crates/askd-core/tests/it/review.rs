@@ -18,10 +18,7 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------------
 
 fn fixture(name: &str) -> String {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/review")
-        .join(name);
-    std::fs::read_to_string(p).unwrap()
+    crate::kit::fixture_text("review", name)
 }
 
 fn limits() -> Limits {
@@ -1657,36 +1654,25 @@ fn arb_json() -> impl Strategy<Value = Value> {
         ]
         .prop_map(Value::String),
     ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec(
-                (
-                    prop_oneof![
-                        Just("title".to_string()),
-                        Just("items".to_string()),
-                        Just("type".to_string()),
-                        Just("id".to_string()),
-                        Just("options".to_string()),
-                        Just("v".to_string()),
-                        Just("t".to_string()),
-                        Just("min".to_string()),
-                        Just("max".to_string()),
-                        Just("label".to_string()),
-                        Just("op".to_string()),
-                        Just("verdict".to_string()),
-                        Just("note".to_string()),
-                        Just("answers".to_string()),
-                        Just("selected".to_string()),
-                        "[a-z]{1,6}",
-                    ],
-                    inner
-                ),
-                0..6
-            )
-            .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    let key = prop_oneof![
+        Just("title".to_string()),
+        Just("items".to_string()),
+        Just("type".to_string()),
+        Just("id".to_string()),
+        Just("options".to_string()),
+        Just("v".to_string()),
+        Just("t".to_string()),
+        Just("min".to_string()),
+        Just("max".to_string()),
+        Just("label".to_string()),
+        Just("op".to_string()),
+        Just("verdict".to_string()),
+        Just("note".to_string()),
+        Just("answers".to_string()),
+        Just("selected".to_string()),
+        "[a-z]{1,6}",
+    ];
+    crate::kit::json_tree(leaf.boxed(), key.boxed(), (4, 48, 6))
 }
 
 proptest! {

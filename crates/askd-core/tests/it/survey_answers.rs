@@ -7,8 +7,6 @@
 //! - single = `d`: single, must, multi, nocustom, text (`must` sets `skippable: false`)
 //! - single = `e`: single, side, multi, nocustom, text
 
-use std::path::Path;
-
 use askd_core::Problem;
 use askd_core::json::{self, Json};
 use askd_core::survey::answers::{
@@ -28,14 +26,11 @@ use sha2::{Digest, Sha256};
 // ---------------------------------------------------------------------------------------------
 
 fn fixture(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/answers")
-        .join(name);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    crate::kit::fixture_text("answers", name)
 }
 
 fn fixture_json(name: &str) -> Value {
-    serde_json::from_str(&fixture(name)).unwrap()
+    crate::kit::fixture_json("answers", name)
 }
 
 fn spec_from(v: &Value) -> SurveySpec {

@@ -3,8 +3,6 @@
 //! are fixtures under `tests/fixtures/answers/`, validated by `askd_core::survey::validate`, and
 //! the graph is built with `Graph::from_spec` from the normal form.
 
-use std::path::Path;
-
 use askd_core::json::{self, Json};
 use askd_core::survey::path::{Graph, PathAnswer, compute};
 use askd_core::survey::{SurveySpec, validate};
@@ -15,10 +13,7 @@ use indexmap::IndexMap;
 // ---------------------------------------------------------------------------------------------
 
 fn fixture(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/answers")
-        .join(name);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    crate::kit::fixture_text("answers", name)
 }
 
 fn spec(name: &str) -> SurveySpec {

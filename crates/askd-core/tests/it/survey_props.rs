@@ -78,13 +78,7 @@ fn arb_leaf() -> BoxedStrategy<Value> {
 }
 
 fn arb_json() -> impl Strategy<Value = Value> {
-    arb_leaf().prop_recursive(5, 96, 8, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-            prop::collection::vec((arb_key(), inner), 0..8)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
+    crate::kit::json_tree(arb_leaf(), arb_key().boxed(), (5, 96, 8))
 }
 
 /// Text that exercises blankness and escape repair: literal backslashes before `n`, `r`,

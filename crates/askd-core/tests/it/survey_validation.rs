@@ -5,8 +5,6 @@
 //! Every test starts from a valid fixture under `tests/fixtures/survey/` and mutates it, so a
 //! rule's test fails when that rule is broken and only then.
 
-use std::path::Path;
-
 use askd_core::Problem;
 use askd_core::json::{self, Json};
 use askd_core::problem::join_messages;
@@ -20,12 +18,7 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------------
 
 fn fixture(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/survey")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+    crate::kit::fixture_json("survey", name)
 }
 
 /// The §2.8 example survey: valid, with one quick template whose branch is scope → api → ship.
