@@ -136,6 +136,39 @@ pub fn is_blank(s: &str) -> bool {
     s.trim().is_empty()
 }
 
+/// `"text"` as sent (no escaping), cut to `limit` characters with `…`: how every message
+/// quotes a value the caller sent.
+pub fn quote(s: &str, limit: usize) -> String {
+    match s.char_indices().nth(limit) {
+        Some((cut, _)) => format!("\"{}…\"", &s[..cut]),
+        None => format!("\"{s}\""),
+    }
+}
+
+/// A value for a message: a string [`quote`]d (after `string_prefix`, e.g. `"the string "`),
+/// a number as written unless longer than `number_limit` (then "a number"), or the kind of
+/// anything else.
+pub fn describe(
+    v: &crate::json::Json,
+    quote_limit: usize,
+    number_limit: usize,
+    string_prefix: &str,
+) -> String {
+    use crate::json::Json;
+    match v {
+        Json::String(s) => format!("{string_prefix}{}", quote(s, quote_limit)),
+        Json::Number(n) => {
+            let t = n.to_string();
+            if exceeds(&t, number_limit) {
+                "a number".to_owned()
+            } else {
+                t
+            }
+        }
+        other => other.kind().to_owned(),
+    }
+}
+
 /// Length in Unicode scalar values (`survey.md` §1.3). Counting stops early once past
 /// `limit`, so an oversized string costs no more than the limit to measure.
 #[inline]

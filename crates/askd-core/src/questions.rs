@@ -1067,26 +1067,12 @@ pub fn answered_result(spec: &QuestionsSpec, ask_id: &str, answers: &QuestionsAn
 
 /// `"text"` as sent (no escaping), cut to [`QUOTE_LIMIT`] characters with `…`.
 fn quote(s: &str) -> String {
-    match s.char_indices().nth(QUOTE_LIMIT) {
-        Some((cut, _)) => format!("\"{}…\"", &s[..cut]),
-        None => format!("\"{s}\""),
-    }
+    crate::problem::quote(s, QUOTE_LIMIT)
 }
 
-/// A value for a message: a quoted string, or the kind of anything else.
+/// A value for a message: "the string …", a number, or the kind of anything else.
 pub(crate) fn describe(v: &Json) -> String {
-    match v {
-        Json::String(s) => format!("the string {}", quote(s)),
-        Json::Number(n) => {
-            let text = n.to_string();
-            if exceeds(&text, QUOTE_LIMIT) {
-                "a number".to_owned()
-            } else {
-                text
-            }
-        }
-        other => other.kind().to_owned(),
-    }
+    crate::problem::describe(v, QUOTE_LIMIT, QUOTE_LIMIT, "the string ")
 }
 
 fn roster(spec: &QuestionsSpec) -> String {

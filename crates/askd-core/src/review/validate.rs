@@ -429,22 +429,13 @@ pub fn normalise(s: &str, shape_single: bool) -> String {
 
 /// `"text"` as sent, cut to 80 characters with `…`.
 pub fn quote(s: &str) -> String {
-    match s.char_indices().nth(80) {
-        Some((cut, _)) => format!("\"{}…\"", &s[..cut]),
-        None => format!("\"{s}\""),
-    }
+    crate::problem::quote(s, 80)
 }
 
-/// A value for a message: a quoted string, a number, or the kind of anything else.
+/// A value for a message: a quoted string, a number (up to 40 characters), or the kind of
+/// anything else.
 pub fn describe(v: &Json) -> String {
-    match v {
-        Json::String(s) => quote(s),
-        Json::Number(n) => {
-            let t = n.to_string();
-            if t.len() > 40 { "a number".into() } else { t }
-        }
-        other => other.kind().to_string(),
-    }
+    crate::problem::describe(v, 80, 40, "")
 }
 
 /// An integral JSON number as i128 (`3.0` counts), or `None`.
