@@ -1297,6 +1297,7 @@ mod tests {
                     result: json!({"outcome": outcome, "answers": [{"id": "q", "selected": [label]}]}),
                     record: json!({}),
                     expect_banked: None,
+                    delivered: crate::asks::delivered_on_settle(outcome),
                 },
             )
             .await

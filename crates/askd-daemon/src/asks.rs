@@ -194,6 +194,23 @@ impl Daemon {
     }
 }
 
+/// Whether a settle with `outcome` delivers its result as it settles (the store's
+/// [`Settlement::delivered`]): an ask the agent ended itself (`withdrawn`, and `aborted` —
+/// `withdraw_ask`, whose call returns the result itself) or one `superseded` by a new ask;
+/// no agent call is owed such a result, so an identical repeat call creates a new ask
+/// (clients.md §2.5).
+pub fn delivered_on_settle(outcome: &str) -> bool {
+    matches!(outcome, "superseded" | "withdrawn" | "aborted")
+}
+
+/// Whether an agent's repeat of an identical ask of `kind` gets the earlier ask back while
+/// its result is undelivered (clients.md §2.5; [`askd_store::NewAsk::return_undelivered`]):
+/// the kinds an agent call waits on. Drift cards re-attach by their own key.
+pub fn returns_undelivered(kind: askd_core::AskKind) -> bool {
+    use askd_core::AskKind;
+    matches!(kind, AskKind::Questions | AskKind::Survey | AskKind::Review)
+}
+
 /// Names who makes this settle (`answered_by`: `{kind, id, name}`,
 /// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
 /// an agent token (an answer given in the agent's client form — the daemon cannot tell it

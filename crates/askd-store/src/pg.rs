@@ -493,7 +493,7 @@ async fn settle_in(tx: &mut PgConnection, ask_id: &str, s: &Settlement) -> Store
     }
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = $2, settled_at = $3, result = $4, awaited = FALSE,
-             delivered_at = CASE WHEN $2 IN ('superseded', 'withdrawn', 'aborted') THEN $3 END
+             delivered_at = CASE WHEN $5 THEN $3 END
          WHERE id = $1 AND state = 'pending'
          RETURNING session_id, kind, created_at",
     )
@@ -501,6 +501,7 @@ async fn settle_in(tx: &mut PgConnection, ask_id: &str, s: &Settlement) -> Store
     .bind(&s.outcome)
     .bind(at)
     .bind(to_text(&s.result))
+    .bind(s.delivered)
     .fetch_optional(&mut *tx)
     .await
     .map_err(backend)?;
@@ -589,22 +590,21 @@ async fn create_in(tx: &mut PgConnection, a: NewAsk) -> StoreResult<Created> {
     }
     // An identical ask of this session whose result no agent call has returned yet
     // (clients.md §2.5), as in SQLite.
-    let undelivered: Option<String> =
-        if a.return_undelivered && matches!(a.kind.as_str(), "questions" | "survey" | "review") {
-            sqlx::query_scalar(
-                "SELECT id FROM asks WHERE session_id = $1 AND kind = $2 AND payload_key = $3
+    let undelivered: Option<String> = if a.return_undelivered {
+        sqlx::query_scalar(
+            "SELECT id FROM asks WHERE session_id = $1 AND kind = $2 AND payload_key = $3
                    AND state = 'settled' AND delivered_at IS NULL
                  ORDER BY created_at, n LIMIT 1",
-            )
-            .bind(&a.session_id)
-            .bind(&a.kind)
-            .bind(&a.payload_key)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?
-        } else {
-            None
-        };
+        )
+        .bind(&a.session_id)
+        .bind(&a.kind)
+        .bind(&a.payload_key)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?
+    } else {
+        None
+    };
     let existing: Option<String> = match undelivered {
         Some(id) => Some(id),
         None => sqlx::query_scalar(

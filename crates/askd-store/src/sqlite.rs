@@ -754,7 +754,7 @@ async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> S
     let texts = intern_texts(tx, &mut result).await?;
     let row = sqlx::query(
         "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0,
-             delivered_at = CASE WHEN ?2 IN ('superseded', 'withdrawn', 'aborted') THEN ?3 END,
+             delivered_at = CASE WHEN ?6 THEN ?3 END,
              result_texts = ?5
          WHERE id = ?1 AND state = 'pending'
          RETURNING session_id, kind, created_at, payload",
@@ -764,6 +764,7 @@ async fn settle_in(tx: &mut SqliteConnection, ask_id: &str, s: &Settlement) -> S
     .bind(at)
     .bind(to_text(&result))
     .bind(texts)
+    .bind(s.delivered)
     .fetch_optional(&mut *tx)
     .await
     .map_err(backend)?;
@@ -908,24 +909,23 @@ async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created>
         return Err(StoreError::UnknownSession(a.session_id));
     }
     // An identical ask of this session whose result no agent call has returned yet: the
-    // repeat call gets that result (clients.md §2.5). Agent-ended outcomes (superseded,
-    // withdrawn, and `aborted`: `withdraw_ask`, whose call returns the result itself) are delivered when they settle; drift cards re-attach by their own key.
-    let undelivered: Option<String> =
-        if a.return_undelivered && matches!(a.kind.as_str(), "questions" | "survey" | "review") {
-            sqlx::query_scalar(
-                "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3
+    // repeat call gets that result (clients.md §2.5). A settle the caller marked delivered
+    // (`Settlement::delivered`) is never returned.
+    let undelivered: Option<String> = if a.return_undelivered {
+        sqlx::query_scalar(
+            "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3
                AND state = 'settled' AND delivered_at IS NULL
              ORDER BY created_at LIMIT 1",
-            )
-            .bind(&a.session_id)
-            .bind(&a.kind)
-            .bind(&a.payload_key)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(backend)?
-        } else {
-            None
-        };
+        )
+        .bind(&a.session_id)
+        .bind(&a.kind)
+        .bind(&a.payload_key)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?
+    } else {
+        None
+    };
     // Re-attach: an identical pending ask of this session.
     let existing: Option<String> = match undelivered {
         Some(id) => Some(id),

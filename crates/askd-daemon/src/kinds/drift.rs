@@ -203,6 +203,7 @@ impl Daemon {
                         result,
                         settled_at,
                         expect_banked: None,
+                        delivered: crate::asks::delivered_on_settle("superseded"),
                     },
                 });
             }
@@ -295,6 +296,7 @@ impl Daemon {
             result,
             settled_at,
             expect_banked: None,
+            delivered: crate::asks::delivered_on_settle(outcome),
         };
         crate::asks::stamp(&mut settlement);
         // The decision in the session's log names who answered too.

@@ -121,6 +121,7 @@ pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         result,
         settled_at,
         expect_banked: None,
+        delivered: crate::asks::delivered_on_settle("answered"),
     })
 }
 

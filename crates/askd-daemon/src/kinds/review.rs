@@ -201,6 +201,7 @@ impl Daemon {
             record["autosave"] = ask.autosave.clone().unwrap_or(Value::Null);
         }
         let mut settlement = Settlement {
+            delivered: crate::asks::delivered_on_settle(&outcome),
             outcome,
             result,
             record,

@@ -152,6 +152,7 @@ impl Daemon {
                     result,
                     settled_at,
                     expect_banked: None,
+                    delivered: crate::asks::delivered_on_settle("superseded"),
                 },
             });
         }
@@ -218,6 +219,7 @@ impl Daemon {
             // Validated against these banked answers: a bank landing in between
             // must not be contradicted by the settled result.
             expect_banked: Some(ask.banked.len()),
+            delivered: crate::asks::delivered_on_settle("answered"),
         })
     }
 
@@ -242,6 +244,7 @@ impl Daemon {
             settled_at,
             // Pre-flight is closed by the first bank, even one that lands right now.
             expect_banked: Some(0),
+            delivered: crate::asks::delivered_on_settle(action.as_str()),
         })
     }
 

@@ -62,6 +62,7 @@ async fn tiny_asks() -> (u64, Vec<(String, i64)>) {
                     result,
                     record,
                     expect_banked: None,
+                    delivered: false,
                 },
             )
             .await

@@ -42,6 +42,8 @@ fn settlement(outcome: &str) -> Settlement {
         result: json!({"outcome": outcome}),
         record: json!({"outcome": outcome}),
         expect_banked: None,
+        // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
+        delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }
 }
 
