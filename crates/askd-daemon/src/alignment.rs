@@ -1252,7 +1252,10 @@ mod tests {
         );
         assert_eq!(payload_questions(&json!({"items": []})), None);
     }
-    use askd_store::{NewAsk, NewSession, Settlement, SqliteStore, Store};
+    use askd_store::{
+        AlignmentStore, AskStore, EventStore, NewAsk, NewSession, SessionStore, Settlement,
+        SqliteStore, Upkeep,
+    };
 
     /// A session's folded state, read as a fresh daemon would.
     async fn state(store: &SqliteStore, session: &str) -> ApiResult<AlignmentState> {

@@ -104,7 +104,7 @@ pub struct Supersede {
     pub settlement: Settlement,
 }
 
-/// The result of [`crate::Store::create_ask`].
+/// The result of [`crate::AskStore::create_ask`].
 #[derive(Debug, Clone)]
 pub struct Created {
     pub ask: Ask,

@@ -33,7 +33,10 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 use sqlx::{Connection, Postgres, Row, Transaction};
 
 use crate::model::*;
-use crate::{Store, StoreError, StoreResult, now};
+use crate::{
+    AlignmentStore, AskStore, DraftStore, EventStore, LockStore, SessionStore, SettingsStore,
+    StoreError, StoreResult, Upkeep, now,
+};
 
 /// The migrations, embedded, applied in order at open.
 const MIGRATIONS: &[&str] = &[
@@ -163,7 +166,7 @@ impl PgStore {
     }
 }
 
-/// A held advisory lock ([`Store::hold`]): its connection, unlocked and given back to the
+/// A held advisory lock ([`LockStore::hold`]): its connection, unlocked and given back to the
 /// pool on drop (closed instead when that cannot run, which releases the lock too).
 struct PgHeld {
     conn: Option<sqlx::pool::PoolConnection<Postgres>>,
@@ -220,7 +223,7 @@ async fn commit(tx: Transaction<'static, Postgres>) -> StoreResult<()> {
 /// Events committed on the database, by any daemon, as their seqs arrive on [`CHANNEL`].
 ///
 /// The seqs are hints: a reader reads the events themselves from the store by seq
-/// ([`Store::events_after`]), which also covers what a lost connection missed.
+/// ([`EventStore::events_after`]), which also covers what a lost connection missed.
 pub struct PgEvents {
     options: PgConnectOptions,
     listener: Option<PgListener>,
@@ -583,7 +586,7 @@ async fn session_exists(tx: &mut PgConnection, id: &str) -> StoreResult<bool> {
 }
 
 /// Creates an ask inside a transaction (or re-attaches to an identical pending one): the
-/// body of [`Store::create_ask`], shared with [`Store::launch_draft`].
+/// body of [`AskStore::create_ask`], shared with [`DraftStore::launch_draft`].
 async fn create_in(tx: &mut PgConnection, a: NewAsk) -> StoreResult<Created> {
     if !session_exists(tx, &a.session_id).await? {
         return Err(StoreError::UnknownSession(a.session_id));
@@ -691,7 +694,7 @@ async fn create_in(tx: &mut PgConnection, a: NewAsk) -> StoreResult<Created> {
     })
 }
 
-/// `Store::asks`'s query for a filter and its text binds (the limit is bound last, `NULL` =
+/// `AskStore::asks`'s query for a filter and its text binds (the limit is bound last, `NULL` =
 /// no limit): as SQLite's `asks_sql`, only the filters present are in the WHERE, newest first
 /// with the insert order `n` breaking ties (SQLite's rowid).
 fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
@@ -719,7 +722,7 @@ fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
     (sql, binds)
 }
 
-/// `Store::records`'s query, as SQLite's `records_sql`: newest first, `since`/`until` on
+/// `AskStore::records`'s query, as SQLite's `records_sql`: newest first, `since`/`until` on
 /// `settled_at`, the `after` cursor a row-value bound `(settled_at, n) < (…)`, the text an
 /// escaped `ILIKE` over the record (under the "C" collation `ILIKE` folds ASCII only, as
 /// SQLite's `LIKE`; the record is stored whole here, shared members included).
@@ -936,7 +939,7 @@ fn events_from(rows: &[PgRow]) -> StoreResult<Vec<Event>> {
 }
 
 #[async_trait]
-impl Store for PgStore {
+impl SessionStore for PgStore {
     async fn open_session(&self, s: NewSession) -> StoreResult<Session> {
         let mut tx = self.begin_write().await?;
         if let Some(id) = &s.id {
@@ -989,7 +992,10 @@ impl Store for PgStore {
         .map_err(backend)?;
         rows.iter().map(session_from_row).collect()
     }
+}
 
+#[async_trait]
+impl AskStore for PgStore {
     async fn create_ask_with(&self, a: NewAsk, follow: &[FollowEvent]) -> StoreResult<Created> {
         let mut tx = self.begin_write().await?;
         let mut created = create_in(&mut tx, a).await?;
@@ -1223,6 +1229,28 @@ impl Store for PgStore {
         commit(tx).await
     }
 
+    async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
+        let (sql, binds) = records_sql(f);
+        let rows = fetch_filtered(&self.pool, sql, binds, f.limit).await?;
+        rows.iter()
+            .map(|r| {
+                let record: String = r.try_get("record").map_err(backend)?;
+                Ok(Record {
+                    ask_id: r.try_get("ask_id").map_err(backend)?,
+                    session_id: r.try_get("session_id").map_err(backend)?,
+                    kind: r.try_get("kind").map_err(backend)?,
+                    outcome: r.try_get("outcome").map_err(backend)?,
+                    created_at: r.try_get("created_at").map_err(backend)?,
+                    settled_at: r.try_get("settled_at").map_err(backend)?,
+                    record: parse_json(&record)?,
+                })
+            })
+            .collect()
+    }
+}
+
+#[async_trait]
+impl EventStore for PgStore {
     async fn append_session_event(
         &self,
         session_id: &str,
@@ -1240,55 +1268,6 @@ impl Store for PgStore {
             payload = json!({"session": session_id, "data": payload});
         }
         let event = append_event(&mut tx, kind, None, payload, &now()).await?;
-        commit(tx).await?;
-        Ok(event)
-    }
-
-    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {
-        let rows = sqlx::query("SELECT key, value FROM settings ORDER BY key")
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-        let mut out = serde_json::Map::new();
-        for r in &rows {
-            let key: String = r.try_get("key").map_err(backend)?;
-            let value: String = r.try_get("value").map_err(backend)?;
-            out.insert(key, parse_json(&value)?);
-        }
-        Ok(out)
-    }
-
-    async fn save_settings(
-        &self,
-        set: &serde_json::Map<String, Value>,
-        remove: &[String],
-    ) -> StoreResult<Event> {
-        let mut tx = self.begin_write().await?;
-        let at = now();
-        for (key, value) in set {
-            sqlx::query(
-                "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-            )
-            .bind(key)
-            .bind(to_text(value))
-            .bind(&at)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        }
-        for key in remove {
-            sqlx::query("DELETE FROM settings WHERE key = $1")
-                .bind(key)
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-        }
-        let payload = json!({
-            "set": set.keys().collect::<Vec<_>>(),
-            "removed": remove,
-        });
-        let event = append_event(&mut tx, "settings.updated", None, payload, &at).await?;
         commit(tx).await?;
         Ok(event)
     }
@@ -1347,6 +1326,68 @@ impl Store for PgStore {
         events_from(&rows)
     }
 
+    async fn last_event(&self) -> StoreResult<i64> {
+        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM events")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(backend)
+    }
+}
+
+#[async_trait]
+impl SettingsStore for PgStore {
+    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {
+        let rows = sqlx::query("SELECT key, value FROM settings ORDER BY key")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        let mut out = serde_json::Map::new();
+        for r in &rows {
+            let key: String = r.try_get("key").map_err(backend)?;
+            let value: String = r.try_get("value").map_err(backend)?;
+            out.insert(key, parse_json(&value)?);
+        }
+        Ok(out)
+    }
+
+    async fn save_settings(
+        &self,
+        set: &serde_json::Map<String, Value>,
+        remove: &[String],
+    ) -> StoreResult<Event> {
+        let mut tx = self.begin_write().await?;
+        let at = now();
+        for (key, value) in set {
+            sqlx::query(
+                "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+            )
+            .bind(key)
+            .bind(to_text(value))
+            .bind(&at)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        for key in remove {
+            sqlx::query("DELETE FROM settings WHERE key = $1")
+                .bind(key)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+        }
+        let payload = json!({
+            "set": set.keys().collect::<Vec<_>>(),
+            "removed": remove,
+        });
+        let event = append_event(&mut tx, "settings.updated", None, payload, &at).await?;
+        commit(tx).await?;
+        Ok(event)
+    }
+}
+
+#[async_trait]
+impl AlignmentStore for PgStore {
     async fn alignment_checkpoint(
         &self,
         session_id: &str,
@@ -1467,33 +1508,10 @@ impl Store for PgStore {
         .map_err(backend)?;
         row.as_deref().map(parse_json).transpose()
     }
+}
 
-    async fn last_event(&self) -> StoreResult<i64> {
-        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM events")
-            .fetch_one(&self.pool)
-            .await
-            .map_err(backend)
-    }
-
-    async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
-        let (sql, binds) = records_sql(f);
-        let rows = fetch_filtered(&self.pool, sql, binds, f.limit).await?;
-        rows.iter()
-            .map(|r| {
-                let record: String = r.try_get("record").map_err(backend)?;
-                Ok(Record {
-                    ask_id: r.try_get("ask_id").map_err(backend)?,
-                    session_id: r.try_get("session_id").map_err(backend)?,
-                    kind: r.try_get("kind").map_err(backend)?,
-                    outcome: r.try_get("outcome").map_err(backend)?,
-                    created_at: r.try_get("created_at").map_err(backend)?,
-                    settled_at: r.try_get("settled_at").map_err(backend)?,
-                    record: parse_json(&record)?,
-                })
-            })
-            .collect()
-    }
-
+#[async_trait]
+impl DraftStore for PgStore {
     async fn draft(&self, slug: &str) -> StoreResult<Option<Draft>> {
         let mut conn = self.pool.acquire().await.map_err(backend)?;
         load_draft(&mut conn, slug).await
@@ -1585,7 +1603,10 @@ impl Store for PgStore {
         commit(tx).await?;
         Ok(created)
     }
+}
 
+#[async_trait]
+impl LockStore for PgStore {
     /// A session-level advisory lock in the two-key space (`hashtext('askd')`,
     /// `hashtext(key)`: apart from [`WRITE_LOCK`]'s one-key space) on a pooled connection
     /// kept for the guard's life. A dying daemon's locks go with its connections.
@@ -1617,7 +1638,10 @@ impl Store for PgStore {
             .map_err(|_| StoreError::Backend("the lock task stopped".into()))??;
         Ok(Some(Box::new(held)))
     }
+}
 
+#[async_trait]
+impl Upkeep for PgStore {
     /// Nothing to flush: PostgreSQL's commit is durable and its checkpoints are its own.
     async fn checkpoint(&self) -> StoreResult<()> {
         Ok(())

@@ -33,7 +33,10 @@ use sqlx::{Connection, Row, Sqlite};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::model::*;
-use crate::{Store, StoreError, StoreResult, now};
+use crate::{
+    AlignmentStore, AskStore, DraftStore, EventStore, LockStore, SessionStore, SettingsStore,
+    StoreError, StoreResult, Upkeep, now,
+};
 
 /// Migrations, embedded in the binary, applied in order at open. `PRAGMA user_version`
 /// records how many have run.
@@ -337,7 +340,7 @@ fn event_select() -> String {
     )
 }
 
-/// `Store::events_after`'s query.
+/// `EventStore::events_after`'s query.
 fn events_after_sql() -> String {
     format!(
         "{} WHERE e.seq > ?1 ORDER BY e.seq LIMIT ?2",
@@ -345,7 +348,7 @@ fn events_after_sql() -> String {
     )
 }
 
-/// `Store::session_events`'s query (the partial index `events_by_session`: `session_id = ?`
+/// `EventStore::session_events`'s query (the partial index `events_by_session`: `session_id = ?`
 /// implies `session_id IS NOT NULL`).
 fn session_events_sql() -> String {
     format!("{} WHERE e.session_id = ?1 ORDER BY e.seq", event_select())
@@ -898,7 +901,7 @@ async fn require_pending(tx: &mut SqliteConnection, ask_id: &str) -> StoreResult
 }
 
 /// Creates an ask inside a transaction (or re-attaches to an identical pending one): the
-/// body of [`Store::create_ask`], shared with [`Store::launch_draft`].
+/// body of [`AskStore::create_ask`], shared with [`DraftStore::launch_draft`].
 async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created> {
     let session: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?1")
         .bind(&a.session_id)
@@ -1030,7 +1033,7 @@ async fn create_in(tx: &mut SqliteConnection, a: NewAsk) -> StoreResult<Created>
     })
 }
 
-/// `Store::asks`'s query for a filter and its text binds (the limit is bound last): only the
+/// `AskStore::asks`'s query for a filter and its text binds (the limit is bound last): only the
 /// filters present are in the WHERE, so one index of migration 6 serves each combination,
 /// in `created_at DESC, rowid DESC` order, and `LIMIT` stops the walk:
 /// state → `asks_by_state`, session → `asks_by_session_time`, session + state →
@@ -1073,7 +1076,7 @@ fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
     (sql, binds)
 }
 
-/// `Store::records`'s query: newest first by `records_by_time`, `records_by_kind` or
+/// `AskStore::records`'s query: newest first by `records_by_time`, `records_by_kind` or
 /// `records_by_session` (the session's index when both are given; the outcome and the text
 /// are filters), with the ask's payload and result joined for the shared members (the LEFT
 /// JOIN keeps the records the outer loop, in index order). `since`/`until` bound the index
@@ -1286,7 +1289,7 @@ fn new_id() -> String {
 }
 
 #[async_trait]
-impl Store for SqliteStore {
+impl SessionStore for SqliteStore {
     async fn open_session(&self, s: NewSession) -> StoreResult<Session> {
         self.write(move |tx| {
             Box::pin(async move {
@@ -1343,7 +1346,10 @@ impl Store for SqliteStore {
         .map_err(backend)?;
         rows.iter().map(session_from_row).collect()
     }
+}
 
+#[async_trait]
+impl AskStore for SqliteStore {
     async fn create_ask_with(&self, a: NewAsk, follow: &[FollowEvent]) -> StoreResult<Created> {
         let follow = follow.to_vec();
         self.write(move |tx| {
@@ -1626,6 +1632,39 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
+        let (sql, binds) = records_sql(f);
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for b in binds {
+            query = query.bind(b);
+        }
+        let rows = query
+            .bind(f.limit.map(i64::from).unwrap_or(-1))
+            .fetch_all(&self.read)
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|r| {
+                let record: String = r.try_get("record").map_err(backend)?;
+                let shared: i64 = r.try_get("shared").map_err(backend)?;
+                let owner = OwnerRow::read(r, shared, true)?;
+                let record = unpack(parse_json(&record)?, shared, &owner.owner())?;
+                Ok(Record {
+                    ask_id: r.try_get("ask_id").map_err(backend)?,
+                    session_id: r.try_get("session_id").map_err(backend)?,
+                    kind: r.try_get("kind").map_err(backend)?,
+                    outcome: r.try_get("outcome").map_err(backend)?,
+                    created_at: r.try_get("created_at").map_err(backend)?,
+                    settled_at: r.try_get("settled_at").map_err(backend)?,
+                    record,
+                })
+            })
+            .collect()
+    }
+}
+
+#[async_trait]
+impl EventStore for SqliteStore {
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(events_after_sql()))
             .bind(after)
@@ -1712,6 +1751,71 @@ impl Store for SqliteStore {
         rows.iter().map(event_from_row).collect()
     }
 
+    async fn last_event(&self) -> StoreResult<i64> {
+        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM events")
+            .fetch_one(&self.read)
+            .await
+            .map_err(backend)
+    }
+}
+
+#[async_trait]
+impl SettingsStore for SqliteStore {
+    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {
+        let rows = sqlx::query("SELECT key, value FROM settings ORDER BY key")
+            .fetch_all(&self.read)
+            .await
+            .map_err(backend)?;
+        let mut out = serde_json::Map::new();
+        for r in &rows {
+            let key: String = r.try_get("key").map_err(backend)?;
+            let value: String = r.try_get("value").map_err(backend)?;
+            out.insert(key, parse_json(&value)?);
+        }
+        Ok(out)
+    }
+
+    async fn save_settings(
+        &self,
+        set: &serde_json::Map<String, Value>,
+        remove: &[String],
+    ) -> StoreResult<Event> {
+        let (set, remove) = (set.clone(), remove.to_vec());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let at = now();
+                for (key, value) in &set {
+                    sqlx::query(
+                        "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3)
+                         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                    )
+                    .bind(key)
+                    .bind(to_text(value))
+                    .bind(&at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                }
+                for key in &remove {
+                    sqlx::query("DELETE FROM settings WHERE key = ?1")
+                        .bind(key)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                }
+                let payload = serde_json::json!({
+                    "set": set.keys().collect::<Vec<_>>(),
+                    "removed": remove,
+                });
+                append_event(tx, "settings.updated", None, payload, &at).await
+            })
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl AlignmentStore for SqliteStore {
     async fn alignment_checkpoint(
         &self,
         session_id: &str,
@@ -1862,96 +1966,10 @@ impl Store for SqliteStore {
         .map_err(backend)?;
         row.as_deref().map(parse_json).transpose()
     }
+}
 
-    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>> {
-        let rows = sqlx::query("SELECT key, value FROM settings ORDER BY key")
-            .fetch_all(&self.read)
-            .await
-            .map_err(backend)?;
-        let mut out = serde_json::Map::new();
-        for r in &rows {
-            let key: String = r.try_get("key").map_err(backend)?;
-            let value: String = r.try_get("value").map_err(backend)?;
-            out.insert(key, parse_json(&value)?);
-        }
-        Ok(out)
-    }
-
-    async fn save_settings(
-        &self,
-        set: &serde_json::Map<String, Value>,
-        remove: &[String],
-    ) -> StoreResult<Event> {
-        let (set, remove) = (set.clone(), remove.to_vec());
-        self.write(move |tx| {
-            Box::pin(async move {
-                let at = now();
-                for (key, value) in &set {
-                    sqlx::query(
-                        "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3)
-                         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-                    )
-                    .bind(key)
-                    .bind(to_text(value))
-                    .bind(&at)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-                }
-                for key in &remove {
-                    sqlx::query("DELETE FROM settings WHERE key = ?1")
-                        .bind(key)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(backend)?;
-                }
-                let payload = serde_json::json!({
-                    "set": set.keys().collect::<Vec<_>>(),
-                    "removed": remove,
-                });
-                append_event(tx, "settings.updated", None, payload, &at).await
-            })
-        })
-        .await
-    }
-
-    async fn last_event(&self) -> StoreResult<i64> {
-        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM events")
-            .fetch_one(&self.read)
-            .await
-            .map_err(backend)
-    }
-
-    async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
-        let (sql, binds) = records_sql(f);
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for b in binds {
-            query = query.bind(b);
-        }
-        let rows = query
-            .bind(f.limit.map(i64::from).unwrap_or(-1))
-            .fetch_all(&self.read)
-            .await
-            .map_err(backend)?;
-        rows.iter()
-            .map(|r| {
-                let record: String = r.try_get("record").map_err(backend)?;
-                let shared: i64 = r.try_get("shared").map_err(backend)?;
-                let owner = OwnerRow::read(r, shared, true)?;
-                let record = unpack(parse_json(&record)?, shared, &owner.owner())?;
-                Ok(Record {
-                    ask_id: r.try_get("ask_id").map_err(backend)?,
-                    session_id: r.try_get("session_id").map_err(backend)?,
-                    kind: r.try_get("kind").map_err(backend)?,
-                    outcome: r.try_get("outcome").map_err(backend)?,
-                    created_at: r.try_get("created_at").map_err(backend)?,
-                    settled_at: r.try_get("settled_at").map_err(backend)?,
-                    record,
-                })
-            })
-            .collect()
-    }
-
+#[async_trait]
+impl DraftStore for SqliteStore {
     async fn draft(&self, slug: &str) -> StoreResult<Option<Draft>> {
         let mut conn = self.read.acquire().await.map_err(backend)?;
         load_draft(&mut conn, slug).await
@@ -2048,7 +2066,14 @@ impl Store for SqliteStore {
         })
         .await
     }
+}
 
+/// One daemon owns a SQLite store (the data directory's lock): nothing to hold across
+/// processes.
+impl LockStore for SqliteStore {}
+
+#[async_trait]
+impl Upkeep for SqliteStore {
     async fn checkpoint(&self) -> StoreResult<()> {
         let (reply, done) = oneshot::channel();
         self.writer

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_store::pg_test::{TestDatabase, cluster};
+use askd_store::{AskStore, EventStore, LockStore, SessionStore, Upkeep};
 use askd_store::{NewAsk, NewSession, PgStore, Settlement, Store, StoreError};
 use serde_json::json;
 

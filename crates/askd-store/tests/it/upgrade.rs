@@ -15,6 +15,7 @@ use askd_store::{
     ActivePointer, AskFilter, Draft, DraftProgress, DraftSave, FollowEvent, NewAsk, NewBanked,
     NewSession, RecordFilter, Settlement, SqliteStore, Store, Supersede,
 };
+use askd_store::{AskStore, DraftStore, EventStore, SessionStore, SettingsStore, Upkeep};
 use serde_json::{Value, json};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
