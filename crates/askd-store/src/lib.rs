@@ -23,8 +23,10 @@
 //! - The store knows nothing about survey rules: callers validate with `askd-core` first and
 //!   pass JSON the store keeps verbatim.
 
+mod db;
 pub mod model;
 pub mod pg;
+mod shared;
 pub mod sqlite;
 
 #[cfg(feature = "conformance")]
