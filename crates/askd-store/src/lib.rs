@@ -24,6 +24,7 @@
 //!   pass JSON the store keeps verbatim.
 
 mod db;
+mod lists;
 pub mod model;
 pub mod pg;
 mod shared;

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Connection, Postgres, Row, Transaction};
 
 use crate::db::{BoxFuture, Db, Job, parse_json, to_text};
@@ -309,18 +309,6 @@ async fn migrate(conn: &mut PgConnection) -> StoreResult<()> {
     tx.commit().await.map_err(backend)
 }
 
-fn event_from_row(r: &PgRow) -> StoreResult<Event> {
-    let payload: String = r.try_get("payload").map_err(backend)?;
-    Ok(Event {
-        seq: r.try_get("seq").map_err(backend)?,
-        kind: r.try_get("kind").map_err(backend)?,
-        payload: parse_json(&payload)?,
-        created_at: r.try_get("created_at").map_err(backend)?,
-    })
-}
-
-const EVENT_COLUMNS: &str = "seq, kind, payload, created_at";
-
 /// Appends one event and its notification (delivered at commit).
 pub(crate) async fn append_event(
     tx: &mut PgConnection,
@@ -357,111 +345,6 @@ pub(crate) async fn append_event(
 
 pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, s.client, s.workspace";
 
-/// `AskStore::asks`'s query for a filter and its text binds (the limit is bound last, `NULL` =
-/// no limit): as SQLite's `asks_sql`, only the filters present are in the WHERE, newest first
-/// with the insert order `n` breaking ties (SQLite's rowid).
-fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
-    let mut sql = String::from(
-        "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
-                a.created_at, a.settled_at, a.awaited, a.claim,
-                (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
-         FROM asks a JOIN sessions s ON s.id = a.session_id",
-    );
-    let mut terms = Vec::new();
-    let mut binds = Vec::new();
-    if let Some(state) = f.state {
-        binds.push(state.as_str().to_string());
-        terms.push(format!("a.state = ${}", binds.len()));
-    }
-    if let Some(session) = &f.session_id {
-        binds.push(session.clone());
-        terms.push(format!("a.session_id = ${}", binds.len()));
-    }
-    if let Some(kind) = &f.kind {
-        binds.push(kind.clone());
-        terms.push(format!("a.kind = ${}", binds.len()));
-    }
-    finish_list(&mut sql, &terms, "a.created_at DESC, a.n DESC", binds.len());
-    (sql, binds)
-}
-
-/// `AskStore::records`'s query, as SQLite's `records_sql`: newest first, `since`/`until` on
-/// `settled_at`, the `after` cursor a row-value bound `(settled_at, n) < (…)`, the text an
-/// escaped `ILIKE` over the record (under the "C" collation `ILIKE` folds ASCII only, as
-/// SQLite's `LIKE`; the record is stored whole here, shared members included).
-fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
-    let mut sql = String::from(
-        "SELECT r.ask_id, r.session_id, r.kind, r.outcome, r.created_at, r.settled_at, r.record
-         FROM records r",
-    );
-    let mut terms = Vec::new();
-    let mut binds = Vec::new();
-    fn bind(binds: &mut Vec<String>, v: &str) -> usize {
-        binds.push(v.to_string());
-        binds.len()
-    }
-    let compared: [(&Option<String>, &str); 5] = [
-        (&f.kind, "r.kind ="),
-        (&f.session_id, "r.session_id ="),
-        (&f.outcome, "r.outcome ="),
-        (&f.since, "r.settled_at >="),
-        (&f.until, "r.settled_at <"),
-    ];
-    for (value, term) in compared {
-        if let Some(v) = value {
-            let n = bind(&mut binds, v);
-            terms.push(format!("{term} ${n}"));
-        }
-    }
-    if let Some(after) = &f.after {
-        let n = bind(&mut binds, after);
-        terms.push(format!(
-            "(r.settled_at, r.n) < (SELECT c.settled_at, c.n FROM records c WHERE c.ask_id = ${n})"
-        ));
-    }
-    if let Some(text) = &f.text {
-        let mut pattern = String::from("%");
-        for c in text.chars() {
-            if matches!(c, '%' | '_' | '\\') {
-                pattern.push('\\');
-            }
-            pattern.push(c);
-        }
-        pattern.push('%');
-        let n = bind(&mut binds, &pattern);
-        terms.push(format!("(r.record COLLATE \"C\") ILIKE ${n} ESCAPE '\\'"));
-    }
-    finish_list(&mut sql, &terms, "r.settled_at DESC, r.n DESC", binds.len());
-    (sql, binds)
-}
-
-fn finish_list(sql: &mut String, terms: &[String], order: &str, binds: usize) {
-    if !terms.is_empty() {
-        sql.push_str(" WHERE ");
-        sql.push_str(&terms.join(" AND "));
-    }
-    sql.push_str(&format!(" ORDER BY {order} LIMIT ${}", binds + 1));
-}
-
-/// Runs a list query built by [`asks_sql`] or [`records_sql`]: its text binds in order, then
-/// the `LIMIT` (`NULL`: none).
-async fn fetch_filtered(
-    pool: &PgPool,
-    sql: String,
-    binds: Vec<String>,
-    limit: Option<u32>,
-) -> StoreResult<Vec<PgRow>> {
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-    for b in binds {
-        query = query.bind(b);
-    }
-    query
-        .bind(limit.map(i64::from))
-        .fetch_all(pool)
-        .await
-        .map_err(backend)
-}
-
 /// A new session id: time-ordered, and unique across daemons on one database (the random
 /// part; SQLite's single process needs only its pid).
 fn new_id() -> String {
@@ -475,10 +358,6 @@ fn new_id() -> String {
         Err(_) => format!("{:x}", std::process::id()),
     };
     format!("s-{nanos:x}-{random}")
-}
-
-fn events_from(rows: &[PgRow]) -> StoreResult<Vec<Event>> {
-    rows.iter().map(event_from_row).collect()
 }
 
 impl Backend for PgStore {
@@ -511,38 +390,6 @@ impl Backend for PgStore {
         new_id()
     }
 
-    fn asks<'a>(&'a self, f: &'a AskFilter) -> BoxFuture<'a, StoreResult<Vec<AskSummary>>> {
-        Box::pin(async move {
-            let (sql, binds) = asks_sql(f);
-            let rows = fetch_filtered(&self.pool, sql, binds, f.limit).await?;
-            rows.iter()
-                .map(|r| {
-                    let state: String = r.try_get("state").map_err(backend)?;
-                    Ok(AskSummary {
-                        id: r.try_get("id").map_err(backend)?,
-                        session_id: r.try_get("session_id").map_err(backend)?,
-                        client: r.try_get("client").map_err(backend)?,
-                        workspace: r.try_get("workspace").map_err(backend)?,
-                        kind: r.try_get("kind").map_err(backend)?,
-                        title: r.try_get("title").map_err(backend)?,
-                        state: AskState::parse(&state).unwrap_or(AskState::Pending),
-                        outcome: r.try_get("outcome").map_err(backend)?,
-                        created_at: r.try_get("created_at").map_err(backend)?,
-                        settled_at: r.try_get("settled_at").map_err(backend)?,
-                        awaited: r.try_get("awaited").map_err(backend)?,
-                        banked: r.try_get::<i64, _>("banked").map_err(backend)?.max(0) as u64,
-                        claim: r
-                            .try_get::<Option<String>, _>("claim")
-                            .map_err(backend)?
-                            .as_deref()
-                            .map(parse_json)
-                            .transpose()?,
-                    })
-                })
-                .collect()
-        })
-    }
-
     fn ask_payloads<'a>(
         &'a self,
         ids: &'a [String],
@@ -566,89 +413,6 @@ impl Backend for PgStore {
                     ))
                 })
                 .collect()
-        })
-    }
-
-    fn records<'a>(&'a self, f: &'a RecordFilter) -> BoxFuture<'a, StoreResult<Vec<Record>>> {
-        Box::pin(async move {
-            let (sql, binds) = records_sql(f);
-            let rows = fetch_filtered(&self.pool, sql, binds, f.limit).await?;
-            rows.iter()
-                .map(|r| {
-                    let record: String = r.try_get("record").map_err(backend)?;
-                    Ok(Record {
-                        ask_id: r.try_get("ask_id").map_err(backend)?,
-                        session_id: r.try_get("session_id").map_err(backend)?,
-                        kind: r.try_get("kind").map_err(backend)?,
-                        outcome: r.try_get("outcome").map_err(backend)?,
-                        created_at: r.try_get("created_at").map_err(backend)?,
-                        settled_at: r.try_get("settled_at").map_err(backend)?,
-                        record: parse_json(&record)?,
-                    })
-                })
-                .collect()
-        })
-    }
-
-    fn events_after(&self, after: i64, limit: u32) -> BoxFuture<'_, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT {EVENT_COLUMNS} FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"
-            )))
-            .bind(after)
-            .bind(i64::from(limit))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-            events_from(&rows)
-        })
-    }
-
-    fn session_events<'a>(&'a self, session_id: &'a str) -> BoxFuture<'a, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT {EVENT_COLUMNS} FROM events WHERE session_id = $1 ORDER BY seq"
-            )))
-            .bind(session_id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-            events_from(&rows)
-        })
-    }
-
-    fn session_events_after<'a>(
-        &'a self,
-        session_id: &'a str,
-        after: i64,
-        limit: u32,
-    ) -> BoxFuture<'a, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT {EVENT_COLUMNS} FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
-            )))
-            .bind(session_id)
-            .bind(after)
-            .bind(i64::from(limit))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-            events_from(&rows)
-        })
-    }
-
-    fn session_log<'a>(&'a self, session_id: &'a str) -> BoxFuture<'a, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            // The partial index `events_session_log` (the WHERE repeats its terms).
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT {EVENT_COLUMNS} FROM events
-                 WHERE session_id = $1 AND session_id IS NOT NULL AND kind NOT LIKE 'ask.%' ORDER BY seq"
-            )))
-            .bind(session_id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-            events_from(&rows)
         })
     }
 }

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::db::{BoxFuture, Db, Job, Row, args, job, to_text};
+use crate::lists;
 use crate::model::*;
 use crate::{
     AlignmentStore, AskStore, DraftStore, EventStore, SessionStore, SettingsStore, StoreError,
@@ -26,22 +27,12 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// A new session id.
     fn new_session_id(&self) -> String;
 
-    // The reads whose SQL is the backend's own (its indexes, its stored-once members).
-    fn asks<'a>(&'a self, f: &'a AskFilter) -> BoxFuture<'a, StoreResult<Vec<AskSummary>>>;
+    /// `(id, kind, payload)` of each of these asks (SQLite: `IN` lists of a few hundred;
+    /// PostgreSQL: one `ANY` array).
     fn ask_payloads<'a>(
         &'a self,
         ids: &'a [String],
     ) -> BoxFuture<'a, StoreResult<Vec<(String, String, Value)>>>;
-    fn records<'a>(&'a self, f: &'a RecordFilter) -> BoxFuture<'a, StoreResult<Vec<Record>>>;
-    fn events_after(&self, after: i64, limit: u32) -> BoxFuture<'_, StoreResult<Vec<Event>>>;
-    fn session_events<'a>(&'a self, session_id: &'a str) -> BoxFuture<'a, StoreResult<Vec<Event>>>;
-    fn session_events_after<'a>(
-        &'a self,
-        session_id: &'a str,
-        after: i64,
-        limit: u32,
-    ) -> BoxFuture<'a, StoreResult<Vec<Event>>>;
-    fn session_log<'a>(&'a self, session_id: &'a str) -> BoxFuture<'a, StoreResult<Vec<Event>>>;
 }
 
 /// Members of an event or a record that are its ask's own (SQLite keeps them once, on the
@@ -347,7 +338,7 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
     if !session_exists(db, &a.session_id).await? {
         return Err(StoreError::UnknownSession(a.session_id));
     }
-    let order = db.created_order();
+    let order = db.dialect().created_order();
     // An identical ask of this session whose result no agent call has returned yet: the
     // repeat call gets that result (clients.md §2.5). A settle the caller marked delivered
     // (`Settlement::delivered`) is never returned.
@@ -789,7 +780,7 @@ async fn alignment_decision(
         "SELECT decision FROM alignment_decisions{}
          WHERE session_id = ?1 AND key = ?2 AND idx < ?3 AND ask_id <> ?4
          ORDER BY idx LIMIT 1",
-        db.indexed_by("alignment_decisions_by_key")
+        db.dialect().indexed_by("alignment_decisions_by_key")
     );
     let row = db
         .fetch_optional(&sql, args![session_id, key, below as i64, not_ask])
@@ -949,7 +940,7 @@ async fn drafts(db: &mut Db<'_>, session_id: Option<&str>) -> StoreResult<Vec<Dr
     let sql = format!(
         "SELECT {DRAFT_COLUMNS} FROM drafts WHERE (CAST(?1 AS TEXT) IS NULL OR session_id = ?1)
          ORDER BY updated_at DESC, {} DESC",
-        db.insert_order()
+        db.dialect().insert_order()
     );
     let rows = db.fetch_all(&sql, args![session_id]).await?;
     rows.iter().map(draft_from_row).collect()
@@ -957,7 +948,8 @@ async fn drafts(db: &mut Db<'_>, session_id: Option<&str>) -> StoreResult<Vec<Dr
 
 // ---- the store traits, once for every backend --------------------------------------------
 
-/// Clones of a method's borrowed arguments, for a job that outlives the call.
+/// Runs `$body` as a job of the backend (`write`, `read` or `snapshot`): the method has
+/// cloned its borrowed arguments first, so the job owns what it reads.
 macro_rules! run {
     ($how:ident, $self:ident, |$db:ident| $body:expr) => {
         $self
@@ -1006,7 +998,8 @@ impl<B: Backend> AskStore for B {
     }
 
     async fn asks(&self, f: &AskFilter) -> StoreResult<Vec<AskSummary>> {
-        Backend::asks(self, f).await
+        let f = f.clone();
+        run!(read, self, |db| lists::asks(&mut db, &f))
     }
 
     async fn ask_payloads(&self, ids: &[String]) -> StoreResult<Vec<(String, String, Value)>> {
@@ -1053,7 +1046,8 @@ impl<B: Backend> AskStore for B {
     }
 
     async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {
-        Backend::records(self, f).await
+        let f = f.clone();
+        run!(read, self, |db| lists::records(&mut db, &f))
     }
 }
 
@@ -1075,11 +1069,12 @@ impl<B: Backend> EventStore for B {
     }
 
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>> {
-        Backend::events_after(self, after, limit).await
+        run!(read, self, |db| lists::events_after(&mut db, after, limit))
     }
 
     async fn session_events(&self, session_id: &str) -> StoreResult<Vec<Event>> {
-        Backend::session_events(self, session_id).await
+        let session_id = session_id.to_string();
+        run!(read, self, |db| lists::session_events(&mut db, &session_id))
     }
 
     async fn session_events_after(
@@ -1088,11 +1083,18 @@ impl<B: Backend> EventStore for B {
         after: i64,
         limit: u32,
     ) -> StoreResult<Vec<Event>> {
-        Backend::session_events_after(self, session_id, after, limit).await
+        let session_id = session_id.to_string();
+        run!(read, self, |db| lists::session_events_after(
+            &mut db,
+            &session_id,
+            after,
+            limit
+        ))
     }
 
     async fn session_log(&self, session_id: &str) -> StoreResult<Vec<Event>> {
-        Backend::session_log(self, session_id).await
+        let session_id = session_id.to_string();
+        run!(read, self, |db| lists::session_log(&mut db, &session_id))
     }
 
     async fn last_event(&self) -> StoreResult<i64> {

@@ -304,43 +304,6 @@ async fn migrate(conn: &mut SqliteConnection) -> StoreResult<()> {
     Ok(())
 }
 
-/// Reads an event row of [`event_select`]: the payload with its shared members put back.
-fn event_from_row(r: &SqliteRow) -> StoreResult<Event> {
-    let payload: String = r.try_get("payload").map_err(backend)?;
-    let shared: i64 = r.try_get("shared").map_err(backend)?;
-    let owner = OwnerRow::read(r, shared, false)?;
-    Ok(Event {
-        seq: r.try_get("seq").map_err(backend)?,
-        kind: r.try_get("kind").map_err(backend)?,
-        payload: unpack(parse_json(&payload)?, shared, &owner.owner())?,
-        created_at: r.try_get("created_at").map_err(backend)?,
-    })
-}
-
-/// What an event read selects: the row, and its ask's columns when members of the payload
-/// are the ask's (`shared`, see [`pack`]). The LEFT JOIN keeps the events the outer loop,
-/// so `ORDER BY e.seq` is the table's (or `events_by_session`'s) order.
-fn event_select() -> String {
-    format!(
-        "SELECT e.seq, e.kind, e.payload, e.created_at, e.shared, {OWNER_COLUMNS}
-         FROM events e LEFT JOIN asks a ON e.shared != 0 AND a.id = e.ask_id"
-    )
-}
-
-/// `EventStore::events_after`'s query.
-fn events_after_sql() -> String {
-    format!(
-        "{} WHERE e.seq > ?1 ORDER BY e.seq LIMIT ?2",
-        event_select()
-    )
-}
-
-/// `EventStore::session_events`'s query (the partial index `events_by_session`: `session_id = ?`
-/// implies `session_id IS NOT NULL`).
-fn session_events_sql() -> String {
-    format!("{} WHERE e.session_id = ?1 ORDER BY e.seq", event_select())
-}
-
 /// Members of a record or an event payload that are stored once, on the ask they belong
 /// to: such a member is kept as `null` in place (so it keeps its position) and its bit is set
 /// in the row's `shared`; a read puts the ask's value back. A member is shared only when its
@@ -434,8 +397,17 @@ impl OwnerRow {
 }
 
 /// The owning ask's columns a read of records or events joins (the `a` of the query).
-const OWNER_COLUMNS: &str = "a.id AS o_id, a.session_id AS o_session, a.kind AS o_kind, a.title AS o_title,
+pub(crate) const OWNER_COLUMNS: &str = "a.id AS o_id, a.session_id AS o_session, a.kind AS o_kind, a.title AS o_title,
      a.outcome AS o_outcome, a.created_at AS o_created, a.settled_at AS o_settled, a.result AS o_result";
+
+/// A JSON column of a row whose members may be the ask's own, with them put back (the
+/// inverse of [`pack`], reading the row's `shared` bits and its joined `o_*` columns).
+pub(crate) fn unpacked(r: &SqliteRow, column: &str, with_payload: bool) -> StoreResult<Value> {
+    let text: String = r.try_get(column).map_err(backend)?;
+    let shared: i64 = r.try_get("shared").map_err(backend)?;
+    let owner = OwnerRow::read(r, shared, with_payload)?;
+    unpack(parse_json(&text)?, shared, &owner.owner())
+}
 
 /// Replaces the members of `value` named in `members` that equal their source in `owner`
 /// with `null`; returns the bits.
@@ -494,8 +466,8 @@ fn unpack(mut value: Value, bits: i64, owner: &Owner<'_>) -> StoreResult<Value> 
     Ok(value)
 }
 
-/// [`append_event`], storing the payload's `members` that are its ask's (`owner`) once (see
-/// [`pack`]); the returned event has the whole payload.
+/// Appends one event, storing the payload's `members` that are its ask's (`owner`) once
+/// (see [`pack`]); the returned event has the whole payload.
 pub(crate) async fn append_event_shared(
     tx: &mut SqliteConnection,
     kind: &str,
@@ -573,130 +545,6 @@ pub(crate) async fn intern_texts(
     Ok((!ids.is_empty()).then(|| Value::Object(ids).to_string()))
 }
 
-/// `AskStore::asks`'s query for a filter and its text binds (the limit is bound last): only the
-/// filters present are in the WHERE, so one index of migration 6 serves each combination,
-/// in `created_at DESC, rowid DESC` order, and `LIMIT` stops the walk:
-/// state → `asks_by_state`, session → `asks_by_session_time`, session + state →
-/// `asks_by_session`, kind → `asks_by_kind_time`, kind + state → `asks_by_kind`, none →
-/// `asks_by_time`. With a session, the kind is a filter on the session's entries (`+a.kind`
-/// keeps the planner on the session's index: a session is smaller than a kind).
-/// `tests::list_plans_use_an_index` checks every plan.
-fn asks_sql(f: &AskFilter) -> (String, Vec<String>) {
-    let mut sql = String::from(
-        "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
-                a.created_at, a.settled_at, a.awaited, a.claim,
-                (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
-         FROM asks a JOIN sessions s ON s.id = a.session_id",
-    );
-    let mut terms = Vec::new();
-    let mut binds = Vec::new();
-    if let Some(state) = f.state {
-        binds.push(state.as_str().to_string());
-        terms.push(format!("a.state = ?{}", binds.len()));
-    }
-    if let Some(session) = &f.session_id {
-        binds.push(session.clone());
-        terms.push(format!("a.session_id = ?{}", binds.len()));
-    }
-    if let Some(kind) = &f.kind {
-        binds.push(kind.clone());
-        let column = if f.session_id.is_some() {
-            "+a.kind"
-        } else {
-            "a.kind"
-        };
-        terms.push(format!("{column} = ?{}", binds.len()));
-    }
-    finish_list(
-        &mut sql,
-        &terms,
-        "a.created_at DESC, a.rowid DESC",
-        binds.len(),
-    );
-    (sql, binds)
-}
-
-/// `AskStore::records`'s query: newest first by `records_by_time`, `records_by_kind` or
-/// `records_by_session` (the session's index when both are given; the outcome and the text
-/// are filters), with the ask's payload and result joined for the shared members (the LEFT
-/// JOIN keeps the records the outer loop, in index order). `since`/`until` bound the index
-/// walk on `settled_at`; the `after` cursor is a row-value bound `(settled_at, rowid) < …` on
-/// the same index, so a page deep in 100k records starts where the last one stopped.
-fn records_sql(f: &RecordFilter) -> (String, Vec<String>) {
-    let mut sql = format!(
-        "SELECT r.ask_id, r.session_id, r.kind, r.outcome, r.created_at, r.settled_at, r.record,
-                r.shared, a.payload AS o_payload, {OWNER_COLUMNS}
-         FROM records r LEFT JOIN asks a ON r.shared != 0 AND a.id = r.ask_id"
-    );
-    let mut terms = Vec::new();
-    let mut binds = Vec::new();
-    // The number of the parameter `v` is bound to.
-    fn bind(binds: &mut Vec<String>, v: &str) -> usize {
-        binds.push(v.to_string());
-        binds.len()
-    }
-    // The kind's index only when no session is given (the session's is better).
-    let kind = if f.session_id.is_some() {
-        "+r.kind ="
-    } else {
-        "r.kind ="
-    };
-    let compared: [(&Option<String>, &str); 5] = [
-        (&f.kind, kind),
-        (&f.session_id, "r.session_id ="),
-        (&f.outcome, "+r.outcome ="),
-        (&f.since, "r.settled_at >="),
-        (&f.until, "r.settled_at <"),
-    ];
-    for (value, term) in compared {
-        if let Some(v) = value {
-            let n = bind(&mut binds, v);
-            terms.push(format!("{term} ?{n}"));
-        }
-    }
-    if let Some(after) = &f.after {
-        let n = bind(&mut binds, after);
-        terms.push(format!(
-            "(r.settled_at, r.rowid) < (SELECT c.settled_at, c.rowid FROM records c WHERE c.ask_id = ?{n})"
-        ));
-    }
-    if let Some(text) = &f.text {
-        // LIKE is ASCII case-insensitive and, unlike `instr(lower(…))`, copies nothing: a
-        // text no record holds walks 100k records in about 0.4 s (measured, release SQLite).
-        let mut pattern = String::from("%");
-        for c in text.chars() {
-            if matches!(c, '%' | '_' | '\\') {
-                pattern.push('\\');
-            }
-            pattern.push(c);
-        }
-        pattern.push('%');
-        let n = bind(&mut binds, &pattern);
-        // The members kept once live in the ask's row: search them there too.
-        terms.push(format!(
-            "(r.record LIKE ?{n} ESCAPE '\\' OR a.title LIKE ?{n} ESCAPE '\\'
-              OR a.payload LIKE ?{n} ESCAPE '\\' OR a.result LIKE ?{n} ESCAPE '\\')"
-        ));
-    }
-    finish_list(
-        &mut sql,
-        &terms,
-        "r.settled_at DESC, r.rowid DESC",
-        binds.len(),
-    );
-    (sql, binds)
-}
-
-/// A list query's tail: the WHERE of the filters given (none → no WHERE, so the ordering
-/// index is walked), the order, and the limit bound after the filters' values.
-fn finish_list(sql: &mut String, terms: &[String], order: &str, binds: usize) {
-    if !terms.is_empty() {
-        sql.push_str(" WHERE ");
-        sql.push_str(&terms.join(" AND "));
-    }
-    sql.push_str(&format!(" ORDER BY {order} LIMIT ?{}", binds + 1));
-}
-
 fn new_id() -> String {
     // Time-ordered and unguessable enough for a local id; the daemon supplies ask ids.
     let nanos = std::time::SystemTime::now()
@@ -732,46 +580,6 @@ impl Backend for SqliteStore {
         new_id()
     }
 
-    fn asks<'a>(&'a self, f: &'a AskFilter) -> BoxFuture<'a, StoreResult<Vec<AskSummary>>> {
-        Box::pin(async move {
-            let (sql, binds) = asks_sql(f);
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for b in binds {
-                query = query.bind(b);
-            }
-            let rows = query
-                .bind(f.limit.map(i64::from).unwrap_or(-1))
-                .fetch_all(&self.read)
-                .await
-                .map_err(backend)?;
-            rows.iter()
-                .map(|r| {
-                    let state: String = r.try_get("state").map_err(backend)?;
-                    Ok(AskSummary {
-                        id: r.try_get("id").map_err(backend)?,
-                        session_id: r.try_get("session_id").map_err(backend)?,
-                        client: r.try_get("client").map_err(backend)?,
-                        workspace: r.try_get("workspace").map_err(backend)?,
-                        kind: r.try_get("kind").map_err(backend)?,
-                        title: r.try_get("title").map_err(backend)?,
-                        state: AskState::parse(&state).unwrap_or(AskState::Pending),
-                        outcome: r.try_get("outcome").map_err(backend)?,
-                        created_at: r.try_get("created_at").map_err(backend)?,
-                        settled_at: r.try_get("settled_at").map_err(backend)?,
-                        awaited: r.try_get::<i64, _>("awaited").map_err(backend)? != 0,
-                        banked: r.try_get::<i64, _>("banked").map_err(backend)?.max(0) as u64,
-                        claim: r
-                            .try_get::<Option<String>, _>("claim")
-                            .map_err(backend)?
-                            .as_deref()
-                            .map(parse_json)
-                            .transpose()?,
-                    })
-                })
-                .collect()
-        })
-    }
-
     fn ask_payloads<'a>(
         &'a self,
         ids: &'a [String],
@@ -797,102 +605,6 @@ impl Backend for SqliteStore {
                 }
             }
             Ok(out)
-        })
-    }
-
-    fn records<'a>(&'a self, f: &'a RecordFilter) -> BoxFuture<'a, StoreResult<Vec<Record>>> {
-        Box::pin(async move {
-            let (sql, binds) = records_sql(f);
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for b in binds {
-                query = query.bind(b);
-            }
-            let rows = query
-                .bind(f.limit.map(i64::from).unwrap_or(-1))
-                .fetch_all(&self.read)
-                .await
-                .map_err(backend)?;
-            rows.iter()
-                .map(|r| {
-                    let record: String = r.try_get("record").map_err(backend)?;
-                    let shared: i64 = r.try_get("shared").map_err(backend)?;
-                    let owner = OwnerRow::read(r, shared, true)?;
-                    let record = unpack(parse_json(&record)?, shared, &owner.owner())?;
-                    Ok(Record {
-                        ask_id: r.try_get("ask_id").map_err(backend)?,
-                        session_id: r.try_get("session_id").map_err(backend)?,
-                        kind: r.try_get("kind").map_err(backend)?,
-                        outcome: r.try_get("outcome").map_err(backend)?,
-                        created_at: r.try_get("created_at").map_err(backend)?,
-                        settled_at: r.try_get("settled_at").map_err(backend)?,
-                        record,
-                    })
-                })
-                .collect()
-        })
-    }
-
-    fn events_after(&self, after: i64, limit: u32) -> BoxFuture<'_, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(events_after_sql()))
-                .bind(after)
-                .bind(i64::from(limit))
-                .fetch_all(&self.read)
-                .await
-                .map_err(backend)?;
-            rows.iter().map(event_from_row).collect()
-        })
-    }
-
-    fn session_events<'a>(&'a self, session_id: &'a str) -> BoxFuture<'a, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(session_events_sql()))
-                .bind(session_id)
-                .fetch_all(&self.read)
-                .await
-                .map_err(backend)?;
-            rows.iter().map(event_from_row).collect()
-        })
-    }
-
-    fn session_events_after<'a>(
-        &'a self,
-        session_id: &'a str,
-        after: i64,
-        limit: u32,
-    ) -> BoxFuture<'a, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            // Plan: SEARCH events USING INDEX events_by_session (session_id=? AND seq>?) — the
-            // rows after the checkpoint only, already in seq order, the walk stopped by LIMIT.
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "{} WHERE e.session_id = ?1 AND e.seq > ?2 ORDER BY e.seq LIMIT ?3",
-                event_select()
-            )))
-            .bind(session_id)
-            .bind(after)
-            .bind(i64::from(limit))
-            .fetch_all(&self.read)
-            .await
-            .map_err(backend)?;
-            rows.iter().map(event_from_row).collect()
-        })
-    }
-
-    fn session_log<'a>(&'a self, session_id: &'a str) -> BoxFuture<'a, StoreResult<Vec<Event>>> {
-        Box::pin(async move {
-            // Plan: SEARCH events USING INDEX events_session_log (session_id=?) — the partial
-            // index holds only the events that are not an ask's (the WHERE repeats its terms).
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT e.seq, e.kind, e.payload, e.created_at, e.shared, {OWNER_COLUMNS}
-                 FROM events e INDEXED BY events_session_log
-                 LEFT JOIN asks a ON e.shared != 0 AND a.id = e.ask_id
-                 WHERE e.session_id = ?1 AND e.kind NOT LIKE 'ask.%' ORDER BY e.seq"
-            )))
-            .bind(session_id)
-            .fetch_all(&self.read)
-            .await
-            .map_err(backend)?;
-            rows.iter().map(event_from_row).collect()
         })
     }
 }
@@ -925,6 +637,8 @@ impl Upkeep for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Dialect;
+    use crate::lists::{asks_sql, events_after_sql, records_sql, session_events_sql};
 
     /// `EXPLAIN QUERY PLAN` of `sql` with its binds, one line per plan step.
     async fn plan(
@@ -984,7 +698,7 @@ mod tests {
                         kind: kind.clone(),
                         limit: Some(100),
                     };
-                    let (sql, binds) = asks_sql(&f);
+                    let (sql, binds) = asks_sql(&f, Dialect::Sqlite);
                     let p = plan(&store, &sql, &binds, Some(100)).await;
                     assert_indexed(&format!("asks {f:?}"), &p);
                     let index = match (state.is_some(), session.is_some(), kind.is_some()) {
@@ -1024,7 +738,7 @@ mod tests {
                             outcome: outcome.clone(),
                             ..extra
                         };
-                        let (sql, binds) = records_sql(&f);
+                        let (sql, binds) = records_sql(&f, Dialect::Sqlite);
                         let p = plan(&store, &sql, &binds, Some(-1)).await;
                         assert_indexed(&format!("records {f:?}"), &p);
                         let index = match (kind.is_some(), session.is_some()) {
@@ -1053,10 +767,16 @@ mod tests {
         .await;
         assert_indexed("count pending", &p);
         assert!(p[0].contains("asks_by_state (state=?)"), "{p:#?}");
-        let p = plan(&store, &session_events_sql(), &["s1".into()], None).await;
+        let p = plan(
+            &store,
+            &session_events_sql(Dialect::Sqlite),
+            &["s1".into()],
+            None,
+        )
+        .await;
         assert_indexed("session_events", &p);
         assert!(p[0].contains("events_by_session (session_id=?)"), "{p:#?}");
-        let p = plan(&store, &events_after_sql(), &[], None).await;
+        let p = plan(&store, &events_after_sql(Dialect::Sqlite), &[], None).await;
         assert_indexed("events_after", &p);
         assert!(p[0].contains("INTEGER PRIMARY KEY (rowid>?)"), "{p:#?}");
     }
