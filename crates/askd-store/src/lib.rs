@@ -3,8 +3,16 @@
 //!
 //! # Layout
 //! - [`model`] — the plain data the store takes and returns.
+//! - `shared` — the store's logic, written once for both backends: every store trait but
+//!   [`LockStore`] and [`Upkeep`] as a blanket impl over a backend's `Backend` (where its
+//!   jobs run: SQLite's writer task, a PostgreSQL transaction under the write lock).
+//! - `lists` — the list reads (asks, records, events), written once with each dialect's
+//!   hints.
+//! - `db` — the per-dialect layer: one connection of either backend, its binds and rows,
+//!   and the few statements that differ (`db::sqlite`: SQLite's stored-once members and
+//!   interned texts; `db::pg`: the event append with its notification).
 //! - [`sqlite`] — the embedded SQLite backend (WAL, `synchronous=FULL`, foreign keys,
-//!   embedded migrations run at open).
+//!   embedded migrations run at open; one writer task group-commits).
 //! - [`pg`] — the PostgreSQL backend (team mode: several daemons on one database; writes
 //!   serialised by an advisory lock so events commit in seq order, each event notified on
 //!   `askd_events`).
@@ -22,6 +30,12 @@
 //!   checkpoint ([`AlignmentStore::save_alignment_checkpoint`]): derived data, not history.
 //! - The store knows nothing about survey rules: callers validate with `askd-core` first and
 //!   pass JSON the store keeps verbatim.
+//! - The store holds no domain rules: which settles deliver their result as they settle
+//!   ([`Settlement::delivered`]) and which creates return an undelivered result
+//!   ([`NewAsk::return_undelivered`]) are the caller's decisions; it knows no outcome or kind
+//!   names.
+//! - Each rule is written once: the backends differ only in where a job runs, their
+//!   migrations and machinery, and the statements `db` keeps per dialect.
 
 mod db;
 mod lists;

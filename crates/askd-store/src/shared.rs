@@ -1,14 +1,16 @@
 //! The store's logic, written once over [`crate::db`]: create (re-attach, supersession,
 //! seeding), settle once, bank, autosave, claim, delivery, sessions, settings, alignment
-//! checkpoints and drafts. A backend implements [`Backend`] — where a job runs (SQLite's
-//! writer task; a PostgreSQL transaction under the write lock) and the few reads whose SQL is
-//! its own (lists, records, the event reads) — and gets every store trait but its locks and
-//! upkeep from the blanket impls here.
+//! checkpoints and drafts; the list reads are [`crate::lists`]'s. A backend implements
+//! [`Backend`] — where a job runs (SQLite's writer task; a PostgreSQL transaction under the
+//! write lock) and `ask_payloads`, whose strategy is its own — and gets every store trait but
+//! its locks and upkeep from the blanket impls here.
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::db::{BoxFuture, Db, Job, Row, args, job, to_text};
+use crate::db::{
+    BoxFuture, CREATED_SHARES, Db, Job, Owner, Row, SETTLED_SHARES, args, job, to_text,
+};
 use crate::lists;
 use crate::model::*;
 use crate::{
@@ -33,63 +35,6 @@ pub(crate) trait Backend: Send + Sync + 'static {
         &'a self,
         ids: &'a [String],
     ) -> BoxFuture<'a, StoreResult<Vec<(String, String, Value)>>>;
-}
-
-/// Members of an event or a record that are its ask's own (SQLite keeps them once, on the
-/// ask: `crate::sqlite`'s `pack`). The members of a record that may be the ask's own.
-pub(crate) const RECORD_SHARES: &[&str] = &[
-    "spec",
-    "answers",
-    "skipped",
-    "askId",
-    "session",
-    "kind",
-    "outcome",
-    "createdAt",
-    "settledAt",
-];
-/// The members of `ask.settled` that may be the ask's own.
-pub(crate) const SETTLED_SHARES: &[&str] = &[
-    "answers",
-    "path",
-    "skipped",
-    "ask_id",
-    "session",
-    "kind",
-    "outcome",
-    "settledAt",
-];
-/// The members of `ask.created` that may be the ask's own.
-pub(crate) const CREATED_SHARES: &[&str] = &["ask_id", "session", "kind", "createdAt", "title"];
-
-/// The ask a record or an event belongs to, as far as its shared members need it.
-#[derive(Default)]
-pub(crate) struct Owner<'a> {
-    /// The payload's JSON text as stored.
-    pub payload: Option<&'a str>,
-    pub result: Option<&'a Value>,
-    pub id: Option<&'a str>,
-    pub session_id: Option<&'a str>,
-    pub kind: Option<&'a str>,
-    pub title: Option<&'a str>,
-    pub outcome: Option<&'a str>,
-    pub created_at: Option<&'a str>,
-    pub settled_at: Option<&'a str>,
-}
-
-impl Owner<'_> {
-    pub fn column(&self, name: &str) -> Option<&str> {
-        match name {
-            "id" => self.id,
-            "session_id" => self.session_id,
-            "kind" => self.kind,
-            "title" => self.title,
-            "outcome" => self.outcome,
-            "created_at" => self.created_at,
-            "settled_at" => self.settled_at,
-            _ => None,
-        }
-    }
 }
 
 // ---- sessions ----------------------------------------------------------------------------

@@ -16,8 +16,10 @@ use sqlx::sqlite::{SqliteConnection, SqliteRow};
 use sqlx::{Decode, Postgres, Row as _, Sqlite, Type};
 
 use crate::model::{Event, Settlement};
-use crate::shared::{Owner, RECORD_SHARES};
-use crate::{StoreError, StoreResult, pg, sqlite};
+use crate::{StoreError, StoreResult};
+
+pub(crate) mod pg;
+pub(crate) mod sqlite;
 
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -95,6 +97,63 @@ macro_rules! args {
     ($($v:expr),* $(,)?) => { &[$($crate::db::Arg::from($v)),*][..] };
 }
 pub(crate) use args;
+
+/// Members of an event or a record that are its ask's own (SQLite keeps them once, on the
+/// ask: [`sqlite`]'s `pack`). The members of a record that may be the ask's own.
+pub(crate) const RECORD_SHARES: &[&str] = &[
+    "spec",
+    "answers",
+    "skipped",
+    "askId",
+    "session",
+    "kind",
+    "outcome",
+    "createdAt",
+    "settledAt",
+];
+/// The members of `ask.settled` that may be the ask's own.
+pub(crate) const SETTLED_SHARES: &[&str] = &[
+    "answers",
+    "path",
+    "skipped",
+    "ask_id",
+    "session",
+    "kind",
+    "outcome",
+    "settledAt",
+];
+/// The members of `ask.created` that may be the ask's own.
+pub(crate) const CREATED_SHARES: &[&str] = &["ask_id", "session", "kind", "createdAt", "title"];
+
+/// The ask a record or an event belongs to, as far as its shared members need it.
+#[derive(Default)]
+pub(crate) struct Owner<'a> {
+    /// The payload's JSON text as stored.
+    pub payload: Option<&'a str>,
+    pub result: Option<&'a Value>,
+    pub id: Option<&'a str>,
+    pub session_id: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    pub title: Option<&'a str>,
+    pub outcome: Option<&'a str>,
+    pub created_at: Option<&'a str>,
+    pub settled_at: Option<&'a str>,
+}
+
+impl Owner<'_> {
+    pub fn column(&self, name: &str) -> Option<&str> {
+        match name {
+            "id" => self.id,
+            "session_id" => self.session_id,
+            "kind" => self.kind,
+            "title" => self.title,
+            "outcome" => self.outcome,
+            "created_at" => self.created_at,
+            "settled_at" => self.settled_at,
+            _ => None,
+        }
+    }
+}
 
 /// A row either backend read.
 pub(crate) enum Row {
