@@ -173,7 +173,7 @@ async fn commit(tx: Transaction<'static, Postgres>) -> StoreResult<()> {
 /// Events committed on the database, by any daemon, as their seqs arrive on [`CHANNEL`].
 ///
 /// The seqs are hints: a reader reads the events themselves from the store by seq
-/// ([`EventStore::events_after`]), which also covers what a lost connection missed.
+/// ([`crate::EventStore::events_after`]), which also covers what a lost connection missed.
 pub struct PgEvents {
     options: PgConnectOptions,
     listener: Option<PgListener>,
