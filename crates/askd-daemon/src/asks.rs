@@ -194,6 +194,14 @@ impl Daemon {
     }
 }
 
+/// Whether an agent's repeat of an identical ask of `kind` gets the earlier ask back while
+/// its result is undelivered (clients.md §2.5; [`askd_store::NewAsk::return_undelivered`]):
+/// the kinds an agent call waits on. Drift cards re-attach by their own key.
+pub fn returns_undelivered(kind: askd_core::AskKind) -> bool {
+    use askd_core::AskKind;
+    matches!(kind, AskKind::Questions | AskKind::Survey | AskKind::Review)
+}
+
 /// Names who makes this settle (`answered_by`: `{kind, id, name}`,
 /// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
 /// an agent token (an answer given in the agent's client form — the daemon cannot tell it

@@ -3,7 +3,7 @@
 //!
 //! The store notifies every committed event's seq on `askd_events` (`askd_store::pg`); the
 //! follower listens, and on each seq past its cursor reads the events after the cursor from
-//! the store ([`askd_store::Store::events_after`], seq order = commit order there) and hands
+//! the store ([`askd_store::EventStore::events_after`], seq order = commit order there) and hands
 //! them to [`crate::hub::Hub::publish_followed`], which skips this daemon's own. So a settle
 //! on daemon A wakes a waiter on daemon B, and B's event streams carry A's events.
 //!

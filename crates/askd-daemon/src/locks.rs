@@ -52,7 +52,7 @@ pub struct Locks {
     pairing: KeyLock,
 }
 
-/// Holds `local`, then the database's lock `key` ([`Store::hold`]).
+/// Holds `local`, then the database's lock `key` ([`LockStore::hold`]).
 async fn both(local: KeyLock, store: &dyn Store, key: &str) -> StoreResult<Held> {
     let local = local.lock_owned().await;
     let shared = store.hold(key).await?;
@@ -72,7 +72,7 @@ fn entry(map: &KeyLocks, key: &str) -> KeyLock {
 
 impl Locks {
     /// Waits for and holds the lock of `session`'s alignment writes: this daemon's, then the
-    /// database's ([`Store::hold`]: other daemons on a shared database wait too).
+    /// database's ([`LockStore::hold`]: other daemons on a shared database wait too).
     pub async fn session(&self, store: &dyn Store, session: &str) -> StoreResult<Held> {
         let lock = {
             let mut map = self.sessions.lock().unwrap_or_else(|p| p.into_inner());

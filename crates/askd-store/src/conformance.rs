@@ -22,6 +22,7 @@ macro_rules! conformance_tests {
             identical_pending_payload_reattaches,
             reattach_is_per_session_and_kind_and_ends_at_settle,
             undelivered_result_is_returned_to_an_identical_repeat,
+            withdrawn_ask_is_not_returned_to_an_identical_repeat,
             create_in_unknown_session_is_refused,
             bank_is_durable_ordered_and_locked,
             bank_and_autosave_need_a_pending_ask,
@@ -95,6 +96,8 @@ fn settlement(outcome: &str) -> Settlement {
         result: json!({"outcome": outcome, "answers": [{"id": "q1"}], "path": ["q1"]}),
         record: json!({"v": 1, "outcome": outcome}),
         expect_banked: None,
+        // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
+        delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }
 }
 
@@ -293,6 +296,54 @@ pub async fn undelivered_result_is_returned_to_an_identical_repeat(store: Arc<dy
         !store.mark_delivered("nope").await.unwrap(),
         "an unknown id changes nothing"
     );
+}
+
+/// `withdraw_ask`: an ask settled `aborted` and delivered as it settles (its call returned
+/// the result itself) is not handed to an identical repeat — the repeat is a new ask. The
+/// store follows the caller's decision, not the outcome's name: the same outcome settled
+/// undelivered is returned.
+pub async fn withdrawn_ask_is_not_returned_to_an_identical_repeat(store: Arc<dyn Store>) {
+    let new_ask = |id: &str, session: &str, payload: Value| NewAsk {
+        return_undelivered: true,
+        ..new_ask(id, session, payload)
+    };
+    let s = store.open_session(session("c")).await.unwrap();
+    let payload = json!({"entry": "w"});
+    store
+        .create_ask(new_ask("w1", &s.id, payload.clone()))
+        .await
+        .unwrap();
+    let withdrawn = Settlement {
+        delivered: true,
+        ..settlement("aborted")
+    };
+    store.settle("w1", &withdrawn).await.unwrap();
+    let w1 = store.ask("w1").await.unwrap().unwrap();
+    assert_eq!(
+        w1.delivered_at.as_deref(),
+        Some(withdrawn.settled_at.as_str())
+    );
+    let repeat = store
+        .create_ask(new_ask("w2", &s.id, payload))
+        .await
+        .unwrap();
+    assert!(repeat.created, "a withdrawn ask is not returned");
+    assert_eq!(repeat.ask.id, "w2");
+    assert_eq!(repeat.ask.state, AskState::Pending);
+    // Undelivered by decision, whatever the outcome: returned.
+    let other = json!({"entry": "u"});
+    store
+        .create_ask(new_ask("u1", &s.id, other.clone()))
+        .await
+        .unwrap();
+    let undelivered = Settlement {
+        delivered: false,
+        ..settlement("aborted")
+    };
+    store.settle("u1", &undelivered).await.unwrap();
+    let again = store.create_ask(new_ask("u2", &s.id, other)).await.unwrap();
+    assert!(!again.created);
+    assert_eq!(again.ask.id, "u1");
 }
 
 pub async fn create_in_unknown_session_is_refused(store: Arc<dyn Store>) {

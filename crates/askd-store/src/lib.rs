@@ -3,8 +3,16 @@
 //!
 //! # Layout
 //! - [`model`] — the plain data the store takes and returns.
+//! - `shared` — the store's logic, written once for both backends: every store trait but
+//!   [`LockStore`] and [`Upkeep`] as a blanket impl over a backend's `Backend` (where its
+//!   jobs run: SQLite's writer task, a PostgreSQL transaction under the write lock).
+//! - `lists` — the list reads (asks, records, events), written once with each dialect's
+//!   hints.
+//! - `db` — the per-dialect layer: one connection of either backend, its binds and rows,
+//!   and the few statements that differ (`db::sqlite`: SQLite's stored-once members and
+//!   interned texts; `db::pg`: the event append with its notification).
 //! - [`sqlite`] — the embedded SQLite backend (WAL, `synchronous=FULL`, foreign keys,
-//!   embedded migrations run at open).
+//!   embedded migrations run at open; one writer task group-commits).
 //! - [`pg`] — the PostgreSQL backend (team mode: several daemons on one database; writes
 //!   serialised by an advisory lock so events commit in seq order, each event notified on
 //!   `askd_events`).
@@ -15,16 +23,25 @@
 //! # Invariants
 //! - Only this crate knows SQL. Callers see [`Store`] and the [`model`] types.
 //! - Write-ahead: every mutation is committed (fsynced) before its method returns.
-//! - Settle once: [`Store::settle`] is a compare-and-set on the pending state; the loser gets
+//! - Settle once: [`AskStore::settle`] is a compare-and-set on the pending state; the loser gets
 //!   [`StoreError::NotPending`], and nothing changes.
 //! - Every mutation appends its event(s) in the same transaction, so the event log replays
 //!   exactly what happened, in commit order. The one write without an event is an alignment
-//!   checkpoint ([`Store::save_alignment_checkpoint`]): derived data, not history.
+//!   checkpoint ([`AlignmentStore::save_alignment_checkpoint`]): derived data, not history.
 //! - The store knows nothing about survey rules: callers validate with `askd-core` first and
 //!   pass JSON the store keeps verbatim.
+//! - The store holds no domain rules: which settles deliver their result as they settle
+//!   ([`Settlement::delivered`]) and which creates return an undelivered result
+//!   ([`NewAsk::return_undelivered`]) are the caller's decisions; it knows no outcome or kind
+//!   names.
+//! - Each rule is written once: the backends differ only in where a job runs, their
+//!   migrations and machinery, and the statements `db` keeps per dialect.
 
+mod db;
+mod lists;
 pub mod model;
 pub mod pg;
+mod shared;
 pub mod sqlite;
 
 #[cfg(feature = "conformance")]
@@ -84,7 +101,7 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// A lock held across daemons ([`Store::hold`]): released when dropped.
+/// A lock held across daemons ([`LockStore::hold`]): released when dropped.
 #[async_trait]
 pub trait Held: Send + Sync {
     /// Whether the lock is still held: `false` once the connection that holds it is gone
@@ -95,16 +112,52 @@ pub trait Held: Send + Sync {
     }
 }
 
-/// The one store interface. Both backends (SQLite now, PostgreSQL for team mode) implement
-/// it and pass [`conformance`].
+/// The one store interface, as the union of its concerns. Both backends (SQLite, PostgreSQL
+/// for team mode) implement every part and pass [`conformance`]; any type that implements
+/// them all is a `Store`, so callers keep one `Arc<dyn Store>` and import the part whose
+/// methods they call.
+pub trait Store:
+    SessionStore
+    + AskStore
+    + EventStore
+    + SettingsStore
+    + AlignmentStore
+    + DraftStore
+    + LockStore
+    + Upkeep
+    + 'static
+{
+}
+
+impl<T> Store for T where
+    T: SessionStore
+        + AskStore
+        + EventStore
+        + SettingsStore
+        + AlignmentStore
+        + DraftStore
+        + LockStore
+        + Upkeep
+        + 'static
+{
+}
+
+/// Sessions: an agent's connection, continued by id.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait SessionStore: Send + Sync {
     /// Creates a session, or returns the existing one when `id` names one (an agent
     /// continuing an earlier session).
     async fn open_session(&self, session: NewSession) -> StoreResult<Session>;
-    async fn session(&self, id: &str) -> StoreResult<Option<Session>>;
-    async fn sessions(&self) -> StoreResult<Vec<Session>>;
 
+    async fn session(&self, id: &str) -> StoreResult<Option<Session>>;
+
+    async fn sessions(&self) -> StoreResult<Vec<Session>>;
+}
+
+/// Asks: create (with re-attach and supersession), bank, autosave, claim, settle once, delivery,
+/// and the settled records.
+#[async_trait]
+pub trait AskStore: Send + Sync {
     /// Creates a pending ask, atomically with its `ask.created` event, its seeded banked
     /// answers and autosave, and the supersession of the ask it replaces (when that one is
     /// still pending in the same session). When the session already has a pending ask of
@@ -113,36 +166,45 @@ pub trait Store: Send + Sync + 'static {
     async fn create_ask(&self, ask: NewAsk) -> StoreResult<Created> {
         self.create_ask_with(ask, &[]).await
     }
-    /// [`Store::create_ask`], with `follow` session events appended after `ask.created` in
+
+    /// [`AskStore::create_ask`], with `follow` session events appended after `ask.created` in
     /// the same transaction (a drift card and its `alignment.drift_reported`). On re-attach
     /// nothing is written, `follow` included.
     async fn create_ask_with(&self, ask: NewAsk, follow: &[FollowEvent]) -> StoreResult<Created>;
+
     async fn ask(&self, id: &str) -> StoreResult<Option<Ask>>;
+
     async fn asks(&self, filter: &AskFilter) -> StoreResult<Vec<AskSummary>>;
+
     /// `(id, kind, payload)` of each of these asks that exists, in any order: what a reader
     /// of many asks' questions (the alignment fold) needs, without their results or banked
     /// entries, in a query per few hundred ids instead of one per ask.
     async fn ask_payloads(&self, ids: &[String]) -> StoreResult<Vec<(String, String, Value)>>;
+
     /// Counts asks by state, for health and doctor.
     async fn count_asks(&self, state: Option<AskState>) -> StoreResult<u64>;
 
     /// Commits banked answers (write-ahead) and emits `ask.banked`. A question already
     /// banked is a [`StoreError::Conflict`]: callers filter identical re-banks first.
     async fn bank(&self, ask_id: &str, entries: &[NewBanked]) -> StoreResult<Banked>;
+
     /// Replaces the ask's autosave (last writer wins), bumps its revision and emits
     /// `ask.autosaved`.
     async fn autosave(&self, ask_id: &str, autosave: &serde_json::Value) -> StoreResult<Autosaved>;
+
     /// Sets who is on a pending ask (team mode's claim: `{id, name, at}` of a member), or
     /// clears it with `None`, and emits `ask.claimed` `{ask_id, claim}`. The last claim
     /// wins; a settled ask is [`StoreError::NotPending`].
     async fn claim(&self, ask_id: &str, claim: Option<&serde_json::Value>) -> StoreResult<Event>;
+
     /// Settles a pending ask exactly once, writing its record and `ask.settled` in the same
     /// transaction.
     async fn settle(&self, ask_id: &str, settlement: &Settlement) -> StoreResult<Event> {
         let mut events = self.settle_with(ask_id, settlement, &[]).await?;
         Ok(events.remove(0))
     }
-    /// [`Store::settle`], with `follow` session events appended after `ask.settled` in the
+
+    /// [`AskStore::settle`], with `follow` session events appended after `ask.settled` in the
     /// same transaction (a drift decision with its card's settle). Returns `ask.settled`
     /// first, then the follow events.
     async fn settle_with(
@@ -151,13 +213,23 @@ pub trait Store: Send + Sync + 'static {
         settlement: &Settlement,
         follow: &[FollowEvent],
     ) -> StoreResult<Vec<Event>>;
+
     /// Records that an agent call got the settled ask's result (clients.md §2.5); `false`
     /// when it was already delivered or the ask is not settled. Until then, an identical
     /// create in the same session returns this ask instead of a new one.
     async fn mark_delivered(&self, ask_id: &str) -> StoreResult<bool>;
+
     /// Marks whether an agent is still waiting on the ask (an MCP cancellation clears it).
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()>;
 
+    /// Settled records, newest first.
+    async fn records(&self, filter: &RecordFilter) -> StoreResult<Vec<Record>>;
+}
+
+/// The event log: every mutation's events, in commit order, and the session events that
+/// belong to no ask.
+#[async_trait]
+pub trait EventStore: Send + Sync {
     /// Appends one session event that belongs to no ask (the alignment events of
     /// `alignment.md` §4.4): `payload` gets `session` set to `session_id`. An unknown session
     /// is [`StoreError::UnknownSession`], and nothing is written.
@@ -167,19 +239,13 @@ pub trait Store: Send + Sync + 'static {
         kind: &str,
         payload: Value,
     ) -> StoreResult<Event>;
-    /// The saved settings (`review.md` §7.3): key → JSON value, only the keys a user saved.
-    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>>;
-    /// Saves `set` (insert or replace) and removes `remove` in one transaction, with one
-    /// `settings.updated` event `{set: [keys], removed: [keys]}`; returns the event.
-    async fn save_settings(
-        &self,
-        set: &serde_json::Map<String, Value>,
-        remove: &[String],
-    ) -> StoreResult<Event>;
+
     /// Events with a sequence number above `after`, oldest first, at most `limit`.
     async fn events_after(&self, after: i64, limit: u32) -> StoreResult<Vec<Event>>;
+
     /// One session's events — those whose payload names it in `session` — oldest first.
     async fn session_events(&self, session_id: &str) -> StoreResult<Vec<Event>>;
+
     /// One session's events with a sequence number above `after`, oldest first, at most
     /// `limit` (the events a fold resumed from a checkpoint at `after` still has to apply, a
     /// bounded batch at a time).
@@ -189,16 +255,40 @@ pub trait Store: Send + Sync + 'static {
         after: i64,
         limit: u32,
     ) -> StoreResult<Vec<Event>>;
+
     /// One session's events other than its asks' (`ask.*`): its alignment and connection
     /// log, oldest first, without reading the ask events.
     async fn session_log(&self, session_id: &str) -> StoreResult<Vec<Event>>;
 
+    /// The highest event sequence number (0 when there is none).
+    async fn last_event(&self) -> StoreResult<i64>;
+}
+
+/// The saved settings (`review.md` §7.3).
+#[async_trait]
+pub trait SettingsStore: Send + Sync {
+    /// The saved settings (`review.md` §7.3): key → JSON value, only the keys a user saved.
+    async fn settings(&self) -> StoreResult<serde_json::Map<String, Value>>;
+
+    /// Saves `set` (insert or replace) and removes `remove` in one transaction, with one
+    /// `settings.updated` event `{set: [keys], removed: [keys]}`; returns the event.
+    async fn save_settings(
+        &self,
+        set: &serde_json::Map<String, Value>,
+        remove: &[String],
+    ) -> StoreResult<Event>;
+}
+
+/// Alignment checkpoints and their kept decisions (derived data: not history).
+#[async_trait]
+pub trait AlignmentStore: Send + Sync {
     /// The session's alignment checkpoint, if one was saved. Checkpoints are derived data:
     /// a missing or older one only means more events to fold.
     async fn alignment_checkpoint(
         &self,
         session_id: &str,
     ) -> StoreResult<Option<AlignmentCheckpoint>>;
+
     /// Saves the session's checkpoint and its decisions in one transaction, unless the stored
     /// checkpoint is at the same or a later seq (then nothing changes and it returns `false`).
     /// `decisions` are the checkpoint's decisions from the first one's `idx` on, in order:
@@ -211,6 +301,7 @@ pub trait Store: Send + Sync + 'static {
         checkpoint: &AlignmentCheckpoint,
         decisions: &[CheckpointDecision],
     ) -> StoreResult<bool>;
+
     /// The session's kept decisions with `from <= idx < below`, in order (a page of them:
     /// the cost is the page's, not the session's).
     async fn alignment_decisions(
@@ -219,6 +310,7 @@ pub trait Store: Send + Sync + 'static {
         from: u64,
         below: u64,
     ) -> StoreResult<Vec<Value>>;
+
     /// The first kept decision (lowest `idx` below `below`) with this `key` that is not of
     /// the ask `not_ask`.
     async fn alignment_decision(
@@ -228,30 +320,40 @@ pub trait Store: Send + Sync + 'static {
         not_ask: &str,
         below: u64,
     ) -> StoreResult<Option<Value>>;
-    /// The highest event sequence number (0 when there is none).
-    async fn last_event(&self) -> StoreResult<i64>;
-    /// Settled records, newest first.
-    async fn records(&self, filter: &RecordFilter) -> StoreResult<Vec<Record>>;
+}
 
+/// Builder drafts: their manifest rows, each session's active draft, and the launch.
+#[async_trait]
+pub trait DraftStore: Send + Sync {
     /// The manifest row of a builder draft.
     async fn draft(&self, slug: &str) -> StoreResult<Option<Draft>>;
+
     /// The draft whose latest launch is `ask_id`.
     async fn draft_by_ask(&self, ask_id: &str) -> StoreResult<Option<Draft>>;
+
     /// Every draft (of one session when given), most recently updated first.
     async fn drafts(&self, session_id: Option<&str>) -> StoreResult<Vec<Draft>>;
+
     /// The active draft of every session, as `(session, slug)`, ordered by session.
     async fn active_drafts(&self) -> StoreResult<Vec<(String, String)>>;
+
     /// The session's active draft.
     async fn active_draft(&self, session_id: &str) -> StoreResult<Option<String>>;
+
     /// Writes a draft's manifest row, its pointer change and its `draft.updated` event in
     /// one transaction; returns the event.
     async fn save_draft(&self, save: DraftSave) -> StoreResult<Option<Event>>;
-    /// Creates a survey ask exactly as [`Store::create_ask`] does (re-attach, supersession,
+
+    /// Creates a survey ask exactly as [`AskStore::create_ask`] does (re-attach, supersession,
     /// seeding) and, in the same transaction, links the draft to it: the row is written with
     /// status `launched` and the ask's id, and `draft.updated` (`event`, with `askId` set to
     /// that id) is appended after the ask's events.
     async fn launch_draft(&self, ask: NewAsk, draft: Draft, event: Value) -> StoreResult<Created>;
+}
 
+/// Locks held across daemons on one database.
+#[async_trait]
+pub trait LockStore: Send + Sync {
     /// Holds the lock named `key` for every process on this database until the returned
     /// guard drops, waiting for it when another holds it. A backend one daemon owns
     /// (SQLite: the data directory's lock admits one daemon, whose own in-process locks
@@ -262,9 +364,14 @@ pub trait Store: Send + Sync + 'static {
         let _ = key;
         Ok(None)
     }
+}
 
+/// The store's own upkeep: flushing and closing.
+#[async_trait]
+pub trait Upkeep: Send + Sync {
     /// Flushes the write-ahead log into the main database file (graceful shutdown).
     async fn checkpoint(&self) -> StoreResult<()>;
+
     /// Closes every connection.
     async fn close(&self);
 }

@@ -84,7 +84,8 @@ pub struct NewAsk {
     pub seed_autosave: Option<Value>,
     /// Whether an identical ask of the session that settled while no agent call waited (its
     /// result undelivered) is returned instead of a new ask: set for agent calls
-    /// (clients.md §2.5), not for plain API creates.
+    /// (clients.md §2.5), not for plain API creates. The caller decides which kinds it
+    /// applies to; the store looks whenever it is set.
     pub return_undelivered: bool,
 }
 
@@ -103,7 +104,7 @@ pub struct Supersede {
     pub settlement: Settlement,
 }
 
-/// The result of [`crate::Store::create_ask`].
+/// The result of [`crate::AskStore::create_ask`].
 #[derive(Debug, Clone)]
 pub struct Created {
     pub ask: Ask,
@@ -188,6 +189,12 @@ pub struct Settlement {
     /// answers — the ones the caller validated against — and is a
     /// [`crate::StoreError::Conflict`] otherwise (a bank landed in between).
     pub expect_banked: Option<usize>,
+    /// Whether the result counts as delivered as it settles (`delivered_at` = the settle
+    /// time): no agent call is owed it, so an identical repeat with
+    /// [`NewAsk::return_undelivered`] gets a new ask, not this one. The caller decides (the
+    /// daemon: an ask the agent ended itself, or one superseded); the store knows no
+    /// outcome names.
+    pub delivered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -186,7 +186,10 @@ mod tests {
         );
         assert_eq!(payload_questions(&json!({"items": []})), None);
     }
-    use askd_store::{NewAsk, NewSession, Settlement, SqliteStore, Store};
+    use askd_store::{
+        AlignmentStore, AskStore, EventStore, NewAsk, NewSession, SessionStore, Settlement,
+        SqliteStore, Upkeep,
+    };
 
     /// A session's folded state, read as a fresh daemon would.
     async fn state(store: &SqliteStore, session: &str) -> ApiResult<AlignmentState> {
@@ -231,6 +234,9 @@ mod tests {
                     result: json!({"outcome": outcome, "answers": [{"id": "q", "selected": [label]}]}),
                     record: json!({}),
                     expect_banked: None,
+                    // The outcomes these tests settle with (answered, cancelled) are never
+                    // delivered as they settle.
+                    delivered: false,
                 },
             )
             .await

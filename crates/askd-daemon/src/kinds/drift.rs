@@ -200,6 +200,7 @@ impl Daemon {
                         result,
                         settled_at,
                         expect_banked: None,
+                        delivered: Outcome::Superseded.delivered_on_settle(),
                     },
                 });
             }
@@ -298,6 +299,7 @@ impl Daemon {
             result,
             settled_at,
             expect_banked: None,
+            delivered: outcome.delivered_on_settle(),
         };
         crate::asks::stamp(&mut settlement);
         // The decision in the session's log names who answered too.

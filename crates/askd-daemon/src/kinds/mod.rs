@@ -93,13 +93,14 @@ impl Daemon {
             Some(s) => s.to_string(),
             None => self.default_session().await?,
         };
-        let mut new = match AskKind::parse(req.kind) {
-            Ok(AskKind::Survey) => self.new_survey(&session_id, req.args, req.replaces).await?,
-            Ok(AskKind::Review) => self.new_review(&session_id, &req.args).await?,
-            Ok(AskKind::Questions) => questions::new_ask(&session_id, &req.args)?,
-            Ok(AskKind::Drift) | Err(_) => return Err(unknown_kind(req.kind)),
+        let kind = AskKind::parse(req.kind).map_err(|_| unknown_kind(req.kind))?;
+        let mut new = match kind {
+            AskKind::Survey => self.new_survey(&session_id, req.args, req.replaces).await?,
+            AskKind::Review => self.new_review(&session_id, &req.args).await?,
+            AskKind::Questions => questions::new_ask(&session_id, &req.args)?,
+            AskKind::Drift => return Err(unknown_kind(req.kind)),
         };
-        new.return_undelivered = req.return_undelivered;
+        new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces
             .as_ref()
@@ -271,6 +272,7 @@ impl Daemon {
             record,
             settled_at,
             expect_banked: None,
+            delivered: outcome.delivered_on_settle(),
         };
         self.settle(kind, &ask, settlement).await
     }

@@ -122,6 +122,7 @@ pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         result,
         settled_at,
         expect_banked: None,
+        delivered: Outcome::Answered.delivered_on_settle(),
     })
 }
 

@@ -202,6 +202,7 @@ impl Daemon {
             record["autosave"] = ask.autosave.clone().unwrap_or(Value::Null);
         }
         let mut settlement = Settlement {
+            delivered: outcome.delivered_on_settle(),
             outcome: outcome.into(),
             result,
             record,

@@ -162,6 +162,7 @@ impl Daemon {
                     result,
                     settled_at,
                     expect_banked: None,
+                    delivered: Outcome::Superseded.delivered_on_settle(),
                 },
             });
         }
@@ -234,6 +235,7 @@ impl Daemon {
             // Validated against these banked answers: a bank landing in between
             // must not be contradicted by the settled result.
             expect_banked: Some(ask.banked.len()),
+            delivered: Outcome::Answered.delivered_on_settle(),
         })
     }
 
@@ -258,6 +260,7 @@ impl Daemon {
             settled_at,
             // Pre-flight is closed by the first bank, even one that lands right now.
             expect_banked: Some(0),
+            delivered: action.outcome().delivered_on_settle(),
         })
     }
 

@@ -467,7 +467,7 @@ async fn settings_saved_from_the_page_take_effect_at_once_and_survive_a_restart(
     let dir = s.stop().await;
     let db = dir.path().join("askd.db");
     let saved = {
-        use askd_store::Store;
+        use askd_store::{SettingsStore, Upkeep};
         let store = askd_store::SqliteStore::open(&db).await.unwrap();
         let saved = store.settings().await.unwrap();
         store.close().await;

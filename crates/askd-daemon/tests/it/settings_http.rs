@@ -161,7 +161,7 @@ async fn a_save_keeps_only_the_changed_key_and_never_writes_the_config_file() {
 
 /// The saved settings as the SQLite file holds them (the daemon stopped first).
 async fn saved_rows(db: &std::path::Path) -> serde_json::Map<String, Value> {
-    use askd_store::Store;
+    use askd_store::{SettingsStore, Upkeep};
     let store = askd_store::SqliteStore::open(db)
         .await
         .expect("open the database");

@@ -4,7 +4,8 @@
 //! checkpointed database file divided by 1,000. Run with `--nocapture` to see the figure
 //! and what each table and index holds.
 
-use askd_store::{NewAsk, NewSession, Settlement, SqliteStore, Store};
+use askd_store::{AskStore, SessionStore, Upkeep};
+use askd_store::{NewAsk, NewSession, Settlement, SqliteStore};
 use serde_json::json;
 
 const ASKS: usize = 1000;
@@ -62,6 +63,7 @@ async fn tiny_asks() -> (u64, Vec<(String, i64)>) {
                     result,
                     record,
                     expect_banked: None,
+                    delivered: false,
                 },
             )
             .await

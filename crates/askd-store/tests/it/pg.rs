@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askd_store::pg_test::{TestDatabase, cluster};
+use askd_store::{AskStore, EventStore, LockStore, SessionStore, Upkeep};
 use askd_store::{NewAsk, NewSession, PgStore, Settlement, Store, StoreError};
 use serde_json::json;
 
@@ -42,6 +43,8 @@ fn settlement(outcome: &str) -> Settlement {
         result: json!({"outcome": outcome}),
         record: json!({"outcome": outcome}),
         expect_banked: None,
+        // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
+        delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use askd_store::{AlignmentStore, AskStore, EventStore, SessionStore, Upkeep};
 use askd_store::{NewSession, SqliteStore, Store};
 
 /// A fresh store in its own temporary directory; the directory lives as long as the guard.

@@ -15,6 +15,7 @@ use askd_store::{
     ActivePointer, AskFilter, Draft, DraftProgress, DraftSave, FollowEvent, NewAsk, NewBanked,
     NewSession, RecordFilter, Settlement, SqliteStore, Store, Supersede,
 };
+use askd_store::{AskStore, DraftStore, EventStore, SessionStore, SettingsStore, Upkeep};
 use serde_json::{Value, json};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
@@ -47,6 +48,7 @@ fn answered(record_spec: &Value, answers: Value, at: &str) -> Settlement {
                        "answers": result["answers"], "skipped": result["skipped"], "surface": "page"}),
         result,
         expect_banked: None,
+        delivered: false,
     }
 }
 
@@ -57,6 +59,8 @@ fn ended(outcome: &str, spec: &Value, at: &str) -> Settlement {
         result: json!({"outcome": outcome, "message": format!("the ask was {outcome}")}),
         record: json!({"v": 1, "outcome": outcome, "spec": spec, "autosave": null}),
         expect_banked: None,
+        // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
+        delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }
 }
 
