@@ -5,6 +5,7 @@
 //! write lock) and `ask_payloads`, whose strategy is its own — and gets every store trait but
 //! its locks and upkeep from the blanket impls here.
 
+use askd_core::EventKind;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
@@ -250,7 +251,7 @@ pub(crate) async fn settle_in(db: &mut Db<'_>, ask_id: &str, s: &Settlement) -> 
         }
     }
     db.append_event(
-        "ask.settled",
+        EventKind::AskSettled.as_str(),
         Some(ask_id),
         payload,
         at,
@@ -383,7 +384,7 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
     };
     events.push(
         db.append_event(
-            "ask.created",
+            EventKind::AskCreated.as_str(),
             Some(&a.id),
             payload,
             &at,
@@ -433,7 +434,7 @@ async fn bank(db: &mut Db<'_>, ask_id: &str, entries: &[NewBanked]) -> StoreResu
         .collect();
     let event = db
         .append_event(
-            "ask.banked",
+            EventKind::AskBanked.as_str(),
             Some(ask_id),
             json!({"ask_id": ask_id, "banked": list}),
             &at,
@@ -459,7 +460,7 @@ async fn autosave(db: &mut Db<'_>, ask_id: &str, autosave: &Value) -> StoreResul
         .get("autosave_revision")?;
     let event = db
         .append_event(
-            "ask.autosaved",
+            EventKind::AskAutosaved.as_str(),
             Some(ask_id),
             json!({"ask_id": ask_id, "revision": revision, "savedAt": at}),
             &at,
@@ -482,7 +483,7 @@ async fn claim(db: &mut Db<'_>, ask_id: &str, claim: Option<&Value>) -> StoreRes
     .await?;
     let at = now();
     db.append_event(
-        "ask.claimed",
+        EventKind::AskClaimed.as_str(),
         Some(ask_id),
         json!({"ask_id": ask_id, "claim": claim}),
         &at,
@@ -612,8 +613,14 @@ async fn save_settings(
         "set": set.keys().collect::<Vec<_>>(),
         "removed": remove,
     });
-    db.append_event("settings.updated", None, payload, &at, None)
-        .await
+    db.append_event(
+        EventKind::SettingsUpdated.as_str(),
+        None,
+        payload,
+        &at,
+        None,
+    )
+    .await
 }
 
 // ---- alignment checkpoints ---------------------------------------------------------------
@@ -831,7 +838,7 @@ async fn save_draft_in(
         None => Ok(None),
         Some(payload) => db
             .append_event(
-                "draft.updated",
+                EventKind::DraftUpdated.as_str(),
                 d.ask_id.as_deref(),
                 payload,
                 &d.updated_at,
