@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use askd_core::Problem;
 use askd_core::record::RecordedAsk;
-use askd_store::{Ask, AskState, Event, NewSession, Session, Settlement};
+use askd_store::{Ask, AskState, Event, FollowEvent, NewSession, Session, Settlement, StoreError};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -93,15 +93,19 @@ impl Daemon {
             .ok_or_else(|| ApiError::not_found(&format!("ask {ask_id}")))
     }
 
-    /// Commits a settlement through the store's compare-and-set, naming the member who
-    /// made it ([`stamp`]); the event is returned for the caller to publish (with whatever
-    /// follows the settle).
-    pub async fn commit_settle(&self, ask: &Ask, settlement: &mut Settlement) -> ApiResult<Event> {
+    /// The one settle every kind goes through: names who makes it ([`stamp`]) and commits
+    /// it through the store's compare-and-set with the events that `follow` it in the same
+    /// transaction. The committed events are returned for the caller to publish (with
+    /// whatever else the settle set off); the store's error too, so each kind answers a lost
+    /// race (`NotPending`) in its own words.
+    pub async fn commit_settle(
+        &self,
+        ask_id: &str,
+        settlement: &mut Settlement,
+        follow: &[FollowEvent],
+    ) -> Result<Vec<Event>, StoreError> {
         stamp(settlement);
-        self.store
-            .settle(&ask.id, settlement)
-            .await
-            .map_err(|e| ApiError::store(e, &ask.id))
+        self.store.settle_with(ask_id, settlement, follow).await
     }
 
     /// Team mode: the calling member says they are on a pending ask ("Ana is on it"), or
@@ -206,8 +210,8 @@ pub fn returns_undelivered(kind: askd_core::AskKind) -> bool {
 /// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
 /// an agent token (an answer given in the agent's client form — the daemon cannot tell it
 /// from the model's own, so it is the agent's). Nothing for the install's token. Every
-/// settle goes through here before its commit.
-pub fn stamp(settlement: &mut Settlement) {
+/// settle goes through here ([`Daemon::commit_settle`]) before its commit.
+fn stamp(settlement: &mut Settlement) {
     let Some(m) = crate::fence::answered_by() else {
         return;
     };

@@ -301,7 +301,6 @@ impl Daemon {
             expect_banked: None,
             delivered: outcome.delivered_on_settle(),
         };
-        crate::asks::stamp(&mut settlement);
         // The decision in the session's log names who answered too.
         let mut payload = event.1;
         if let (Some(m), Some(o)) = (crate::fence::answered_by(), payload.as_object_mut()) {
@@ -311,7 +310,7 @@ impl Daemon {
             kind: event.0.into(),
             payload,
         }];
-        let events = match self.store.settle_with(&ask.id, &settlement, &follow).await {
+        let events = match self.commit_settle(&ask.id, &mut settlement, &follow).await {
             Ok(events) => events,
             // Another answer won: 409 with the decision that stands.
             Err(StoreError::NotPending) => {

@@ -288,8 +288,11 @@ impl Daemon {
         if kind == AskKind::Survey {
             return self.survey_settle(ask, settlement).await;
         }
-        let event = self.commit_settle(ask, &mut settlement).await?;
-        self.hub.publish([event]);
+        let events = self
+            .commit_settle(&ask.id, &mut settlement, &[])
+            .await
+            .map_err(|e| ApiError::store(e, &ask.id))?;
+        self.hub.publish(events);
         Ok(settlement.result)
     }
 

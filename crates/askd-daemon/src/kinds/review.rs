@@ -209,8 +209,7 @@ impl Daemon {
             settled_at,
             expect_banked: None,
         };
-        crate::asks::stamp(&mut settlement);
-        let event = match self.store.settle(&ask.id, &settlement).await {
+        let events = match self.commit_settle(&ask.id, &mut settlement, &[]).await {
             Ok(e) => e,
             Err(askd_store::StoreError::NotPending) => {
                 self.locks.review_settled(ask_id);
@@ -218,7 +217,7 @@ impl Daemon {
             }
             Err(e) => return Err(ApiError::store(e, ask_id)),
         };
-        self.hub.publish([event]);
+        self.hub.publish(events);
         self.locks.review_settled(ask_id);
         Ok(settlement.result)
     }

@@ -272,9 +272,12 @@ impl Daemon {
         ask: &Ask,
         mut settlement: Settlement,
     ) -> ApiResult<Value> {
-        let event = self.commit_settle(ask, &mut settlement).await?;
+        let events = self
+            .commit_settle(&ask.id, &mut settlement, &[])
+            .await
+            .map_err(|e| ApiError::store(e, &ask.id))?;
         let drafts = self.draft_on_settle(&ask.id, &settlement.outcome).await;
-        self.hub.publish(std::iter::once(event).chain(drafts));
+        self.hub.publish(events.into_iter().chain(drafts));
         self.workspace_copy(ask, &settlement).await;
         Ok(settlement.result)
     }
