@@ -532,10 +532,10 @@ fn review_form(spec: &ReviewSpec, lang: Lang, url: &str, problem: Option<&str>) 
         let field = match item.kind {
             ItemType::Confirm => {
                 json!({"type": "string", "title": title, "description": description,
-                "oneOf": titled(["pass", "fail", "pending"].iter().map(|v| (v.to_string(), l.confirm_label(v).to_string())).collect())})
+                "oneOf": titled(ItemType::Confirm.verdicts().iter().map(|v| (v.to_string(), l.confirm_label(v).to_string())).collect())})
             }
             ItemType::Bool => json!({"type": "string", "title": title, "description": description,
-                "oneOf": titled(["yes", "no"].iter().map(|v| (v.to_string(), l.bool_label(v).to_string())).collect())}),
+                "oneOf": titled(ItemType::Bool.verdicts().iter().map(|v| (v.to_string(), l.bool_label(v).to_string())).collect())}),
             ItemType::Choice => {
                 let options = titled(
                     item.options

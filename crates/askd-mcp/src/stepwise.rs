@@ -251,11 +251,11 @@ fn review_first(spec: &ReviewSpec, w: &Words) -> Value {
             };
         match item.kind {
             ItemType::Confirm => {
-                let opts = labelled(&["pass", "fail", "pending"], Lang::confirm_label);
+                let opts = labelled(ItemType::Confirm.verdicts(), Lang::confirm_label);
                 p.insert(key.clone(), choice(&title, &description, &opts));
             }
             ItemType::Bool => {
-                let opts = labelled(&["yes", "no"], Lang::bool_label);
+                let opts = labelled(ItemType::Bool.verdicts(), Lang::bool_label);
                 p.insert(key.clone(), choice(&title, &description, &opts));
             }
             ItemType::Choice if item.is_multi() => {

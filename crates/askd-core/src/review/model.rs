@@ -77,6 +77,17 @@ impl ItemType {
     pub fn parse(s: &str) -> Option<ItemType> {
         ItemType::ALL.into_iter().find(|t| t.as_str() == s)
     }
+
+    /// The fixed verdicts of this type, in the order every surface offers them (none for
+    /// choice, text and scale, whose verdicts are the item's own).
+    pub fn verdicts(self) -> &'static [&'static str] {
+        use crate::vocab::verdict::{CONFIRM, YES_NO};
+        match self {
+            ItemType::Confirm => CONFIRM,
+            ItemType::Bool => YES_NO,
+            _ => &[],
+        }
+    }
 }
 
 /// The review's language (§2.6): the core's one [`Lang`], re-exported here.

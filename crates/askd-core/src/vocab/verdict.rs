@@ -18,3 +18,13 @@ words! {
         No => "no",
     }
 }
+
+/// A confirm item's verdicts, in the order every surface offers them.
+pub const CONFIRM: &[&str] = &[
+    Confirm::Pass.as_str(),
+    Confirm::Fail.as_str(),
+    Confirm::Pending.as_str(),
+];
+
+/// A bool item's verdicts, in order.
+pub const YES_NO: &[&str] = &[YesNo::Yes.as_str(), YesNo::No.as_str()];
