@@ -2,7 +2,8 @@
 // build step. Links marked data-nav switch views without reloading; the event stream is
 // shared by both views. A render failure shows a crash card; the rest keeps working.
 import { ask as askApi, onReachability, me, onSignedOut, signedOutCode } from './api.js';
-import { h, icon, revealText, plainText, setDraftOwner } from './dom.js';
+import { h, icon, revealText, plainText } from './dom.js';
+import { setDraftOwner } from './autosave.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
 import './theme.js';

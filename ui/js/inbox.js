@@ -6,7 +6,8 @@
 // still open and answerable; Bring back undoes it) and Cancel (one `cancel` call per ask, after
 // a confirmation that says how many).
 import { api, ask as askApi, me } from './api.js';
-import { h, icon, duration, plainText, DRAFT_KEY, hasCopy } from './dom.js';
+import { h, icon, duration, plainText } from './dom.js';
+import { DRAFT_KEY, hasCopy } from './autosave.js';
 import { t, tn, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
 import { Builder } from './builder.js';
 

@@ -7,7 +7,8 @@
 // lazily for its settled page and a quick template's preview: a module the daemon already
 // serves, loaded only when needed, so the wizard's first load stays under its budget.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, displayLabel, setText, repeatNotice, Autosave } from './dom.js';
+import { h, icon, nextId, displayLabel, setText, repeatNotice } from './dom.js';
+import { Autosave } from './autosave.js';
 import { setSanitizedHtml } from './html.js';
 import { t, addStrings } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';

@@ -6,7 +6,8 @@
 // settled review shows the read-only result (verdicts, notes, counts). Agent text goes in as
 // text only; `rendered.items.{id}.detail` through html.js.
 import { api, ask as askApi } from './api.js';
-import { h, icon, nextId, plainText, Autosave } from './dom.js';
+import { h, icon, nextId, plainText } from './dom.js';
+import { Autosave } from './autosave.js';
 import { setSanitizedHtml } from './html.js';
 import { t, tn, addStrings } from './i18n.js';
 import { confirmDialog } from './dialog.js';

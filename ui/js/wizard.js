@@ -4,7 +4,8 @@
 // hidden and before any action); banked answers are locked; other tabs stay consistent
 // through the event stream.
 import { ask as askApi } from './api.js';
-import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice, Autosave } from './dom.js';
+import { h, icon, nextId, show, displayLabel, setText, plainText, repeatNotice } from './dom.js';
+import { Autosave } from './autosave.js';
 import { setSanitizedHtml } from './html.js';
 import { t } from './i18n.js';
 import { optionRows, closePanel } from './rows.js';

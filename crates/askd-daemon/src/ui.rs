@@ -71,6 +71,7 @@ const ASSETS: &[Asset] = assets![
     "app/main.js" => JS,
     "js/align.js" => JS,
     "js/app.js" => JS,
+    "js/autosave.js" => JS,
     "js/api.js" => JS,
     "js/builder.js" => JS,
     "js/diagram.js" => JS,

@@ -17,6 +17,7 @@ const MODULES: &[(&str, &str)] = &[
     ("app/main.js", include_str!("../../../ui/app/main.js")),
     ("app/api.js", include_str!("../../../ui/app/api.js")),
     ("js/align.js", include_str!("../../../ui/js/align.js")),
+    ("js/autosave.js", include_str!("../../../ui/js/autosave.js")),
     ("js/diagram.js", include_str!("../../../ui/js/diagram.js")),
     ("js/dialog.js", include_str!("../../../ui/js/dialog.js")),
     ("js/dom.js", include_str!("../../../ui/js/dom.js")),
