@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
@@ -210,7 +210,7 @@ fn module_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     edges
 }
 
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).expect("module dir") {
         let path = entry.expect("dir entry").path();

@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::tidy::workspace_root;
+
 const MAX_FILE_LINES: usize = 1200;
 const MAX_FN_LINES: usize = 150;
 
@@ -39,10 +41,6 @@ const OUTCOME_SPELLERS: &[(&str, &str)] = &[];
 /// crates run the one suite) and its throwaway PostgreSQL cluster (`pg_test.rs`).
 const TEST_MODULES: &[&str] = &["tests.rs", "scenarios.rs", "conformance.rs", "pg_test.rs"];
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// Every production Rust file: `crates/*/src/**/*.rs`, as (path from the root, text up to
 /// its test module).
 fn production_files() -> Vec<(String, String)> {
@@ -66,20 +64,15 @@ fn production_files() -> Vec<(String, String)> {
     out
 }
 
+/// The Rust files under `dir` but those that are test code as a whole ([`TEST_MODULES`]).
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("module dir") {
-        let path = entry.expect("dir entry").path();
-        if path.is_dir() {
-            out.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            if !TEST_MODULES.contains(&name.as_ref()) {
-                out.push(path);
-            }
-        }
-    }
-    out
+    super::tidy::rust_files(dir)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            !TEST_MODULES.contains(&name.as_ref())
+        })
+        .collect()
 }
 
 /// The text before the file's `#[cfg(test)]` test module (the whole text without one).
