@@ -24,7 +24,7 @@ use crate::error::ApiResult;
 use crate::hub::Hub;
 use crate::locks::Locks;
 use crate::notify;
-use crate::settings::Live;
+use crate::settings::LiveLimits;
 
 /// What `askd serve` runs with: the configuration as the daemon uses it, derived from
 /// [`Config`] by [`Settings::from_config`] (the one place a configuration key becomes a
@@ -192,7 +192,7 @@ pub struct Daemon {
     /// The configuration at start. `max_items`, `virtual_threshold` and `max_body_bytes`
     /// may have changed since: read them through `Daemon::max_items()`, ….
     pub settings: Settings,
-    live: Live,
+    live: LiveLimits,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
     pub token: String,
@@ -209,7 +209,7 @@ pub struct Daemon {
     pub diagrams: diagram::Cache,
     /// The `[notify]` settings in effect (config and Settings page), the plan the notifier
     /// follows, and its sinks' status for `GET /api/notify`.
-    pub notify: notify::Live,
+    pub notify: notify::NotifySettings,
     /// Paired devices and pairing codes.
     pub devices: Devices,
     /// Team members (`crate::members`).
@@ -230,7 +230,7 @@ pub struct Daemon {
 impl Daemon {
     pub fn new(store: Arc<dyn Store>, settings: Settings, base_url: String, token: String) -> Self {
         let link_base = settings.public_url.as_deref().unwrap_or(&base_url);
-        let notify = notify::Live::new(
+        let notify = notify::NotifySettings::new(
             &settings.notify,
             settings.public_url.as_deref(),
             link_base,
@@ -239,7 +239,7 @@ impl Daemon {
         Daemon {
             store,
             hub: Hub::default(),
-            live: Live::new(
+            live: LiveLimits::new(
                 settings.max_items,
                 settings.virtual_threshold,
                 settings.max_body_bytes,
@@ -383,19 +383,20 @@ mod tests {
         let paths = Paths::in_home("/h");
         let cfg = crate::config::load(&paths, Some(file), &Env::new(), &[]).unwrap();
         let settings = Settings::from_config(&cfg, &paths, &Origins::new(), &Env::new());
-        let plan = crate::notify::Plan::new(&cfg.notify, "http://127.0.0.1:7391", None);
+        let plan = crate::notify::NotifyPlan::new(&cfg.notify, "http://127.0.0.1:7391", None);
         let status =
             crate::notify::Status::new(&plan, &cfg.notify, None, crate::notify::Desktop::Off);
-        let live = crate::notify::Live::new(&cfg.notify, None, "http://127.0.0.1:7391", None);
+        let live =
+            crate::notify::NotifySettings::new(&cfg.notify, None, "http://127.0.0.1:7391", None);
         let dumps = [
             ("Config", format!("{cfg:?}")),
             ("Config (pretty)", format!("{cfg:#?}")),
             ("Settings", format!("{settings:?}")),
             ("NotifyConfig", format!("{:?}", cfg.notify)),
             ("WebhookConfig", format!("{:?}", cfg.notify.webhook[0])),
-            ("Plan", format!("{plan:?}")),
+            ("NotifyPlan", format!("{plan:?}")),
             ("Status", format!("{status:?}")),
-            ("Live", format!("{live:?}")),
+            ("NotifySettings", format!("{live:?}")),
         ];
         for (what, dump) in &dumps {
             assert!(!dump.contains("s3cret"), "{what}: {dump}");

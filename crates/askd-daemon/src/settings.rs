@@ -6,7 +6,7 @@
 //! [`crate::config`]); the values saved from the Settings page, kept in the store. The config
 //! file is never written. A save stores only the keys the page sends (the ones the user
 //! changed); a `null` removes the saved value (Reset) so the lower layers apply again.
-//! Saved values take effect at once, without a restart: they live in [`Live`], which every
+//! Saved values take effect at once, without a restart: they live in [`LiveLimits`], which every
 //! reader of these three values goes through. The routes are in `crate::http::settings`.
 //!
 //! # Routes
@@ -119,13 +119,13 @@ fn not_offered(name: &str) -> Option<&'static str> {
 /// The effective values of the three live keys, held by the daemon. Readers call
 /// `Daemon::max_items`, `Daemon::virtual_threshold` and `Daemon::max_body_bytes`.
 #[derive(Debug)]
-pub struct Live {
+pub struct LiveLimits {
     values: [AtomicUsize; 3],
     /// The configuration's values (the layers below the saved settings).
     base: [u64; 3],
 }
 
-impl Live {
+impl LiveLimits {
     /// The configuration's values of the three keys.
     pub fn new(max_items: usize, virtual_threshold: usize, max_body_bytes: usize) -> Self {
         let base = [
@@ -133,7 +133,7 @@ impl Live {
             virtual_threshold as u64,
             max_body_bytes as u64,
         ];
-        Live {
+        LiveLimits {
             values: base.map(|v| AtomicUsize::new(to_usize(v))),
             base,
         }
@@ -164,7 +164,7 @@ fn saved_value(def: &Def, saved: &Map<String, Value>) -> Option<u64> {
         .filter(|v| def.range.contains(v))
 }
 
-impl Live {
+impl LiveLimits {
     /// `[batch_review] maxItems` in effect.
     pub fn max_items(&self) -> usize {
         self.get(0)

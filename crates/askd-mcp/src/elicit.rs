@@ -72,7 +72,7 @@ pub const REVIEW_FORM_MAX: usize = 10;
 
 /// What one pending ask is put in front of the human as.
 #[derive(Debug, Clone)]
-pub enum Plan {
+pub enum FormPlan {
     Questions(QuestionsSpec),
     /// A drift card: its stored payload (`reason`, `description`, `required_change`,
     /// `options`).
@@ -84,37 +84,37 @@ pub enum Plan {
     Url,
 }
 
-impl Plan {
+impl FormPlan {
     pub fn is_form(&self) -> bool {
-        !matches!(self, Plan::Url)
+        !matches!(self, FormPlan::Url)
     }
 }
 
 /// The request for a pending ask (the daemon's view: `kind`, `spec`), given the setting and
 /// what the client declared: a form when one fits and form mode is allowed, else the URL
 /// when URL mode is, else nothing (today's behaviour: the page only).
-pub fn plan(ask: &Value, setting: Elicitation, modes: Modes) -> Option<Plan> {
+pub fn plan(ask: &Value, setting: Elicitation, modes: Modes) -> Option<FormPlan> {
     if ask["state"] != "pending" {
         return None;
     }
     let form = if setting.allows_form() && modes.form {
         let spec = ask["spec"].clone();
         match ask["kind"].as_str() {
-            Some("questions") => serde_json::from_value(spec).ok().map(Plan::Questions),
-            Some("drift") if spec.is_object() => Some(Plan::Drift(spec)),
+            Some("questions") => serde_json::from_value(spec).ok().map(FormPlan::Questions),
+            Some("drift") if spec.is_object() => Some(FormPlan::Drift(spec)),
             Some("review") => serde_json::from_value::<ReviewSpec>(spec)
                 .ok()
                 .filter(|r| !r.items.is_empty() && r.items.len() <= REVIEW_FORM_MAX)
-                .map(Plan::Review),
+                .map(FormPlan::Review),
             Some("survey") => serde_json::from_value::<SurveySpec>(spec)
                 .ok()
-                .map(|s| Plan::Survey(Box::new(s))),
+                .map(|s| FormPlan::Survey(Box::new(s))),
             _ => None,
         }
     } else {
         None
     };
-    form.or_else(|| (setting.allows_url() && modes.url).then_some(Plan::Url))
+    form.or_else(|| (setting.allows_url() && modes.url).then_some(FormPlan::Url))
 }
 
 /// A decline that comes back faster than this was not a human's: some clients declare
@@ -325,32 +325,37 @@ pub fn refused(lang: Lang, message: &str) -> String {
 }
 
 /// The language of a plan's text: a review's own `lang`, else the session's (`en`, `zh-CN`).
-pub fn plan_lang(plan: &Plan, session: Lang) -> Lang {
+pub fn plan_lang(plan: &FormPlan, session: Lang) -> Lang {
     match plan {
-        Plan::Review(r) => r.lang,
+        FormPlan::Review(r) => r.lang,
         _ => session,
     }
 }
 
-/// The form (`(message, requestedSchema)`) of a form plan; `None` for [`Plan::Url`].
-pub fn form(plan: &Plan, lang: Lang, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
+/// The form (`(message, requestedSchema)`) of a form plan; `None` for [`FormPlan::Url`].
+pub fn form(
+    plan: &FormPlan,
+    lang: Lang,
+    url: &str,
+    problem: Option<&str>,
+) -> Option<(String, Value)> {
     match plan {
-        Plan::Questions(spec) => Some(questions_form(spec, lang, url, problem)),
-        Plan::Drift(payload) => Some(drift_form(payload, lang, url, problem)),
-        Plan::Review(spec) => Some(review_form(spec, lang, url, problem)),
+        FormPlan::Questions(spec) => Some(questions_form(spec, lang, url, problem)),
+        FormPlan::Drift(payload) => Some(drift_form(payload, lang, url, problem)),
+        FormPlan::Review(spec) => Some(review_form(spec, lang, url, problem)),
         // One form per question: see [`survey_form`].
-        Plan::Survey(_) | Plan::Url => None,
+        FormPlan::Survey(_) | FormPlan::Url => None,
     }
 }
 
 /// The submit body for a form's accepted content (`surface: "client-form"`); the daemon
 /// validates it exactly as the page's.
-pub fn answers(plan: &Plan, content: &Value) -> Value {
+pub fn answers(plan: &FormPlan, content: &Value) -> Value {
     match plan {
-        Plan::Questions(spec) => questions_answers(spec, content),
-        Plan::Drift(_) => drift_answers(content),
-        Plan::Review(spec) => review_answers(spec, content),
-        Plan::Survey(_) | Plan::Url => json!({}),
+        FormPlan::Questions(spec) => questions_answers(spec, content),
+        FormPlan::Drift(_) => drift_answers(content),
+        FormPlan::Review(spec) => review_answers(spec, content),
+        FormPlan::Survey(_) | FormPlan::Url => json!({}),
     }
 }
 

@@ -25,7 +25,7 @@ use askd_core::review::model::{ItemType, ReviewSpec};
 use askd_core::survey::model::{Question, SurveySpec};
 use serde_json::{Map, Value, json};
 
-use crate::elicit::{self, Plan};
+use crate::elicit::{self, FormPlan};
 
 /// How a client's form UI is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -172,15 +172,20 @@ fn is(content: &Value, key: &str, value: &str) -> bool {
 }
 
 /// The first form of a plan in the stepwise style (`None` for a survey, see
-/// [`survey_first`], and for [`Plan::Url`]).
-pub fn first(plan: &Plan, lang: Lang, url: &str, problem: Option<&str>) -> Option<(String, Value)> {
+/// [`survey_first`], and for [`FormPlan::Url`]).
+pub fn first(
+    plan: &FormPlan,
+    lang: Lang,
+    url: &str,
+    problem: Option<&str>,
+) -> Option<(String, Value)> {
     let (message, combined) = elicit::form(plan, lang, url, problem)?;
     let w = words(lang);
     let schema = match plan {
-        Plan::Questions(spec) => questions_first(spec, &w),
-        Plan::Review(spec) => review_first(spec, &w),
-        Plan::Drift(_) => drift_first(&combined, &w),
-        Plan::Survey(_) | Plan::Url => return None,
+        FormPlan::Questions(spec) => questions_first(spec, &w),
+        FormPlan::Review(spec) => review_first(spec, &w),
+        FormPlan::Drift(_) => drift_first(&combined, &w),
+        FormPlan::Survey(_) | FormPlan::Url => return None,
     };
     Some((message, schema))
 }
@@ -333,11 +338,11 @@ fn drift_first(combined: &Value, w: &Words) -> Value {
 }
 
 /// The texts a first reply asked for: `(field name, title, description)`, in form order.
-fn wanted(plan: &Plan, first: &Value, lang: Lang) -> Vec<(String, String, String)> {
+fn wanted(plan: &FormPlan, first: &Value, lang: Lang) -> Vec<(String, String, String)> {
     let w = words(lang);
     let mut out = Vec::new();
     match plan {
-        Plan::Questions(spec) => {
+        FormPlan::Questions(spec) => {
             for (i, q) in spec.questions.iter().enumerate() {
                 let key = format!("q{}", n(i));
                 let asked = if q.is_free_text() {
@@ -353,7 +358,7 @@ fn wanted(plan: &Plan, first: &Value, lang: Lang) -> Vec<(String, String, String
                 }
             }
         }
-        Plan::Review(spec) => {
+        FormPlan::Review(spec) => {
             for (i, item) in spec.items.iter().enumerate() {
                 let key = format!("i{}", n(i));
                 let title = format!("{}. {}", i + 1, item.title);
@@ -370,7 +375,7 @@ fn wanted(plan: &Plan, first: &Value, lang: Lang) -> Vec<(String, String, String
                 }
             }
         }
-        Plan::Drift(_) => {
+        FormPlan::Drift(_) => {
             if is(first, "decision", OTHER) {
                 out.push(("direction".into(), w.direction_other.into(), String::new()));
             }
@@ -378,7 +383,7 @@ fn wanted(plan: &Plan, first: &Value, lang: Lang) -> Vec<(String, String, String
                 out.push(("note".into(), w.note_title.into(), String::new()));
             }
         }
-        Plan::Survey(_) | Plan::Url => {}
+        FormPlan::Survey(_) | FormPlan::Url => {}
     }
     out
 }
@@ -398,16 +403,16 @@ fn text_form(fields: Vec<(String, String, String)>, lang: Lang) -> Option<(Strin
 
 /// The text form that follows a first reply (`first`, its accepted content), when one of its
 /// choices asked for text; `None` when the first reply is the whole answer.
-pub fn followup(plan: &Plan, first: &Value, lang: Lang) -> Option<(String, Value)> {
+pub fn followup(plan: &FormPlan, first: &Value, lang: Lang) -> Option<(String, Value)> {
     text_form(wanted(plan, first, lang), lang)
 }
 
 /// The one-form content ([`crate::elicit::answers`] reads it) of a stepwise reply: the first
 /// form's choices and the follow-up's texts (`Null` when none followed).
-pub fn combined(plan: &Plan, first: &Value, second: &Value) -> Value {
+pub fn combined(plan: &FormPlan, first: &Value, second: &Value) -> Value {
     let mut out = Map::new();
     match plan {
-        Plan::Questions(spec) => {
+        FormPlan::Questions(spec) => {
             let keys = elicit::keys(spec);
             for (i, (q, k)) in spec.questions.iter().zip(keys).enumerate() {
                 let key = format!("q{}", n(i));
@@ -455,7 +460,7 @@ pub fn combined(plan: &Plan, first: &Value, second: &Value) -> Value {
                 }
             }
         }
-        Plan::Review(spec) => {
+        FormPlan::Review(spec) => {
             for (i, item) in spec.items.iter().enumerate() {
                 let key = format!("i{}", n(i));
                 let text = text_of(second, &format!("t{}", n(i)));
@@ -489,7 +494,7 @@ pub fn combined(plan: &Plan, first: &Value, second: &Value) -> Value {
                 }
             }
         }
-        Plan::Drift(_) => {
+        FormPlan::Drift(_) => {
             if let Some(d) = first.get("decision").filter(|v| !v.is_null()) {
                 out.insert("decision".into(), d.clone());
             }
@@ -500,7 +505,7 @@ pub fn combined(plan: &Plan, first: &Value, second: &Value) -> Value {
                 out.insert("note".into(), json!(t));
             }
         }
-        Plan::Survey(_) | Plan::Url => {}
+        FormPlan::Survey(_) | FormPlan::Url => {}
     }
     Value::Object(out)
 }
@@ -645,8 +650,8 @@ pub fn survey_combined(spec: &SurveySpec, id: &str, first: &Value, second: &Valu
 mod tests {
     use super::*;
 
-    fn questions() -> Plan {
-        Plan::Questions(
+    fn questions() -> FormPlan {
+        FormPlan::Questions(
             serde_json::from_value(json!({"questions": [
                 {"id": "db", "question": "Which database?", "header": "Storage",
                  "options": [{"label": "Postgres (Recommended)"}, {"label": "SQLite"}]},
@@ -658,8 +663,8 @@ mod tests {
         )
     }
 
-    fn review() -> Plan {
-        Plan::Review(
+    fn review() -> FormPlan {
+        FormPlan::Review(
             serde_json::from_value(json!({"title": "Checks", "lang": "en", "items": [
                 {"id": "r1", "type": "confirm", "title": "Login works"},
                 {"id": "r2", "type": "scale", "title": "Speed", "min": 1, "max": 5},
@@ -750,7 +755,7 @@ mod tests {
 
     #[test]
     fn a_drift_card_direction_is_typed_next() {
-        let plan = Plan::Drift(
+        let plan = FormPlan::Drift(
             json!({"reason": "scope-expansion", "description": "Add sync",
                                       "options": [{"label": "Later"}]}),
         );

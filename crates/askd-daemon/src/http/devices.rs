@@ -7,7 +7,7 @@
 //!   `DELETE /api/devices/{id}` revokes one (204; 404 when unknown).
 //! - `GET /api/me` — who the request came with: the install's token or a paired device.
 //! - `GET /api/notify` — the notifier's settings in effect and each sink's status;
-//!   `PUT /api/notify` saves its keys from the Settings page (`crate::notify::Live`).
+//!   `PUT /api/notify` saves its keys from the Settings page (`crate::notify::NotifySettings`).
 //! - `GET /pair/{code}` — the pairing page (a form, so a link preview cannot spend the
 //!   code); `POST /pair/{code}` (form field `name`) pairs the browser: the `askd_device`
 //!   cookie, then `303` to the inbox.
@@ -128,7 +128,7 @@ pub async fn notify_status(State(d): State<Arc<Daemon>>) -> ApiResult<AxumJson<V
     Ok(AxumJson(v))
 }
 
-/// `PUT /api/notify`: the `[notify]` keys saved from the Settings page ([`crate::notify::Live`]).
+/// `PUT /api/notify`: the `[notify]` keys saved from the Settings page ([`crate::notify::NotifySettings`]).
 pub async fn notify_save(
     State(d): State<Arc<Daemon>>,
     body: JsonBody,

@@ -1,6 +1,6 @@
 //! The notifier's settings in effect: the configuration's `[notify]` (file, env, flags) with
 //! the values saved from the Settings page on top (`review.md` §7.3's layers, as for the
-//! batch-review keys in `crate::settings`). A save takes effect at once: the new [`Plan`]
+//! batch-review keys in `crate::settings`). A save takes effect at once: the new [`NotifyPlan`]
 //! goes to the running notifier over a `watch` channel, and the sinks' status lines follow.
 //!
 //! # Routes (`crate::http::devices`)
@@ -22,7 +22,7 @@ use askd_store::Store;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 
-use super::{Desktop, Plan, Status, redact};
+use super::{Desktop, NotifyPlan, Status, redact};
 use crate::config::{NOTIFY_SAVED, NotifyConfig, Origins, notify_value, notify_with_saved};
 use crate::error::{ApiError, ApiResult};
 use crate::hub::Hub;
@@ -33,33 +33,33 @@ const PREFIX: &str = "notify.";
 
 /// The `[notify]` settings in effect and the channel the notifier follows.
 #[derive(Debug)]
-pub struct Live {
+pub struct NotifySettings {
     /// The configuration's `[notify]`: the layers below the saved values.
     base: NotifyConfig,
     public_url: Option<String>,
     link_base: String,
     dbus: Option<String>,
     effective: Mutex<NotifyConfig>,
-    plan: watch::Sender<Arc<Plan>>,
+    plan: watch::Sender<Arc<NotifyPlan>>,
     status: Arc<Status>,
 }
 
-impl Live {
-    /// The configuration's values; [`Live::load`] applies the saved ones.
+impl NotifySettings {
+    /// The configuration's values; [`NotifySettings::load`] applies the saved ones.
     pub fn new(
         base: &NotifyConfig,
         public_url: Option<&str>,
         link_base: &str,
         dbus: Option<&str>,
     ) -> Self {
-        let plan = Plan::new(base, link_base, dbus);
+        let plan = NotifyPlan::new(base, link_base, dbus);
         let status = Arc::new(Status::new(
             &plan,
             base,
             public_url,
             Desktop::of(base, dbus),
         ));
-        Live {
+        NotifySettings {
             base: base.clone(),
             public_url: public_url.map(str::to_string),
             link_base: link_base.to_string(),
@@ -71,7 +71,7 @@ impl Live {
     }
 
     /// The plan in effect, and every later one.
-    pub fn subscribe(&self) -> watch::Receiver<Arc<Plan>> {
+    pub fn subscribe(&self) -> watch::Receiver<Arc<NotifyPlan>> {
         self.plan.subscribe()
     }
 
@@ -88,7 +88,7 @@ impl Live {
     }
 
     fn apply(&self, cfg: NotifyConfig) {
-        let plan = Plan::new(&cfg, &self.link_base, self.dbus.as_deref());
+        let plan = NotifyPlan::new(&cfg, &self.link_base, self.dbus.as_deref());
         self.status.reconfigure(
             &plan,
             &cfg,

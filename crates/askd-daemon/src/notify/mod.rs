@@ -44,7 +44,7 @@ mod live;
 mod message;
 mod send;
 
-pub use live::Live;
+pub use live::NotifySettings;
 
 pub use message::{Message, MessageKind, TITLE_MAX, plain_title};
 
@@ -90,7 +90,7 @@ pub struct SinkStatus {
 
 /// Everything the notifier was told to do, from the daemon's settings.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct NotifyPlan {
     /// The base of the ask links: `publicUrl`, else the daemon's own URL.
     pub base_url: String,
     pub after: Option<Duration>,
@@ -104,9 +104,9 @@ pub struct Plan {
     pub retry: Vec<Duration>,
 }
 
-impl Plan {
+impl NotifyPlan {
     pub fn new(cfg: &NotifyConfig, base_url: &str, dbus: Option<&str>) -> Self {
-        Plan {
+        NotifyPlan {
             base_url: base_url.trim_end_matches('/').to_string(),
             after: cfg.after.duration(),
             every: cfg.remind_every.duration(),
@@ -191,7 +191,7 @@ impl Desktop {
 }
 
 /// A fresh status line for every sink of `plan`: the webhooks in order, then the desktop.
-fn sinks_of(plan: &Plan) -> Vec<SinkStatus> {
+fn sinks_of(plan: &NotifyPlan) -> Vec<SinkStatus> {
     let fresh = |id: String, name: String, kind, format, target: String| SinkStatus {
         id,
         name,
@@ -243,7 +243,12 @@ fn sink_id(w: &WebhookConfig) -> String {
     format!("webhook\n{}\n{}\n{url}", w.name, w.format.as_str())
 }
 
-fn view_of(plan: &Plan, cfg: &NotifyConfig, public_url: Option<&str>, desktop: Desktop) -> Value {
+fn view_of(
+    plan: &NotifyPlan,
+    cfg: &NotifyConfig,
+    public_url: Option<&str>,
+    desktop: Desktop,
+) -> Value {
     json!({
         "publicUrl": public_url,
         "linkBase": plan.base_url,
@@ -262,7 +267,7 @@ fn view_of(plan: &Plan, cfg: &NotifyConfig, public_url: Option<&str>, desktop: D
 
 impl Status {
     pub fn new(
-        plan: &Plan,
+        plan: &NotifyPlan,
         cfg: &NotifyConfig,
         public_url: Option<&str>,
         desktop: Desktop,
@@ -279,7 +284,7 @@ impl Status {
     /// there, unchanged, keeps its counts and last error).
     pub fn reconfigure(
         &self,
-        plan: &Plan,
+        plan: &NotifyPlan,
         cfg: &NotifyConfig,
         public_url: Option<&str>,
         desktop: Desktop,
@@ -334,7 +339,7 @@ struct Tracked {
 }
 
 struct Scheduler {
-    plan: Arc<Plan>,
+    plan: Arc<NotifyPlan>,
     tracked: HashMap<String, Tracked>,
     /// Messages held back by quiet hours, with when they go.
     deferred: Vec<(Instant, Message)>,
@@ -347,7 +352,7 @@ impl Scheduler {
     /// now past goes out at once, once), and deferred messages face the new quiet hours.
     /// Returns whether the pending asks must be read again: the plan has a sink now and had
     /// none (asks are not followed while there is nowhere to send).
-    fn reconfigure(&mut self, plan: Arc<Plan>) -> bool {
+    fn reconfigure(&mut self, plan: Arc<NotifyPlan>) -> bool {
         let had = self.plan.has_sinks();
         self.plan = plan;
         if !self.plan.has_sinks() {
@@ -578,7 +583,7 @@ impl Scheduler {
 }
 
 /// The `k`-th reminder's time under `plan`: `after`, then every `remindEvery`.
-fn due_at(plan: &Plan, origin: Instant, k: u32) -> Option<Instant> {
+fn due_at(plan: &NotifyPlan, origin: Instant, k: u32) -> Option<Instant> {
     let after = plan.after?;
     match (k, plan.every) {
         (0, _) => Some(origin + after),
@@ -612,7 +617,7 @@ fn origin_of(created_at: &str) -> Instant {
 pub async fn run(
     store: Arc<dyn Store>,
     mut events: broadcast::Receiver<Event>,
-    mut plan: watch::Receiver<Arc<Plan>>,
+    mut plan: watch::Receiver<Arc<NotifyPlan>>,
     status: Arc<Status>,
     mut stop: watch::Receiver<bool>,
 ) {
@@ -657,7 +662,7 @@ pub async fn run(
 /// when the message is taken, at most [`IN_FLIGHT`] at once.
 async fn dispatch(
     mut rx: mpsc::Receiver<Message>,
-    plan: watch::Receiver<Arc<Plan>>,
+    plan: watch::Receiver<Arc<NotifyPlan>>,
     status: Arc<Status>,
 ) {
     let client = send::client();
@@ -681,7 +686,13 @@ async fn dispatch(
 }
 
 /// One message to sink `i` (the webhooks in order, then the desktop), with retries.
-async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usize, m: &Message) {
+async fn deliver(
+    client: &reqwest::Client,
+    plan: &NotifyPlan,
+    status: &Status,
+    i: usize,
+    m: &Message,
+) {
     let id = match plan.webhooks.get(i) {
         Some(hook) => sink_id(hook),
         None => "desktop".to_string(),
@@ -715,7 +726,7 @@ async fn deliver(client: &reqwest::Client, plan: &Plan, status: &Status, i: usiz
     status.with(&id, |s| s.failed += 1);
 }
 
-async fn desktop_once(plan: &Plan, m: &Message) -> Result<(), String> {
+async fn desktop_once(plan: &NotifyPlan, m: &Message) -> Result<(), String> {
     if let Some(bus) = &plan.dbus {
         return send::desktop_once(bus, m).await;
     }

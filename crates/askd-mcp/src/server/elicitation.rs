@@ -62,7 +62,7 @@ impl AskdServer {
         &self,
         ask_id: &str,
         ctx: &RequestContext<RoleServer>,
-    ) -> Option<(crate::elicit::Plan, Value)> {
+    ) -> Option<(crate::elicit::FormPlan, Value)> {
         let modes = Self::modes(ctx);
         if !(modes.form || modes.url) {
             return None;
@@ -85,7 +85,7 @@ impl AskdServer {
     /// The request that puts `plan` in front of the human: a form, or the page's URL.
     fn elicit_request(
         &self,
-        plan: &crate::elicit::Plan,
+        plan: &crate::elicit::FormPlan,
         ask: &Value,
         problem: Option<&str>,
         round: &Round,
@@ -125,13 +125,13 @@ impl AskdServer {
     pub(super) async fn next_step(
         &self,
         ask_id: &str,
-        plan: &crate::elicit::Plan,
+        plan: &crate::elicit::FormPlan,
         ask: &Value,
         problem: Option<&str>,
         round: &Round,
     ) -> Step {
         use crate::stepwise::{self, Style};
-        let crate::elicit::Plan::Survey(spec) = plan else {
+        let crate::elicit::FormPlan::Survey(spec) = plan else {
             return match self.elicit_request(plan, ask, problem, round) {
                 Some(r) => Step::Send(Box::new(r), None),
                 None => Step::Stop,
@@ -201,7 +201,7 @@ impl AskdServer {
     pub(super) async fn apply_reply(
         &self,
         ask_id: &str,
-        plan: &crate::elicit::Plan,
+        plan: &crate::elicit::FormPlan,
         (question, round): (Option<&str>, &Round),
         reply: rmcp::model::ElicitResult,
         elapsed: Duration,
@@ -217,7 +217,7 @@ impl AskdServer {
                 let mut content = reply.content.unwrap_or_else(|| json!({}));
                 if round.style == Style::Stepwise {
                     let survey = match (plan, question) {
-                        (crate::elicit::Plan::Survey(spec), Some(q)) => Some((spec, q)),
+                        (crate::elicit::FormPlan::Survey(spec), Some(q)) => Some((spec, q)),
                         _ => None,
                     };
                     let (first, second) = match &round.partial {
@@ -241,7 +241,7 @@ impl AskdServer {
                     };
                 }
                 let sent = match (plan, question) {
-                    (crate::elicit::Plan::Survey(spec), Some(q)) => self
+                    (crate::elicit::FormPlan::Survey(spec), Some(q)) => self
                         .backend
                         .bank(ask_id, &crate::elicit::survey_entry(spec, q, &content))
                         .await
@@ -365,7 +365,7 @@ impl AskdServer {
         &self,
         ask_id: &str,
         budget: Option<Duration>,
-        (plan, ask): (&crate::elicit::Plan, &Value),
+        (plan, ask): (&crate::elicit::FormPlan, &Value),
         mut round: Round,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Value, ToolError> {

@@ -152,7 +152,7 @@ impl AskdServer {
         &self,
         ask_id: &str,
         budget: Option<Duration>,
-        (plan, ask): (&crate::elicit::Plan, &Value),
+        (plan, ask): (&crate::elicit::FormPlan, &Value),
         round: &Round,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<ToolOutcome, ToolError> {
