@@ -43,12 +43,6 @@ impl Outcome {
     pub fn is_preflight(self) -> bool {
         matches!(self, Outcome::Reroll | Outcome::Push | Outcome::Discuss)
     }
-
-    /// Whether a person settled it (answered, declined, or chose a pre-flight action),
-    /// rather than the agent or askd.
-    pub fn by_human(self) -> bool {
-        matches!(self, Outcome::Answered | Outcome::Cancelled) || self.is_preflight()
-    }
 }
 
 #[cfg(test)]
