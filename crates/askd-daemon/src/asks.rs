@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use askd_core::Problem;
 use askd_core::record::RecordedAsk;
-use askd_store::{Ask, AskState, Event, FollowEvent, NewSession, Session, Settlement, StoreError};
+use askd_store::{Ask, AskState, NewSession, Session};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -91,21 +91,6 @@ impl Daemon {
             .await
             .map_err(|e| ApiError::store(e, ask_id))?
             .ok_or_else(|| ApiError::not_found(&format!("ask {ask_id}")))
-    }
-
-    /// The one settle every kind goes through: names who makes it ([`stamp`]) and commits
-    /// it through the store's compare-and-set with the events that `follow` it in the same
-    /// transaction. The committed events are returned for the caller to publish (with
-    /// whatever else the settle set off); the store's error too, so each kind answers a lost
-    /// race (`NotPending`) in its own words.
-    pub async fn commit_settle(
-        &self,
-        ask_id: &str,
-        settlement: &mut Settlement,
-        follow: &[FollowEvent],
-    ) -> Result<Vec<Event>, StoreError> {
-        stamp(settlement);
-        self.store.settle_with(ask_id, settlement, follow).await
     }
 
     /// Team mode: the calling member says they are on a pending ask ("Ana is on it"), or
@@ -204,22 +189,6 @@ impl Daemon {
 pub fn returns_undelivered(kind: askd_core::AskKind) -> bool {
     use askd_core::AskKind;
     matches!(kind, AskKind::Questions | AskKind::Survey | AskKind::Review)
-}
-
-/// Names who makes this settle (`answered_by`: `{kind, id, name}`,
-/// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
-/// an agent token (an answer given in the agent's client form — the daemon cannot tell it
-/// from the model's own, so it is the agent's). Nothing for the install's token. Every
-/// settle goes through here ([`Daemon::commit_settle`]) before its commit.
-fn stamp(settlement: &mut Settlement) {
-    let Some(m) = crate::fence::answered_by() else {
-        return;
-    };
-    for v in [&mut settlement.result, &mut settlement.record] {
-        if let Some(o) = v.as_object_mut() {
-            o.insert("answered_by".into(), m.clone());
-        }
-    }
 }
 
 /// What a record takes from the stored ask (the record shapes are the core's:

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 use crate::http::extract::{AskId, JsonBody, QueryArgs};
+use crate::kinds::review::Review;
 
 #[derive(Deserialize)]
 pub struct ExportQuery {
@@ -31,7 +32,7 @@ pub async fn export_route(
 ) -> ApiResult<Response> {
     crate::asks::require_readable(&d.load(&id).await?)?;
     let format = q.format.as_deref().unwrap_or("csv");
-    let (ct, name, body) = d.review_export(&id, format).await?;
+    let (ct, name, body) = Review.export(&d, &id, format).await?;
     Ok((
         [
             (header::CONTENT_TYPE, ct.to_string()),
@@ -85,6 +86,6 @@ pub async fn import_route(
     };
     let dry_run = o.get("dry_run").and_then(Json::as_bool).unwrap_or(false);
     Ok(AxumJson(
-        d.review_import(&id, format, content, dry_run).await?,
+        Review.import(&d, &id, format, content, dry_run).await?,
     ))
 }

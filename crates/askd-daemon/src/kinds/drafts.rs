@@ -918,9 +918,14 @@ impl Daemon {
             replaces = Some(old.clone());
         }
         let args = json!({"survey": file.survey});
-        let new = self
-            .new_survey(&session.id, Json::from_value(&args), replaces.as_deref())
-            .await?;
+        let req = super::CreateAsk {
+            kind: askd_core::AskKind::Survey.as_str(),
+            session_id: Some(&session.id),
+            args: Json::from_value(&args),
+            replaces: replaces.as_deref(),
+            return_undelivered: false,
+        };
+        let new = super::Room::admit(&super::survey::Survey, self, &session.id, &req).await?;
         let now = askd_store::now();
         file.status = Status::Launched;
         file.updated_at = now;

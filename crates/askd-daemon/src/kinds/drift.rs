@@ -10,13 +10,14 @@
 
 use askd_core::AskKind;
 use askd_core::alignment::drift::{self, CardAnswer, DriftCall, DriftReport};
-use askd_core::alignment::fold::Drift;
+use askd_core::alignment::fold::Drift as Folded;
 use askd_core::alignment::{AlignEvent, AlignmentState, Lang};
 use askd_core::json::Json;
 use askd_core::{Actor, EventKind, Outcome};
 use askd_store::{Ask, AskState, FollowEvent, NewAsk, Settlement, StoreError, Supersede};
 use serde_json::{Map, Value, json};
 
+use super::{CreateAsk, Room, object_autosave, unknown_kind};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
@@ -190,7 +191,7 @@ impl Daemon {
                     ask_id: old_ask.clone(),
                     settlement: Settlement {
                         outcome: Outcome::Superseded.into(),
-                        record: self.drift_record(
+                        record: drift_record(
                             old_ask,
                             session,
                             Outcome::Superseded.as_str(),
@@ -245,51 +246,56 @@ impl Daemon {
             "url": self.ask_url(&ask_id), "created": created.created,
         }))
     }
+}
 
-    fn drift_record(
-        &self,
-        ask_id: &str,
-        session: &str,
-        outcome: &str,
-        settled_at: &str,
-        result: &Value,
-    ) -> Value {
-        json!({
-            "v": 1, "kind": AskKind::Drift.as_str(), "ask_id": ask_id, "session": session,
-            "outcome": outcome, "settledAt": settled_at, "result": result,
-        })
-    }
+fn drift_record(
+    ask_id: &str,
+    session: &str,
+    outcome: &str,
+    settled_at: &str,
+    result: &Value,
+) -> Value {
+    json!({
+        "v": 1, "kind": AskKind::Drift.as_str(), "ask_id": ask_id, "session": session,
+        "outcome": outcome, "settledAt": settled_at, "result": result,
+    })
+}
 
+/// The drift-card room.
+pub struct Drift;
+
+impl Drift {
     /// Settles a card with `outcome`, appending `event` in the same transaction; the result
     /// is the `report_drift` result after the event.
-    async fn settle_drift(
+    async fn settle_card(
         &self,
+        d: &Daemon,
         ask: &Ask,
         outcome: Outcome,
         event: (EventKind, Value),
         surface: Option<&str>,
     ) -> ApiResult<Value> {
         let id = drift_id(ask)?;
-        let before = self
+        let before = d
             .alignment()
             .state_without_decisions(&ask.session_id)
             .await?;
         let after = fold_with(before, &[(event.0, event.1.clone())]);
-        let Some(d) = after.drift(&id) else {
+        let Some(folded) = after.drift(&id) else {
             return Err(ApiError::internal(format!(
                 "drift {id} of card {} is not in its session's log",
                 ask.id
             )));
         };
-        let url = self.ask_url(&ask.id);
-        let mut result = drift::result(&ask.session_id, d, &ask.id, &url, &after, lang(self));
+        let url = d.ask_url(&ask.id);
+        let mut result = drift::result(&ask.session_id, folded, &ask.id, &url, &after, lang(d));
         if let Some(s) = surface {
             result["surface"] = json!(s);
         }
         let settled_at = askd_store::now();
-        let mut settlement = Settlement {
+        let settlement = Settlement {
             outcome: outcome.into(),
-            record: self.drift_record(
+            record: drift_record(
                 &ask.id,
                 &ask.session_id,
                 outcome.as_str(),
@@ -310,22 +316,35 @@ impl Daemon {
             kind: event.0.into(),
             payload,
         }];
-        let events = match self.commit_settle(&ask.id, &mut settlement, &follow).await {
-            Ok(events) => events,
+        let settled = match d.settle(self, ask, settlement, &follow).await {
+            Ok(s) => s,
             // Another answer won: 409 with the decision that stands.
             Err(StoreError::NotPending) => {
-                return Err(decided_already(&self.load(&ask.id).await?));
+                return Err(decided_already(&d.load(&ask.id).await?));
             }
             Err(e) => return Err(ApiError::store(e, &ask.id)),
         };
-        self.hub.publish(events);
-        Ok(settlement.result)
+        Ok(settled.result)
+    }
+}
+
+impl Room for Drift {
+    const KIND: AskKind = AskKind::Drift;
+
+    /// Drift cards are created by `report_drift` ([`Daemon::report_drift`]), never by a
+    /// create.
+    async fn admit(&self, _: &Daemon, _: &str, req: &CreateAsk<'_>) -> ApiResult<NewAsk> {
+        Err(unknown_kind(req.kind))
+    }
+
+    fn autosave(&self, _: &Ask, body: &Json<'_>) -> ApiResult<Value> {
+        object_autosave(body)
     }
 
     /// `POST /api/asks/{id}/submit` on a drift card: `{action, option?, text?, note?}`, and
     /// `surface` (`page`, `terminal`, `client-form`; `page` when absent), which the result
     /// carries (`clients.md` §3).
-    pub(crate) async fn drift_submit(&self, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
+    async fn submit(&self, d: &Daemon, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
         if ask.state != AskState::Pending {
             return Err(decided_already(&ask));
         }
@@ -347,12 +366,19 @@ impl Daemon {
         };
         let (kind, data) = answer.event(&id);
         // No lock needed: the settle itself is the compare-and-set.
-        self.settle_drift(&ask, outcome, (kind, data), Some(surface))
+        self.settle_card(d, &ask, outcome, (kind, data), Some(surface))
             .await
     }
 
     /// Cancel ("Not now", drift `dismissed`) or withdraw (drift `withdrawn`).
-    pub(crate) async fn drift_end(&self, ask: Ask, outcome: Outcome) -> ApiResult<Value> {
+    /// A card takes no reason: its log event says who closed it.
+    async fn end(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        outcome: Outcome,
+        _: Option<&str>,
+    ) -> ApiResult<Value> {
         if ask.state != AskState::Pending {
             return Err(decided_already(&ask));
         }
@@ -365,14 +391,20 @@ impl Daemon {
             (Outcome::Withdrawn.as_str(), Actor::Agent)
         };
         let data = json!({"drift_id": id, "outcome": closed, "actor": actor});
-        self.settle_drift(&ask, outcome, (EventKind::AlignmentDriftClosed, data), None)
-            .await
+        self.settle_card(
+            d,
+            &ask,
+            outcome,
+            (EventKind::AlignmentDriftClosed, data),
+            None,
+        )
+        .await
     }
 
     /// The pending handle of a card: the `report_drift` result with outcome `pending`.
-    pub(crate) fn drift_pending(&self, ask: &Ask) -> Value {
+    fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value> {
         let id = ask.payload["drift_id"].as_str().unwrap_or_default();
-        let d = Drift {
+        let folded = Folded {
             drift_id: id.to_string(),
             reported_at: ask.created_at.clone(),
             reason: ask.payload["reason"].as_str().unwrap_or_default().into(),
@@ -386,25 +418,31 @@ impl Daemon {
                 .cloned()
                 .unwrap_or_default(),
             state: "open".into(),
-            ..Drift::default()
+            ..Folded::default()
         };
         let state = AlignmentState::default();
         let mut r = drift::result(
             &ask.session_id,
-            &d,
+            &folded,
             &ask.id,
-            &self.ask_url(&ask.id),
+            &d.ask_url(&ask.id),
             &state,
-            lang(self),
+            lang(d),
         );
         // An open drift is, by definition, the session's posture.
         r["posture"] = json!("drift-pending");
-        r
+        Ok(r)
+    }
+
+    /// A card's page reads the `drift` member ([`Room::show`]).
+    fn view(&self, _: &Daemon, _: &Ask, v: &mut Value) -> ApiResult<()> {
+        v["rendered"] = Value::Null;
+        Ok(())
     }
 
     /// The `drift` member of `GET /api/asks/{id}` for a card: the payload with its Markdown
     /// rendered, the session, the current baseline and the decision.
-    pub async fn drift_view(&self, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+    async fn show(&self, d: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
         let p = &ask.payload;
         let md = |s: Option<&str>| s.map(crate::render::markdown);
         let options: Vec<Value> = p["options"]
@@ -422,13 +460,13 @@ impl Daemon {
             })
             .unwrap_or_default();
         let id = drift_id(ask)?;
-        let state = self
+        let state = d
             .alignment()
             .state_without_decisions(&ask.session_id)
             .await?;
-        let d = state.drift(&id);
+        let found = state.drift(&id);
         let baseline = state.baseline_view().filter(|_| state.revision > 0);
-        let decision = d.filter(|d| d.state == "decided").map(|d| {
+        let decision = found.filter(|d| d.state == "decided").map(|d| {
             json!({
                 "decision": d.decision, "choice": d.choice, "choice_source": d.choice_source,
                 "option_index": d.option_index, "note": d.note, "decided_at": d.decided_at,
@@ -459,7 +497,7 @@ impl Daemon {
         m.insert("baseline".into(), json!(baseline));
         m.insert(
             "state".into(),
-            json!(d.map_or("open", |d| d.state.as_str())),
+            json!(found.map_or("open", |d| d.state.as_str())),
         );
         m.insert("decision".into(), json!(decision));
         v["drift"] = Value::Object(m);

@@ -1,8 +1,9 @@
-//! The rooms: one module per ask kind, behind [`AskKind`]. Each room holds what its kind
-//! does at every step — create, bank, autosave, submit, end (cancel, withdraw), the view,
-//! the pending handle and the record — and this module dispatches each operation on the
-//! ask's kind. The life cycle the kinds share (load, commit a settle, wait, deliver) is
-//! [`crate::asks`].
+//! The rooms: one module per ask kind, each a [`Room`] — the same method set for every
+//! kind: admit (validate a create), check, bank, autosave, submit, end (cancel, withdraw),
+//! the pending handle, the view, and what follows a settle. This module dispatches each
+//! operation on the ask's kind ([`in_room!`]) and holds the one settle every kind goes
+//! through ([`Daemon::settle`]: stamp, commit, publish). The life cycle the kinds share
+//! (load, wait, deliver) is [`crate::asks`].
 //!
 //! # Layout
 //! - [`survey`] — `ask_survey`: create with `replaces`, bank, pre-flight, the path, the
@@ -19,13 +20,13 @@ pub mod questions;
 pub mod review;
 pub mod survey;
 
-use askd_core::{EventKind, Outcome};
+use std::future::Future;
 use std::time::Duration;
 
-use askd_core::AskKind;
 use askd_core::json::Json;
 use askd_core::survey::result::Preflight;
-use askd_store::{Ask, AskState, Settlement};
+use askd_core::{AskKind, EventKind, Outcome};
+use askd_store::{Ask, AskState, Event, FollowEvent, NewAsk, Settlement, StoreError};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -62,7 +63,7 @@ pub fn kind_of(ask: &Ask) -> ApiResult<AskKind> {
         .map_err(|e| ApiError::internal(format!("ask {} has a stored kind that {e}", ask.id)))
 }
 
-fn wrong_kind(ask: &Ask, action: &str) -> ApiError {
+pub(crate) fn wrong_kind(ask: &Ask, action: &str) -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
         "unsupported-action",
@@ -74,7 +75,7 @@ fn wrong_kind(ask: &Ask, action: &str) -> ApiError {
 }
 
 /// 422 `unknown-kind` for a kind an agent cannot create.
-fn unknown_kind(other: &str) -> ApiError {
+pub(crate) fn unknown_kind(other: &str) -> ApiError {
     let kinds: Vec<&str> = AskKind::CREATABLE.iter().map(|k| k.as_str()).collect();
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -86,7 +87,215 @@ fn unknown_kind(other: &str) -> ApiError {
     )
 }
 
+/// 422 `unknown-kind` for a kind without a pre-check of its arguments.
+pub(crate) fn no_check(kind: AskKind) -> ApiError {
+    ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unknown-kind",
+        format!(
+            "kind {:?} has no argument check — use survey or questions",
+            kind.as_str()
+        ),
+    )
+}
+
+/// 422 `invalid-autosave` unless the body is an object: the autosave of a kind that keeps
+/// whatever its page sends.
+pub(crate) fn object_autosave(body: &Json<'_>) -> ApiResult<Value> {
+    if body.as_object().is_none() {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-autosave",
+            format!("the autosave must be a JSON object, got {}", body.kind()),
+        ));
+    }
+    Ok(body.to_value())
+}
+
+/// What every ask kind does at each step of an ask's life: the same method set in every
+/// room, so one kind's behaviour is in one module and a new kind answers every step.
+///
+/// Each method that waits returns a `Send` future (the HTTP server runs them on any worker).
+pub(crate) trait Room: Sync {
+    /// The kind this room keeps.
+    const KIND: AskKind;
+
+    /// Validates the tool arguments into the ask to store; nothing is written on failure.
+    fn admit(
+        &self,
+        d: &Daemon,
+        session_id: &str,
+        req: &CreateAsk<'_>,
+    ) -> impl Future<Output = ApiResult<NewAsk>> + Send;
+
+    /// Validates the arguments as [`Room::admit`] would and writes nothing (the MCP layer
+    /// checks a connection's first ask before recording its session).
+    fn check(&self, args: Json<'_>) -> ApiResult<()> {
+        let _ = args;
+        Err(no_check(Self::KIND))
+    }
+
+    /// `POST /api/asks/{id}/bank` on a pending ask: answers banked one by one (surveys).
+    fn bank(
+        &self,
+        d: &Daemon,
+        ask: &Ask,
+        body: &Json<'_>,
+    ) -> impl Future<Output = ApiResult<usize>> + Send {
+        let _ = (d, body);
+        async move { Err(wrong_kind(ask, "bank")) }
+    }
+
+    /// The autosave to store for a pending ask, sanitised.
+    fn autosave(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Value>;
+
+    /// The person's answer: validated, settled once ([`Daemon::settle`]); the result.
+    fn submit(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        body: &Json<'_>,
+    ) -> impl Future<Output = ApiResult<Value>> + Send;
+
+    /// Cancel (`Cancelled`: the person dismissed it) or withdraw (`Aborted`: the agent or
+    /// an operator, with its reason): settled once; the result.
+    fn end(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        outcome: Outcome,
+        reason: Option<&str>,
+    ) -> impl Future<Output = ApiResult<Value>> + Send;
+
+    /// What a waiting agent gets while the ask is pending.
+    fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value>;
+
+    /// The kind's members of the view (`rendered`, and a review's `review`).
+    fn view(&self, d: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()>;
+
+    /// The view's members that need the session's alignment (a card's `drift`, the
+    /// `repeats` of questions and surveys).
+    fn show(
+        &self,
+        d: &Daemon,
+        ask: &Ask,
+        v: &mut Value,
+    ) -> impl Future<Output = ApiResult<()>> + Send;
+
+    /// What a committed settle sets off before it is published, as events published with
+    /// it (a survey's launched draft follows the settle). Never fails the settle.
+    fn settled(
+        &self,
+        d: &Daemon,
+        ask: &Ask,
+        settlement: &Settlement,
+    ) -> impl Future<Output = Vec<Event>> + Send {
+        let _ = (d, ask, settlement);
+        async { Vec::new() }
+    }
+
+    /// What follows once the settle is published (a survey's workspace copy of its
+    /// record). Never fails the settle.
+    fn published(
+        &self,
+        d: &Daemon,
+        ask: &Ask,
+        settlement: &Settlement,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = (d, ask, settlement);
+        async {}
+    }
+}
+
+/// Runs `$body` with `$room` bound to the [`Room`] of `$kind` (static dispatch: each arm is
+/// its own future).
+macro_rules! in_room {
+    ($kind:expr, $room:ident => $body:expr) => {
+        match $kind {
+            AskKind::Survey => {
+                let $room = &survey::Survey;
+                $body
+            }
+            AskKind::Questions => {
+                let $room = &questions::Questions;
+                $body
+            }
+            AskKind::Review => {
+                let $room = &review::Review;
+                $body
+            }
+            AskKind::Drift => {
+                let $room = &drift::Drift;
+                $body
+            }
+        }
+    };
+}
+
+/// Names who makes this settle (`answered_by`: `{kind, id, name}`,
+/// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
+/// an agent token (an answer given in the agent's client form — the daemon cannot tell it
+/// from the model's own, so it is the agent's). Nothing for the install's token. Every
+/// settle goes through here ([`Daemon::settle`]) before its commit.
+fn stamp(settlement: &mut Settlement) {
+    let Some(m) = crate::fence::answered_by() else {
+        return;
+    };
+    for v in [&mut settlement.result, &mut settlement.record] {
+        if let Some(o) = v.as_object_mut() {
+            o.insert("answered_by".into(), m.clone());
+        }
+    }
+}
+
+/// The settlement of a cancelled or withdrawn survey or questions ask: the tool error
+/// (`code`, `message`, the agent's `reason`) as the result, and the kind's `record`.
+pub(crate) fn ended(
+    ask: &Ask,
+    outcome: Outcome,
+    reason: Option<&str>,
+    (code, message): (&str, &str),
+    mut record: Value,
+    settled_at: String,
+) -> Settlement {
+    let mut error = json!({"code": code, "message": message, "ask_id": ask.id});
+    if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
+        error["reason"] = json!(r);
+    }
+    if let Some(r) = reason {
+        record["reason"] = json!(r);
+    }
+    Settlement {
+        outcome: outcome.into(),
+        result: json!({"outcome": outcome, "ask_id": ask.id, "error": error}),
+        record,
+        settled_at,
+        expect_banked: None,
+        delivered: outcome.delivered_on_settle(),
+    }
+}
+
 impl Daemon {
+    /// The one settle every kind goes through: names who makes it ([`stamp`]), commits it
+    /// through the store's compare-and-set with the events that `follow` it in the same
+    /// transaction, adds what the room's [`Room::settled`] sets off, publishes, then runs
+    /// the room's [`Room::published`]. The store's error is returned, so each room answers
+    /// a lost race (`NotPending`) in its own words.
+    pub(crate) async fn settle<R: Room>(
+        &self,
+        room: &R,
+        ask: &Ask,
+        mut settlement: Settlement,
+        follow: &[FollowEvent],
+    ) -> Result<Settlement, StoreError> {
+        stamp(&mut settlement);
+        let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
+        let more = room.settled(self, ask, &settlement).await;
+        self.hub.publish(events.into_iter().chain(more));
+        room.published(self, ask, &settlement).await;
+        Ok(settlement)
+    }
+
     /// Validates and stores a new ask, or re-attaches to an identical pending one.
     pub async fn create(&self, req: CreateAsk<'_>) -> ApiResult<CreatedAsk> {
         let session_id = match req.session_id {
@@ -94,12 +303,7 @@ impl Daemon {
             None => self.default_session().await?,
         };
         let kind = AskKind::parse(req.kind).map_err(|_| unknown_kind(req.kind))?;
-        let mut new = match kind {
-            AskKind::Survey => self.new_survey(&session_id, req.args, req.replaces).await?,
-            AskKind::Review => self.new_review(&session_id, &req.args).await?,
-            AskKind::Questions => questions::new_ask(&session_id, &req.args)?,
-            AskKind::Drift => return Err(unknown_kind(req.kind)),
-        };
+        let mut new = in_room!(kind, r => r.admit(self, &session_id, &req).await?);
         new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces
@@ -115,18 +319,20 @@ impl Daemon {
             .iter()
             .any(|e| e.kind == EventKind::AskSettled);
         let mut events = created.events;
-        if let (true, Some((old_id, _))) = (settled_old, &superseded) {
-            // A superseded ask that a draft launched reopens that draft (survey.md §10.3).
-            events.extend(
-                self.draft_on_settle(old_id, Outcome::Superseded.as_str())
-                    .await,
-            );
+        // A superseded survey follows its settle as any settle does (survey.md §10.3,
+        // §11.3): the draft it was launched from reopens, its record is copied.
+        let old = match (settled_old, superseded) {
+            (true, Some((old_id, settlement))) => {
+                self.load(&old_id).await.ok().map(|old| (old, settlement))
+            }
+            _ => None,
+        };
+        if let Some((old, settlement)) = &old {
+            events.extend(survey::Survey.settled(self, old, settlement).await);
         }
         self.hub.publish(events);
-        if let (true, Some((old_id, settlement))) = (settled_old, superseded)
-            && let Ok(old) = self.load(&old_id).await
-        {
-            self.workspace_copy(&old, &settlement).await;
+        if let Some((old, settlement)) = &old {
+            survey::Survey.published(self, old, settlement).await;
         }
         Ok(CreatedAsk {
             ask: created.ask,
@@ -139,9 +345,8 @@ impl Daemon {
     /// before it records the connection's session (`alignment.md` §4.1).
     pub fn check(&self, kind: &str, args: Json<'_>) -> ApiResult<()> {
         match AskKind::parse(kind) {
-            Ok(AskKind::Survey) => survey::check(args),
-            Ok(AskKind::Questions) => questions::check(&args),
-            Ok(AskKind::Review | AskKind::Drift) | Err(_) => Err(ApiError::new(
+            Ok(kind) => in_room!(kind, r => r.check(args)),
+            Err(_) => Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "unknown-kind",
                 format!("kind {kind:?} has no argument check — use survey or questions"),
@@ -153,30 +358,14 @@ impl Daemon {
     pub async fn bank(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<usize> {
         let ask = self.load(ask_id).await?;
         require_pending(&ask)?;
-        match kind_of(&ask)? {
-            AskKind::Survey => self.survey_bank(&ask, body).await,
-            _ => Err(wrong_kind(&ask, "bank")),
-        }
+        in_room!(kind_of(&ask)?, r => r.bank(self, &ask, body).await)
     }
 
-    /// `PUT /api/asks/{id}/draft` (§9.3): sanitised, never rejected unless not an object.
+    /// `PUT /api/asks/{id}/autosave` (§9.3): sanitised, never rejected unless not an object.
     pub async fn autosave(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<(i64, String)> {
         let ask = self.load(ask_id).await?;
         require_pending(&ask)?;
-        let clean = match kind_of(&ask)? {
-            AskKind::Survey => survey::clean_autosave(&ask, body)?,
-            AskKind::Review => review::clean_draft(&ask, body)?,
-            AskKind::Questions | AskKind::Drift => {
-                if body.as_object().is_none() {
-                    return Err(ApiError::new(
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        "invalid-autosave",
-                        format!("the autosave must be a JSON object, got {}", body.kind()),
-                    ));
-                }
-                body.to_value()
-            }
-        };
+        let clean = in_room!(kind_of(&ask)?, r => r.autosave(&ask, body)?);
         let saved = self
             .store
             .autosave(ask_id, &clean)
@@ -186,26 +375,16 @@ impl Daemon {
         Ok((saved.revision, saved.saved_at))
     }
 
-    /// `POST /api/asks/{id}/submit`: validated against the recomputed path, settled once.
+    /// `POST /api/asks/{id}/submit`: validated by the ask's room, settled once.
     pub async fn submit(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
-        let kind = kind_of(&ask)?;
-        match kind {
-            AskKind::Review => return self.review_submit(ask_id, body).await,
-            AskKind::Drift => return self.drift_submit(ask, body).await,
-            AskKind::Survey | AskKind::Questions => {}
-        }
-        require_pending(&ask)?;
-        let settlement = match kind {
-            AskKind::Survey => self.survey_submit(&ask, body)?,
-            _ => questions::submit(&ask, body)?,
-        };
-        self.settle(kind, &ask, settlement).await
+        in_room!(kind_of(&ask)?, r => r.submit(self, ask, body).await)
     }
 
     /// The human dismissed the ask.
     pub async fn cancel(&self, ask_id: &str) -> ApiResult<Value> {
-        self.end(ask_id, Outcome::Cancelled, None).await
+        let ask = self.load(ask_id).await?;
+        in_room!(kind_of(&ask)?, r => r.end(self, ask, Outcome::Cancelled, None).await)
     }
 
     /// The agent or an operator withdrew the ask. A settled ask returns its result unchanged.
@@ -214,86 +393,14 @@ impl Daemon {
         if ask.state == AskState::Settled {
             return Ok(ask.result.unwrap_or(Value::Null));
         }
-        match self.end(ask_id, Outcome::Aborted, reason).await {
+        let ended = in_room!(kind_of(&ask)?, r => r.end(self, ask, Outcome::Aborted, reason).await);
+        match ended {
             // Lost a race with another settle: return whatever won.
             Err(e) if e.code == "not-pending" => {
                 Ok(self.load(ask_id).await?.result.unwrap_or(Value::Null))
             }
             other => other,
         }
-    }
-
-    /// Cancel or withdraw, kind by kind.
-    async fn end(&self, ask_id: &str, outcome: Outcome, reason: Option<&str>) -> ApiResult<Value> {
-        let ask = self.load(ask_id).await?;
-        let kind = kind_of(&ask)?;
-        match kind {
-            AskKind::Review => return self.review_end(ask_id, outcome, reason).await,
-            AskKind::Drift => return self.drift_end(ask, outcome).await,
-            AskKind::Survey | AskKind::Questions => {}
-        }
-        require_pending(&ask)?;
-        let settled_at = askd_store::now();
-        let (code, message) = match kind {
-            AskKind::Survey => (survey::error_code(outcome), survey::error_message(outcome)),
-            _ => (
-                questions::error_code(outcome),
-                questions::error_message(outcome),
-            ),
-        };
-        let mut error = json!({
-            "code": code,
-            "message": message,
-            "ask_id": ask.id,
-        });
-        if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
-            error["reason"] = json!(r);
-        }
-        let result = json!({"outcome": outcome, "ask_id": ask.id, "error": error});
-        let mut record = match kind {
-            AskKind::Survey => {
-                let spec = survey::spec(&ask)?;
-                survey::survey_record(&ask, &spec, outcome.as_str(), &settled_at, None)
-            }
-            _ => askd_core::record::ask_record(
-                &crate::asks::recorded(&ask, None),
-                kind,
-                outcome.as_str(),
-                &settled_at,
-                None,
-            ),
-        };
-        if let Some(r) = reason {
-            record["reason"] = json!(r);
-        }
-        let settlement = Settlement {
-            outcome: outcome.into(),
-            result,
-            record,
-            settled_at,
-            expect_banked: None,
-            delivered: outcome.delivered_on_settle(),
-        };
-        self.settle(kind, &ask, settlement).await
-    }
-
-    /// Commits a survey's or questions' settlement and publishes it (a survey's draft and
-    /// workspace copy follow it).
-    async fn settle(
-        &self,
-        kind: AskKind,
-        ask: &Ask,
-        mut settlement: Settlement,
-    ) -> ApiResult<Value> {
-        if kind == AskKind::Survey {
-            return self.survey_settle(ask, settlement).await;
-        }
-        let events = self
-            .commit_settle(&ask.id, &mut settlement, &[])
-            .await
-            .map_err(|e| ApiError::store(e, &ask.id))?;
-        self.hub.publish(events);
-        Ok(settlement.result)
     }
 
     /// Reroll, Push or Discuss (§8.5): only before the first bank.
@@ -310,8 +417,7 @@ impl Daemon {
         if kind_of(&ask)? != AskKind::Survey {
             return Err(wrong_kind(&ask, "pre-flight"));
         }
-        let settlement = self.survey_preflight(&ask, action)?;
-        self.survey_settle(&ask, settlement).await
+        survey::Survey.preflight(self, ask, action).await
     }
 
     /// Waits up to `timeout` (None: until settled) and returns the result, or the pending
@@ -325,17 +431,7 @@ impl Daemon {
 
     /// What a waiting agent gets while the ask is pending, kind by kind.
     pub fn pending_handle(&self, ask: &Ask) -> ApiResult<Value> {
-        let url = self.ask_url(&ask.id);
-        Ok(match kind_of(ask)? {
-            AskKind::Survey => json!(askd_core::survey::result::pending(
-                &survey::spec(ask)?,
-                &ask.id,
-                &url
-            )),
-            AskKind::Review => self.review_pending(ask),
-            AskKind::Drift => self.drift_pending(ask),
-            AskKind::Questions => questions::pending(ask, &url),
-        })
+        in_room!(kind_of(ask)?, r => r.pending(self, ask))
     }
 
     /// The path for a map of answers `{id: {selected, custom?, skipped?}}` (surveys only).
@@ -373,14 +469,7 @@ impl Daemon {
         if let Some(t) = &ask.title {
             v["title"] = json!(t);
         }
-        v["rendered"] = match kind {
-            AskKind::Survey => crate::render::survey(&survey::spec(ask)?),
-            AskKind::Review | AskKind::Drift => Value::Null,
-            AskKind::Questions => crate::render::questions(&questions::spec(ask)?),
-        };
-        if kind == AskKind::Review {
-            self.review_view(ask, &mut v)?;
-        }
+        in_room!(kind, r => r.view(self, ask, &mut v)?);
         if ask.state == AskState::Settled {
             v["outcome"] = json!(ask.outcome);
             v["settledAt"] = json!(ask.settled_at);
@@ -393,16 +482,16 @@ impl Daemon {
     /// drift card's `drift` member, a question ask's `repeats`.
     pub async fn show(&self, ask: &Ask) -> ApiResult<Value> {
         let mut view = self.view(ask)?;
-        match kind_of(ask)? {
-            AskKind::Drift => self.drift_view(ask, &mut view).await?,
-            AskKind::Questions | AskKind::Survey => {
-                view["repeats"] = self
-                    .alignment()
-                    .repeats(ask, self.settings.alignment_mode)
-                    .await?;
-            }
-            AskKind::Review => {}
-        }
+        in_room!(kind_of(ask)?, r => r.show(self, ask, &mut view).await?);
         Ok(view)
+    }
+
+    /// The `repeats` member of a question ask's or a survey's view (`alignment.md`).
+    pub(crate) async fn repeats(&self, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        v["repeats"] = self
+            .alignment()
+            .repeats(ask, self.settings.alignment_mode)
+            .await?;
+        Ok(())
     }
 }

@@ -10,7 +10,9 @@ use askd_core::record::ask_record;
 use askd_store::{Ask, NewAsk, Settlement};
 use serde_json::{Value, json};
 
-use crate::asks::{invalid_answers, recorded, sha256_hex};
+use super::{CreateAsk, Room, ended, object_autosave};
+use crate::asks::{invalid_answers, recorded, require_pending, sha256_hex};
+use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
 /// The instruction of a pending handle for a questions ask.
@@ -56,14 +58,14 @@ pub(crate) fn surface(body: &Json<'_>) -> ApiResult<&'static str> {
 }
 
 /// The tool-error code of a cancelled or aborted questions ask.
-pub fn error_code(outcome: Outcome) -> &'static str {
+fn error_code(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Cancelled => "ASK_CANCELLED",
         _ => "ASK_ABORTED",
     }
 }
 
-pub fn error_message(outcome: Outcome) -> &'static str {
+fn error_message(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Cancelled => "the user cancelled the question",
         _ => "ask_user_question was aborted before the user answered",
@@ -74,36 +76,99 @@ fn bad_spec(p: Vec<Problem>) -> ApiError {
     ApiError::invalid("QUESTIONS_BAD_SPEC", Some("invalid questions"), p)
 }
 
-/// Validates questions arguments exactly as a create would, writing nothing.
-pub fn check(args: &Json<'_>) -> ApiResult<()> {
-    questions::validate(args).map_err(bad_spec)?;
-    Ok(())
+/// The questions room.
+pub struct Questions;
+
+impl Room for Questions {
+    const KIND: AskKind = AskKind::Questions;
+
+    /// Validates questions arguments into the ask to create.
+    async fn admit(&self, _: &Daemon, session_id: &str, req: &CreateAsk<'_>) -> ApiResult<NewAsk> {
+        let spec = questions::validate(&req.args).map_err(bad_spec)?;
+        let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+        // The first question names the ask in lists (the inbox, `askd asks list`, the
+        // terminal UI): ask_user_question has no title of its own.
+        let title = questions::list_title(&spec);
+        Ok(NewAsk {
+            id: uuid::Uuid::now_v7().to_string(),
+            session_id: session_id.to_string(),
+            kind: AskKind::Questions.as_str().into(),
+            title,
+            payload_key: sha256_hex(&payload.to_string()),
+            payload,
+            fingerprint: None,
+            replaces: None,
+            seed_banked: Vec::new(),
+            seed_autosave: None,
+            return_undelivered: false,
+        })
+    }
+
+    /// Validates questions arguments exactly as a create would, writing nothing.
+    fn check(&self, args: Json<'_>) -> ApiResult<()> {
+        questions::validate(&args).map_err(bad_spec)?;
+        Ok(())
+    }
+
+    fn autosave(&self, _: &Ask, body: &Json<'_>) -> ApiResult<Value> {
+        object_autosave(body)
+    }
+
+    async fn submit(&self, d: &Daemon, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
+        require_pending(&ask)?;
+        let settlement = answered(&ask, body)?;
+        self.commit(d, &ask, settlement).await
+    }
+
+    async fn end(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        outcome: Outcome,
+        reason: Option<&str>,
+    ) -> ApiResult<Value> {
+        require_pending(&ask)?;
+        let settled_at = askd_store::now();
+        let record = ask_record(
+            &recorded(&ask, None),
+            AskKind::Questions,
+            outcome.as_str(),
+            &settled_at,
+            None,
+        );
+        let words = (error_code(outcome), error_message(outcome));
+        let settlement = ended(&ask, outcome, reason, words, record, settled_at);
+        self.commit(d, &ask, settlement).await
+    }
+
+    fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value> {
+        Ok(json!({
+            "outcome": "pending", "ask_id": ask.id, "url": d.ask_url(&ask.id),
+            "instruction": PENDING_QUESTIONS,
+        }))
+    }
+
+    fn view(&self, _: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        v["rendered"] = crate::render::questions(&spec(ask)?);
+        Ok(())
+    }
+
+    async fn show(&self, d: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        d.repeats(ask, v).await
+    }
 }
 
-/// Validates questions arguments into the ask to create.
-pub fn new_ask(session_id: &str, args: &Json<'_>) -> ApiResult<NewAsk> {
-    let spec = questions::validate(args).map_err(bad_spec)?;
-    let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
-    // The first question names the ask in lists (the inbox, `askd asks list`, the
-    // terminal UI): ask_user_question has no title of its own.
-    let title = questions::list_title(&spec);
-    Ok(NewAsk {
-        id: uuid::Uuid::now_v7().to_string(),
-        session_id: session_id.to_string(),
-        kind: AskKind::Questions.as_str().into(),
-        title,
-        payload_key: sha256_hex(&payload.to_string()),
-        payload,
-        fingerprint: None,
-        replaces: None,
-        seed_banked: Vec::new(),
-        seed_autosave: None,
-        return_undelivered: false,
-    })
+impl Questions {
+    async fn commit(&self, d: &Daemon, ask: &Ask, settlement: Settlement) -> ApiResult<Value> {
+        d.settle(self, ask, settlement, &[])
+            .await
+            .map(|s| s.result)
+            .map_err(|e| ApiError::store(e, &ask.id))
+    }
 }
 
 /// The settlement of submitted answers.
-pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
+fn answered(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
     let settled_at = askd_store::now();
     let spec = spec(ask)?;
     let answers = questions::validate_answers(&spec, body).map_err(invalid_answers)?;
@@ -124,9 +189,4 @@ pub fn submit(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         expect_banked: None,
         delivered: Outcome::Answered.delivered_on_settle(),
     })
-}
-
-/// The pending handle of a questions ask.
-pub fn pending(ask: &Ask, url: &str) -> Value {
-    json!({"outcome": "pending", "ask_id": ask.id, "url": url, "instruction": PENDING_QUESTIONS})
 }

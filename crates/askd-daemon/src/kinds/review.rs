@@ -33,6 +33,7 @@ use askd_store::{Ask, AskState, NewAsk, Settlement};
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
+use super::{CreateAsk, Room};
 use crate::asks::{invalid_answers, sha256_hex};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
@@ -109,21 +110,27 @@ fn recorded(ask: &Ask) -> Option<Vec<FoldedItem>> {
     )
 }
 
-impl Daemon {
+/// The review room.
+pub struct Review;
+
+impl Room for Review {
+    const KIND: AskKind = AskKind::Review;
+
     /// Validates `batch_review` arguments (with the `persist` checks against the session's
     /// workspace) into the ask to create.
-    pub(crate) async fn new_review(&self, session_id: &str, args: &Json<'_>) -> ApiResult<NewAsk> {
-        let workspace = self
+    async fn admit(&self, d: &Daemon, session_id: &str, req: &CreateAsk<'_>) -> ApiResult<NewAsk> {
+        let args = &req.args;
+        let workspace = d
             .store
             .session(session_id)
             .await
             .map_err(|e| ApiError::store(e, "-"))?
             .and_then(|s| s.workspace);
         let limits = Limits {
-            max_items: self.max_items(),
-            max_body_bytes: self.max_body_bytes(),
+            max_items: d.max_items(),
+            max_body_bytes: d.max_body_bytes(),
         };
-        let allow = self.settings.allow_external_persist;
+        let allow = d.settings.allow_external_persist;
         let spec = validate_with(args, &limits, &mut |p| {
             persist::check(workspace.as_deref(), p, allow).err()
         })
@@ -145,26 +152,128 @@ impl Daemon {
         })
     }
 
+    /// The sanitised draft of a review (`PUT /api/asks/{id}/autosave`).
+    fn autosave(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Value> {
+        let spec = spec(ask)?;
+        draft::sanitize(&spec, body).map_err(|p| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid-autosave",
+                p.message,
+            )
+        })
+    }
+
+    /// Answers from the card, panel or terminal.
+    async fn submit(&self, d: &Daemon, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
+        self.settle_locked(d, &ask.id, |ask, spec| {
+            if spec.offline {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "offline-review",
+                    format!("review {} is offline: export it, fill the file and import it (askd review import)", ask.id),
+                ));
+            }
+            let sub = validate_submit(spec, body).map_err(invalid_answers)?;
+            let surface = sub.surface.unwrap_or_else(|| spec.default_surface());
+            Ok((
+                Outcome::Answered,
+                fold::answered_result(spec, &ask.id, surface, &sub.answers),
+            ))
+        })
+        .await
+    }
+
+    /// Cancel (the reviewer) or withdraw (the agent): no verdicts.
+    async fn end(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        outcome: Outcome,
+        reason: Option<&str>,
+    ) -> ApiResult<Value> {
+        let reason = reason.filter(|r| !r.trim().is_empty()).map(str::to_string);
+        self.settle_locked(d, &ask.id, |ask, spec| {
+            let mut r =
+                fold::cancelled_result(spec, &ask.id, outcome.as_str(), spec.default_surface());
+            if let Some(reason) = reason {
+                r["reason"] = json!(reason);
+            }
+            Ok((outcome, r))
+        })
+        .await
+    }
+
+    /// The pending handle of a review.
+    fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value> {
+        let mut v = json!({
+            "outcome": "pending",
+            "ask_id": ask.id,
+            "url": d.ask_url(&ask.id),
+            "instruction": PENDING_INSTRUCTION,
+        });
+        if let Some(t) = &ask.title {
+            v["title"] = json!(t);
+        }
+        Ok(v)
+    }
+
+    /// The review members of `GET /api/asks/{id}`: `rendered` (each item's `detail` as
+    /// sanitised HTML) and `review` (what the panel needs besides the spec).
+    fn view(&self, d: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        let spec = spec(ask)?;
+        let mut items = Map::new();
+        for i in &spec.items {
+            let mut r = Map::new();
+            if let Some(detail) = &i.detail {
+                r.insert("detail".into(), json!(crate::render::markdown(detail)));
+            }
+            items.insert(i.id.clone(), Value::Object(r));
+        }
+        v["rendered"] = json!({"items": items});
+        let exports: Vec<String> = ["csv", "html", "json"]
+            .iter()
+            .map(|f| format!("/api/asks/{}/export?format={f}", ask.id))
+            .collect();
+        v["review"] = json!({
+            "lang": spec.lang.as_str(),
+            "offline": spec.offline,
+            "surface": spec.default_surface().as_str(),
+            "virtualThreshold": d.virtual_threshold(),
+            "maxItems": d.max_items(),
+            "csvHint": spec.items.len() >= 50,
+            "exports": exports,
+        });
+        Ok(())
+    }
+
+    /// A review's view needs nothing of the session's alignment.
+    async fn show(&self, _: &Daemon, _: &Ask, _: &mut Value) -> ApiResult<()> {
+        Ok(())
+    }
+}
+
+impl Review {
     /// Settles a review once, under its lock: `make` validates and builds `(outcome,
     /// result)`; the persist file is written; the settlement commits.
-    async fn settle_review<F>(&self, ask_id: &str, make: F) -> ApiResult<Value>
+    async fn settle_locked<F>(&self, d: &Daemon, ask_id: &str, make: F) -> ApiResult<Value>
     where
         F: FnOnce(&Ask, &ReviewSpec) -> ApiResult<(Outcome, Value)>,
     {
-        let lock = self.locks.review_settle(ask_id);
+        let lock = d.locks.review_settle(ask_id);
         let _guard = lock.lock().await;
         // Other daemons on a shared database too: a losing submit there writes no file.
-        let _shared = self
+        let _shared = d
             .store
             .hold(&format!("review-settle:{ask_id}"))
             .await
             .map_err(|e| ApiError::store(e, ask_id))?;
-        let ask = self.load(ask_id).await?;
+        let ask = d.load(ask_id).await?;
         if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         if ask.state != AskState::Pending {
-            self.locks.review_settled(ask_id);
+            d.locks.review_settled(ask_id);
             return Err(already_settled(&ask));
         }
         let spec = spec(&ask)?;
@@ -172,7 +281,7 @@ impl Daemon {
         let settled_at = askd_store::now();
         if let Some(p) = spec.persist.clone() {
             let workspace = ask.workspace.clone();
-            let allow = self.settings.allow_external_persist;
+            let allow = d.settings.allow_external_persist;
             let content = persist_content(&result, &spec.title, &settled_at);
             let written = tokio::task::spawn_blocking(move || {
                 persist::write(workspace.as_deref(), &p, allow, &content)
@@ -201,7 +310,7 @@ impl Daemon {
         if outcome != Outcome::Answered {
             record["autosave"] = ask.autosave.clone().unwrap_or(Value::Null);
         }
-        let mut settlement = Settlement {
+        let settlement = Settlement {
             delivered: outcome.delivered_on_settle(),
             outcome: outcome.into(),
             result,
@@ -209,74 +318,35 @@ impl Daemon {
             settled_at,
             expect_banked: None,
         };
-        let events = match self.commit_settle(&ask.id, &mut settlement, &[]).await {
-            Ok(e) => e,
+        let settled = match d.settle(self, &ask, settlement, &[]).await {
+            Ok(s) => s,
             Err(askd_store::StoreError::NotPending) => {
-                self.locks.review_settled(ask_id);
-                return Err(already_settled(&self.load(ask_id).await?));
+                d.locks.review_settled(ask_id);
+                return Err(already_settled(&d.load(ask_id).await?));
             }
             Err(e) => return Err(ApiError::store(e, ask_id)),
         };
-        self.hub.publish(events);
-        self.locks.review_settled(ask_id);
-        Ok(settlement.result)
-    }
-
-    /// `POST /api/asks/{id}/submit` on a review: answers from the card, panel or terminal.
-    pub(crate) async fn review_submit(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<Value> {
-        self.settle_review(ask_id, |ask, spec| {
-            if spec.offline {
-                return Err(ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "offline-review",
-                    format!("review {} is offline: export it, fill the file and import it (askd review import)", ask.id),
-                ));
-            }
-            let sub = validate_submit(spec, body).map_err(invalid_answers)?;
-            let surface = sub.surface.unwrap_or_else(|| spec.default_surface());
-            Ok((
-                Outcome::Answered,
-                fold::answered_result(spec, &ask.id, surface, &sub.answers),
-            ))
-        })
-        .await
-    }
-
-    /// Cancel (the reviewer) or withdraw (the agent): no verdicts.
-    pub(crate) async fn review_end(
-        &self,
-        ask_id: &str,
-        outcome: Outcome,
-        reason: Option<&str>,
-    ) -> ApiResult<Value> {
-        let reason = reason.filter(|r| !r.trim().is_empty()).map(str::to_string);
-        self.settle_review(ask_id, |ask, spec| {
-            let mut r =
-                fold::cancelled_result(spec, &ask.id, outcome.as_str(), spec.default_surface());
-            if let Some(reason) = reason {
-                r["reason"] = json!(reason);
-            }
-            Ok((outcome, r))
-        })
-        .await
+        d.locks.review_settled(ask_id);
+        Ok(settled.result)
     }
 
     /// Import a filled CSV or JSON file; with `dry_run`, only validate and preview.
-    pub async fn review_import(
+    pub async fn import(
         &self,
+        d: &Daemon,
         ask_id: &str,
         format: Format,
         content: &str,
         dry_run: bool,
     ) -> ApiResult<Value> {
-        let ask = self.load(ask_id).await?;
+        let ask = d.load(ask_id).await?;
         if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
         if ask.state != AskState::Pending {
             return Err(already_settled(&ask));
         }
-        let url = self.ask_url(ask_id);
+        let url = d.ask_url(ask_id);
         if dry_run {
             let spec = spec(&ask)?;
             let imported =
@@ -300,7 +370,7 @@ impl Daemon {
         }
         let mut missing = Vec::new();
         let result = self
-            .settle_review(ask_id, |ask, spec| {
+            .settle_locked(d, ask_id, |ask, spec| {
                 let imported =
                     imports::import(spec, &ask.id, format, content).map_err(invalid_import)?;
                 missing = imported.missing;
@@ -324,12 +394,13 @@ impl Daemon {
     }
 
     /// An export of a review: `(content type, file name, body)`.
-    pub async fn review_export(
+    pub async fn export(
         &self,
+        d: &Daemon,
         ask_id: &str,
         format: &str,
     ) -> ApiResult<(&'static str, String, String)> {
-        let ask = self.load(ask_id).await?;
+        let ask = d.load(ask_id).await?;
         if AskKind::parse(&ask.kind) != Ok(AskKind::Review) {
             return Err(not_a_review(&ask));
         }
@@ -358,7 +429,7 @@ impl Daemon {
                 (
                     "text/html; charset=utf-8",
                     format!("{ask_id}.html"),
-                    export::html(&spec, &ask.id, &details, self.virtual_threshold(), rec),
+                    export::html(&spec, &ask.id, &details, d.virtual_threshold(), rec),
                 )
             }
             other => {
@@ -374,61 +445,6 @@ impl Daemon {
             }
         })
     }
-
-    /// The pending handle of a review.
-    pub(crate) fn review_pending(&self, ask: &Ask) -> Value {
-        let mut v = json!({
-            "outcome": "pending",
-            "ask_id": ask.id,
-            "url": self.ask_url(&ask.id),
-            "instruction": PENDING_INSTRUCTION,
-        });
-        if let Some(t) = &ask.title {
-            v["title"] = json!(t);
-        }
-        v
-    }
-
-    /// The review members of `GET /api/asks/{id}`: `rendered` (each item's `detail` as
-    /// sanitised HTML) and `review` (what the panel needs besides the spec).
-    pub(crate) fn review_view(&self, ask: &Ask, v: &mut Value) -> ApiResult<()> {
-        let spec = spec(ask)?;
-        let mut items = Map::new();
-        for i in &spec.items {
-            let mut r = Map::new();
-            if let Some(d) = &i.detail {
-                r.insert("detail".into(), json!(crate::render::markdown(d)));
-            }
-            items.insert(i.id.clone(), Value::Object(r));
-        }
-        v["rendered"] = json!({"items": items});
-        let exports: Vec<String> = ["csv", "html", "json"]
-            .iter()
-            .map(|f| format!("/api/asks/{}/export?format={f}", ask.id))
-            .collect();
-        v["review"] = json!({
-            "lang": spec.lang.as_str(),
-            "offline": spec.offline,
-            "surface": spec.default_surface().as_str(),
-            "virtualThreshold": self.virtual_threshold(),
-            "maxItems": self.max_items(),
-            "csvHint": spec.items.len() >= 50,
-            "exports": exports,
-        });
-        Ok(())
-    }
-}
-
-/// The sanitised draft of a review (`PUT /api/asks/{id}/draft`).
-pub(crate) fn clean_draft(ask: &Ask, body: &Json<'_>) -> ApiResult<Value> {
-    let spec = spec(ask)?;
-    draft::sanitize(&spec, body).map_err(|p| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid-autosave",
-            p.message,
-        )
-    })
 }
 
 /// What the persist file holds: `report_text` for a `.md` path is decided at write time, so

@@ -12,11 +12,12 @@ use askd_core::survey::answers::{AnswerEntry, Submission, validate_bank, validat
 use askd_core::survey::path::{self, Graph, PathAnswer};
 use askd_core::survey::result::{self as shapes, Preflight};
 use askd_core::survey::{SurveySpec, autosave, resolve, validate};
-use askd_store::{Ask, AskState, NewAsk, NewBanked, Settlement, StoreError, Supersede};
+use askd_store::{Ask, AskState, Event, NewAsk, NewBanked, Settlement, StoreError, Supersede};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::asks::{invalid_answers, recorded, sha256_hex};
+use super::{CreateAsk, Room, ended};
+use crate::asks::{invalid_answers, recorded, require_pending, sha256_hex};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
@@ -46,14 +47,14 @@ pub fn banked_entries(ask: &Ask) -> ApiResult<Vec<AnswerEntry>> {
 }
 
 /// The tool-error code of a cancelled or aborted survey.
-pub fn error_code(outcome: Outcome) -> &'static str {
+fn error_code(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Cancelled => "SURVEY_CANCELLED",
         _ => "SURVEY_ABORTED",
     }
 }
 
-pub fn error_message(outcome: Outcome) -> &'static str {
+fn error_message(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Cancelled => shapes::CANCELLED_MESSAGE,
         _ => shapes::ABORTED_MESSAGE,
@@ -68,23 +69,16 @@ fn bad_spec(p: Vec<Problem>) -> ApiError {
     ApiError::invalid("SURVEY_BAD_SPEC", Some("invalid survey spec"), p)
 }
 
-/// Validates survey arguments exactly as a create would, writing nothing.
-pub fn check(args: Json<'_>) -> ApiResult<()> {
-    let resolved = resolve::resolve(args).map_err(bad_argument)?;
-    validate(&resolved.survey).map_err(bad_spec)?;
-    Ok(())
-}
+/// The survey room.
+pub struct Survey;
 
-impl Daemon {
+impl Room for Survey {
+    const KIND: AskKind = AskKind::Survey;
+
     /// Validates survey arguments into the ask to create; with `replaces`, seeds it from
     /// the old ask (§9.4) and supersedes the old one when it is still pending.
-    pub(crate) async fn new_survey(
-        &self,
-        session_id: &str,
-        args: Json<'_>,
-        replaces: Option<&str>,
-    ) -> ApiResult<NewAsk> {
-        let resolved = resolve::resolve(args).map_err(bad_argument)?;
+    async fn admit(&self, d: &Daemon, session_id: &str, req: &CreateAsk<'_>) -> ApiResult<NewAsk> {
+        let resolved = resolve::resolve(req.args.clone()).map_err(bad_argument)?;
         let spec = validate(&resolved.survey).map_err(bad_spec)?;
         let payload = serde_json::to_value(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
         let fingerprint = shapes::fingerprint(&spec);
@@ -101,10 +95,10 @@ impl Daemon {
             seed_autosave: None,
             return_undelivered: false,
         };
-        let Some(old_id) = replaces.or(resolved.replaces()) else {
+        let Some(old_id) = req.replaces.or(resolved.replaces()) else {
             return Ok(new);
         };
-        let old = self.load(old_id).await?;
+        let old = d.load(old_id).await?;
         if old.session_id != session_id || old.kind != AskKind::Survey.as_str() {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -169,9 +163,16 @@ impl Daemon {
         Ok(new)
     }
 
+    /// Validates survey arguments exactly as a create would, writing nothing.
+    fn check(&self, args: Json<'_>) -> ApiResult<()> {
+        let resolved = resolve::resolve(args).map_err(bad_argument)?;
+        validate(&resolved.survey).map_err(bad_spec)?;
+        Ok(())
+    }
+
     /// `POST /api/asks/{id}/bank` (§7.5) on a pending survey: validated, committed, then
     /// acknowledged. Returns the number of banked answers.
-    pub(crate) async fn survey_bank(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<usize> {
+    async fn bank(&self, d: &Daemon, ask: &Ask, body: &Json<'_>) -> ApiResult<usize> {
         let spec = spec(ask)?;
         let banked = banked_entries(ask)?;
         let fresh = validate_bank(&spec, &banked, body).map_err(invalid_answers)?;
@@ -193,7 +194,7 @@ impl Daemon {
                 }
             })
             .collect();
-        let done = self.store.bank(&ask.id, &rows).await.map_err(|e| match e {
+        let done = d.store.bank(&ask.id, &rows).await.map_err(|e| match e {
             StoreError::Conflict(_) => ApiError::invalid(
                 "invalid-answers",
                 None,
@@ -205,42 +206,92 @@ impl Daemon {
             ),
             e => ApiError::store(e, &ask.id),
         })?;
-        self.hub.publish([done.event]);
+        d.hub.publish([done.event]);
         Ok(done.total)
     }
 
-    /// The settlement of a submitted survey, validated against the recomputed path; the result
-    /// carries `surface` (`page` unless the body names `terminal`, `cli`, `client-form` or `app`).
-    pub(crate) fn survey_submit(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
-        let settled_at = askd_store::now();
+    /// The sanitised autosave of a survey (§9.3).
+    fn autosave(&self, ask: &Ask, body: &Json<'_>) -> ApiResult<Value> {
         let spec = spec(ask)?;
-        let banked = banked_entries(ask)?;
-        let sub = validate_submit(&spec, &banked, body).map_err(invalid_answers)?;
-        let mut result = json!(shapes::answered(&spec, &ask.id, &sub));
-        // Where the answer came from (`clients.md` §3), as for questions: the body's `surface`
-        // (a survey walked in the client's forms says `client-form`, the terminal `terminal`),
-        // `page` when it names none.
-        result["surface"] = json!(super::questions::surface(body)?);
-        Ok(Settlement {
-            outcome: Outcome::Answered.into(),
-            result,
-            record: survey_record(
-                ask,
-                &spec,
-                Outcome::Answered.as_str(),
-                &settled_at,
-                Some(&sub),
-            ),
-            settled_at,
-            // Validated against these banked answers: a bank landing in between
-            // must not be contradicted by the settled result.
-            expect_banked: Some(ask.banked.len()),
-            delivered: Outcome::Answered.delivered_on_settle(),
+        let ids: Vec<&str> = ask.banked.iter().map(|b| b.question_id.as_str()).collect();
+        autosave::sanitize(&spec, &ids, body).map_err(|p| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid-autosave",
+                p.message,
+            )
         })
     }
 
+    /// Validated against the recomputed path, settled once.
+    async fn submit(&self, d: &Daemon, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
+        require_pending(&ask)?;
+        let settlement = answered(&ask, body)?;
+        self.commit(d, &ask, settlement).await
+    }
+
+    async fn end(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        outcome: Outcome,
+        reason: Option<&str>,
+    ) -> ApiResult<Value> {
+        require_pending(&ask)?;
+        let settled_at = askd_store::now();
+        let record = survey_record(&ask, &spec(&ask)?, outcome.as_str(), &settled_at, None);
+        let words = (error_code(outcome), error_message(outcome));
+        let settlement = ended(&ask, outcome, reason, words, record, settled_at);
+        self.commit(d, &ask, settlement).await
+    }
+
+    fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value> {
+        Ok(json!(shapes::pending(
+            &spec(ask)?,
+            &ask.id,
+            &d.ask_url(&ask.id)
+        )))
+    }
+
+    fn view(&self, _: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        v["rendered"] = crate::render::survey(&spec(ask)?);
+        Ok(())
+    }
+
+    async fn show(&self, d: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
+        d.repeats(ask, v).await
+    }
+
+    /// The draft the survey was launched from follows the settle (survey.md §10.3) before
+    /// the waiter wakes, so the agent never sees a stale draft status.
+    async fn settled(&self, d: &Daemon, ask: &Ask, settlement: &Settlement) -> Vec<Event> {
+        d.draft_on_settle(&ask.id, &settlement.outcome).await
+    }
+
+    /// §11.3: after the settle commits, a copy of a survey's record goes to
+    /// `<workspace>/.askd/surveys/` (when the session has a workspace and `workspaceRecords`
+    /// is on). Written atomically; a failure is logged and never affects the settle.
+    async fn published(&self, d: &Daemon, ask: &Ask, settlement: &Settlement) {
+        workspace_copy(d, ask, settlement).await;
+    }
+}
+
+impl Survey {
+    /// Commits a survey's settlement through [`Daemon::settle`].
+    async fn commit(&self, d: &Daemon, ask: &Ask, settlement: Settlement) -> ApiResult<Value> {
+        d.settle(self, ask, settlement, &[])
+            .await
+            .map(|s| s.result)
+            .map_err(|e| ApiError::store(e, &ask.id))
+    }
+
     /// Reroll, Push or Discuss (§8.5) on a pending survey: only before the first bank.
-    pub(crate) fn survey_preflight(&self, ask: &Ask, action: Preflight) -> ApiResult<Settlement> {
+    pub(crate) async fn preflight(
+        &self,
+        d: &Daemon,
+        ask: Ask,
+        action: Preflight,
+    ) -> ApiResult<Value> {
         if !ask.banked.is_empty() {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
@@ -251,91 +302,88 @@ impl Daemon {
                 ),
             ));
         }
-        let spec = spec(ask)?;
+        let spec = spec(&ask)?;
         let settled_at = askd_store::now();
-        Ok(Settlement {
+        let settlement = Settlement {
             outcome: action.as_str().into(),
             result: json!(shapes::preflight(&spec, &ask.id, action)),
-            record: survey_record(ask, &spec, action.as_str(), &settled_at, None),
+            record: survey_record(&ask, &spec, action.as_str(), &settled_at, None),
             settled_at,
             // Pre-flight is closed by the first bank, even one that lands right now.
             expect_banked: Some(0),
             delivered: action.outcome().delivered_on_settle(),
-        })
-    }
-
-    /// Commits a survey's settlement; the draft it was launched from follows the settle
-    /// (survey.md §10.3) before the waiter wakes, so the agent never sees a stale draft
-    /// status; then the record's workspace copy.
-    pub(crate) async fn survey_settle(
-        &self,
-        ask: &Ask,
-        mut settlement: Settlement,
-    ) -> ApiResult<Value> {
-        let events = self
-            .commit_settle(&ask.id, &mut settlement, &[])
-            .await
-            .map_err(|e| ApiError::store(e, &ask.id))?;
-        let drafts = self.draft_on_settle(&ask.id, &settlement.outcome).await;
-        self.hub.publish(events.into_iter().chain(drafts));
-        self.workspace_copy(ask, &settlement).await;
-        Ok(settlement.result)
-    }
-
-    /// §11.3: after the settle commits, a copy of a survey's record goes to
-    /// `<workspace>/.askd/surveys/` (when the session has a workspace and `workspaceRecords`
-    /// is on). Written atomically; a failure is logged and never affects the settle.
-    pub(crate) async fn workspace_copy(&self, ask: &Ask, settlement: &Settlement) {
-        let Some(workspace) = ask
-            .workspace
-            .clone()
-            .filter(|_| self.settings.workspace_records)
-        else {
-            return;
         };
-        let name = askd_core::survey::records::workspace_file_name(
-            &settlement.settled_at,
-            ask.title.as_deref(),
-            &ask.id,
-        );
-        let mut record = settlement.record.clone();
-        record["workspaceRecord"] = json!(true);
-        let ask_id = ask.id.clone();
-        let written =
-            tokio::task::spawn_blocking(move || -> std::io::Result<std::path::PathBuf> {
-                let dir = std::path::Path::new(&workspace)
-                    .join(".askd")
-                    .join("surveys");
-                std::fs::create_dir_all(&dir)?;
-                let path = dir.join(&name);
-                let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-                crate::atomic::write(&path, text.as_bytes(), 0o666)?;
-                Ok(path)
-            })
-            .await;
-        match written {
-            Ok(Ok(path)) => {
-                tracing::debug!(ask = %ask_id, path = %path.display(), "workspace record written")
-            }
-            Ok(Err(e)) => {
-                tracing::warn!(ask = %ask_id, error = %e, "cannot write the workspace record")
-            }
-            Err(e) => tracing::warn!(ask = %ask_id, error = %e, "workspace record task failed"),
-        }
+        self.commit(d, &ask, settlement).await
     }
 }
 
-/// The sanitised autosave of a survey (§9.3).
-pub fn clean_autosave(ask: &Ask, body: &Json<'_>) -> ApiResult<Value> {
+/// The settlement of a submitted survey, validated against the recomputed path; the result
+/// carries `surface` (`page` unless the body names `terminal`, `cli`, `client-form` or `app`).
+fn answered(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
+    let settled_at = askd_store::now();
     let spec = spec(ask)?;
-    let ids: Vec<&str> = ask.banked.iter().map(|b| b.question_id.as_str()).collect();
-    autosave::sanitize(&spec, &ids, body).map_err(|p| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid-autosave",
-            p.message,
-        )
+    let banked = banked_entries(ask)?;
+    let sub = validate_submit(&spec, &banked, body).map_err(invalid_answers)?;
+    let mut result = json!(shapes::answered(&spec, &ask.id, &sub));
+    // Where the answer came from (`clients.md` §3), as for questions: the body's `surface`
+    // (a survey walked in the client's forms says `client-form`, the terminal `terminal`),
+    // `page` when it names none.
+    result["surface"] = json!(super::questions::surface(body)?);
+    Ok(Settlement {
+        outcome: Outcome::Answered.into(),
+        result,
+        record: survey_record(
+            ask,
+            &spec,
+            Outcome::Answered.as_str(),
+            &settled_at,
+            Some(&sub),
+        ),
+        settled_at,
+        // Validated against these banked answers: a bank landing in between
+        // must not be contradicted by the settled result.
+        expect_banked: Some(ask.banked.len()),
+        delivered: Outcome::Answered.delivered_on_settle(),
     })
+}
+
+/// The workspace copy of a settled survey's record ([`Survey::published`]).
+async fn workspace_copy(d: &Daemon, ask: &Ask, settlement: &Settlement) {
+    let Some(workspace) = ask
+        .workspace
+        .clone()
+        .filter(|_| d.settings.workspace_records)
+    else {
+        return;
+    };
+    let name = askd_core::survey::records::workspace_file_name(
+        &settlement.settled_at,
+        ask.title.as_deref(),
+        &ask.id,
+    );
+    let mut record = settlement.record.clone();
+    record["workspaceRecord"] = json!(true);
+    let ask_id = ask.id.clone();
+    let written = tokio::task::spawn_blocking(move || -> std::io::Result<std::path::PathBuf> {
+        let dir = std::path::Path::new(&workspace)
+            .join(".askd")
+            .join("surveys");
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(&name);
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+        crate::atomic::write(&path, text.as_bytes(), 0o666)?;
+        Ok(path)
+    })
+    .await;
+    match written {
+        Ok(Ok(path)) => {
+            tracing::debug!(ask = %ask_id, path = %path.display(), "workspace record written")
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(ask = %ask_id, error = %e, "cannot write the workspace record")
+        }
+        Err(e) => tracing::warn!(ask = %ask_id, error = %e, "workspace record task failed"),
+    }
 }
 
 /// The path for a map of answers `{id: {selected, custom?, skipped?}}`; banked answers are
