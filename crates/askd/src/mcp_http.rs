@@ -268,14 +268,16 @@ impl Backend for InProcess {
 
     async fn draft_set(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
         self.0
-            .draft_set(session, args)
+            .builder()
+            .set(session, args)
             .await
             .map_err(|e| tool_error(e, None))
     }
 
     async fn draft_get(&self, session: &str, args: &Value) -> Result<Value, ToolError> {
         self.0
-            .draft_get(session, args)
+            .builder()
+            .get(session, args)
             .await
             .map_err(|e| tool_error(e, None))
     }
@@ -283,7 +285,8 @@ impl Backend for InProcess {
     async fn draft_launch(&self, session: &str, args: &Value) -> Result<DraftLaunch, ToolError> {
         let l = self
             .0
-            .draft_launch(session, args)
+            .builder()
+            .launch(session, args)
             .await
             .map_err(|e| tool_error(e, None))?;
         Ok(DraftLaunch {

@@ -51,17 +51,17 @@ pub async fn session_and_args(d: &Daemon, body: &JsonBody) -> ApiResult<(String,
 
 pub async fn set_route(State(d): St, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let (session, args) = session_and_args(&d, &body).await?;
-    Ok(AxumJson(d.draft_set(&session, &args).await?))
+    Ok(AxumJson(d.builder().set(&session, &args).await?))
 }
 
 pub async fn get_route(State(d): St, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let (session, args) = session_and_args(&d, &body).await?;
-    Ok(AxumJson(d.draft_get(&session, &args).await?))
+    Ok(AxumJson(d.builder().get(&session, &args).await?))
 }
 
 pub async fn launch_route(State(d): St, body: JsonBody) -> ApiResult<Response> {
     let (session, args) = session_and_args(&d, &body).await?;
-    let l = d.draft_launch(&session, &args).await?;
+    let l = d.builder().launch(&session, &args).await?;
     let status = if l.created {
         StatusCode::CREATED
     } else {
@@ -83,7 +83,7 @@ pub struct ListQuery {
 }
 
 pub async fn list(State(d): St, QueryArgs(q): QueryArgs<ListQuery>) -> ApiResult<AxumJson<Value>> {
-    let mut manifest = d.drafts_manifest(q.session.as_deref()).await?;
+    let mut manifest = d.builder().manifest(q.session.as_deref()).await?;
     // A paired device sees the builder's progress, not where its files are.
     if let Some(crate::fence::Principal::Device { .. }) = crate::fence::caller() {
         strip_files(&mut manifest);

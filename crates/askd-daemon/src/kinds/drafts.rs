@@ -308,15 +308,28 @@ fn file_failure(prefix: &str, path: &Path, e: std::io::Error) -> ApiError {
     )
 }
 
+/// The question builder (`survey_draft_*`, survey.md §10) of a daemon: [`Daemon::builder`].
+pub struct Builder<'a> {
+    d: &'a Daemon,
+}
+
 impl Daemon {
+    /// The question builder: draft files, the manifest, launch and the settle transitions.
+    pub fn builder(&self) -> Builder<'_> {
+        Builder { d: self }
+    }
+}
+
+impl Builder<'_> {
     fn fallback_dir(&self) -> PathBuf {
-        let dir = self.settings.data_dir.join(draft::FALLBACK_DIR);
+        let dir = self.d.settings.data_dir.join(draft::FALLBACK_DIR);
         let _ = std::fs::create_dir_all(&dir);
         std::fs::canonicalize(&dir).unwrap_or(dir)
     }
 
-    async fn draft_session(&self, session_id: &str) -> ApiResult<Session> {
-        self.store
+    async fn session(&self, session_id: &str) -> ApiResult<Session> {
+        self.d
+            .store
             .session(session_id)
             .await
             .map_err(|e| ApiError::store(e, "-"))?
@@ -333,7 +346,8 @@ impl Daemon {
         if let Some(s) = explicit {
             return Ok(s);
         }
-        self.store
+        self.d
+            .store
             .active_draft(&session.id)
             .await
             .map_err(|e| store_failure(prefix, e))?
@@ -348,7 +362,7 @@ impl Daemon {
     /// Reads a draft: its manifest row and its file, registering a file the manifest lost
     /// (the session's workspace first, then the fallback directory), and applying a settle
     /// transition the daemon missed.
-    async fn draft_load(
+    async fn open(
         &self,
         session: &Session,
         slug: &str,
@@ -367,6 +381,7 @@ impl Daemon {
             return Err(unreadable());
         }
         let row = self
+            .d
             .store
             .draft(slug)
             .await
@@ -394,7 +409,7 @@ impl Daemon {
         };
         if loaded.row.status == Status::Launched.as_str()
             && let Some(ask_id) = loaded.row.ask_id.clone()
-            && let Ok(ask) = self.load(&ask_id).await
+            && let Ok(ask) = self.d.load(&ask_id).await
             && ask.state == AskState::Settled
         {
             let outcome = ask.outcome.unwrap_or_default();
@@ -415,7 +430,7 @@ impl Daemon {
     ) -> ApiResult<Loaded> {
         // A launch whose ask this store does not know cannot be attached to.
         if let Some(a) = &file.ask_id
-            && self.store.ask(a).await.ok().flatten().is_none()
+            && self.d.store.ask(a).await.ok().flatten().is_none()
         {
             file.ask_id = None;
             if file.status == Status::Launched {
@@ -446,7 +461,8 @@ impl Daemon {
             ask_id: None,
         };
         let row = row_of(&base, file);
-        self.store
+        self.d
+            .store
             .save_draft(DraftSave {
                 draft: row.clone(),
                 active: ActivePointer::Keep,
@@ -491,6 +507,7 @@ impl Daemon {
             ActivePointer::Keep
         };
         let saved = self
+            .d
             .store
             .save_draft(DraftSave {
                 draft: row.clone(),
@@ -510,18 +527,18 @@ impl Daemon {
 
     /// Called when a survey ask settles: the draft launched as that ask follows (§10.3).
     /// Returns the committed events for the caller to publish; never fails the settle.
-    pub(crate) async fn draft_on_settle(&self, ask_id: &str, outcome: &str) -> Vec<Event> {
-        let Ok(Some(row)) = self.store.draft_by_ask(ask_id).await else {
+    pub(crate) async fn on_settle(&self, ask_id: &str, outcome: &str) -> Vec<Event> {
+        let Ok(Some(row)) = self.d.store.draft_by_ask(ask_id).await else {
             return Vec::new();
         };
         if row.status != Status::Launched.as_str() {
             return Vec::new();
         }
-        let Ok(_guard) = self.locks.draft(self.store.as_ref(), &row.slug).await else {
+        let Ok(_guard) = self.d.locks.draft(self.d.store.as_ref(), &row.slug).await else {
             tracing::warn!(slug = %row.slug, "draft settle transition not applied: no draft lock");
             return Vec::new();
         };
-        let Ok(Some(row)) = self.store.draft(&row.slug).await else {
+        let Ok(Some(row)) = self.d.store.draft(&row.slug).await else {
             return Vec::new();
         };
         if row.status != Status::Launched.as_str() || row.ask_id.as_deref() != Some(ask_id) {
@@ -539,40 +556,38 @@ impl Daemon {
     }
 
     /// `survey_draft_set` (§10.4) for `session_id`.
-    pub async fn draft_set(&self, session_id: &str, args: &Value) -> ApiResult<Value> {
-        let session = self.draft_session(session_id).await?;
-        let args = with_file(args, session.workspace.as_deref(), self.max_body_bytes())?;
+    pub async fn set(&self, session_id: &str, args: &Value) -> ApiResult<Value> {
+        let session = self.session(session_id).await?;
+        let args = with_file(args, session.workspace.as_deref(), self.d.max_body_bytes())?;
         let op = draft::parse_op(&args).map_err(draft_error)?;
         let grounding = draft::parse_grounding(&args).map_err(draft_error)?;
         let explicit = draft::parse_slug(&args).map_err(draft_error)?;
         let mut events = Vec::new();
         let result = match op {
-            Op::Begin => {
-                self.draft_begin(&session, &args, grounding, &mut events)
-                    .await
-            }
+            Op::Begin => self.begin(&session, &args, grounding, &mut events).await,
             _ => {
                 let prefix = format!("survey_draft_set {} failed", op.as_str());
                 let slug = self.resolve_slug(&session, explicit, &prefix).await?;
                 let _guard = self
+                    .d
                     .locks
-                    .draft(self.store.as_ref(), &slug)
+                    .draft(self.d.store.as_ref(), &slug)
                     .await
                     .map_err(|e| store_failure(&prefix, e))?;
-                match self.draft_load(&session, &slug, &prefix, &mut events).await {
+                match self.open(&session, &slug, &prefix, &mut events).await {
                     Ok(loaded) => {
-                        self.draft_op(&session, op, &args, grounding, loaded, &prefix, &mut events)
+                        self.op(&session, op, &args, grounding, loaded, &prefix, &mut events)
                             .await
                     }
                     Err(e) => Err(e),
                 }
             }
         };
-        self.hub.publish(events);
+        self.d.hub.publish(events);
         result
     }
 
-    async fn draft_begin(
+    async fn begin(
         &self,
         session: &Session,
         args: &Map<String, Value>,
@@ -582,8 +597,9 @@ impl Daemon {
         let prefix = "survey_draft_set begin failed";
         let edited = draft::begin(args).map_err(draft_error)?;
         let _begin = self
+            .d
             .locks
-            .draft_begin(self.store.as_ref())
+            .draft_begin(self.d.store.as_ref())
             .await
             .map_err(|e| store_failure(prefix, e))?;
         let (dir, workspace) = match &session.workspace {
@@ -594,6 +610,7 @@ impl Daemon {
             None => (self.fallback_dir(), None),
         };
         let active = self
+            .d
             .store
             .active_draft(&session.id)
             .await
@@ -605,6 +622,7 @@ impl Daemon {
             let taken = active.as_deref() == Some(slug.as_str())
                 || dir.join(format!("{slug}.json")).exists()
                 || self
+                    .d
                     .store
                     .draft(&slug)
                     .await
@@ -617,8 +635,9 @@ impl Daemon {
             slug = format!("{base}-{n}");
         }
         let _guard = self
+            .d
             .locks
-            .draft(self.store.as_ref(), &slug)
+            .draft(self.d.store.as_ref(), &slug)
             .await
             .map_err(|e| store_failure(prefix, e))?;
         let now = askd_store::now();
@@ -672,6 +691,7 @@ impl Daemon {
             .await
             .map_err(|e| file_failure(prefix, &path, e))?;
         let event = self
+            .d
             .store
             .save_draft(DraftSave {
                 draft: row.clone(),
@@ -687,7 +707,8 @@ impl Daemon {
     }
 
     async fn is_active(&self, session: &Session, slug: &str) -> bool {
-        self.store
+        self.d
+            .store
             .active_draft(&session.id)
             .await
             .ok()
@@ -697,7 +718,7 @@ impl Daemon {
     }
 
     #[allow(clippy::too_many_arguments)]
-    async fn draft_op(
+    async fn op(
         &self,
         session: &Session,
         op: Op,
@@ -722,7 +743,7 @@ impl Daemon {
                     title: &title,
                     status,
                     ask_id: row.ask_id.as_deref(),
-                    cap: self.settings.structure_question_cap,
+                    cap: self.d.settings.structure_question_cap,
                 };
                 let edited = if op == Op::Patch {
                     draft::patch(&file.survey, args, target)
@@ -789,6 +810,7 @@ impl Daemon {
                     .map_err(|e| file_failure(prefix, &path, e))?;
                 let new_row = row_of(&row, &file);
                 let event = self
+                    .d
                     .store
                     .save_draft(DraftSave {
                         event: Some(event_payload(&new_row)),
@@ -811,20 +833,21 @@ impl Daemon {
 
     /// `survey_draft_get` (§10.5) for `session_id`: the checklist of the named or active
     /// draft (an explicit slug also finds discarded drafts).
-    pub async fn draft_get(&self, session_id: &str, args: &Value) -> ApiResult<Value> {
-        let session = self.draft_session(session_id).await?;
+    pub async fn get(&self, session_id: &str, args: &Value) -> ApiResult<Value> {
+        let session = self.session(session_id).await?;
         let empty = Map::new();
         let args = args.as_object().unwrap_or(&empty);
         let explicit = draft::parse_slug(args).map_err(draft_error)?;
         let prefix = "survey_draft_get failed";
         let slug = self.resolve_slug(&session, explicit, prefix).await?;
         let _guard = self
+            .d
             .locks
-            .draft(self.store.as_ref(), &slug)
+            .draft(self.d.store.as_ref(), &slug)
             .await
             .map_err(|e| store_failure(prefix, e))?;
         let mut events = Vec::new();
-        let loaded = self.draft_load(&session, &slug, prefix, &mut events).await;
+        let loaded = self.open(&session, &slug, prefix, &mut events).await;
         let result = match loaded {
             Ok(loaded) => {
                 // A hand edit changes the progress: the manifest (and the UI) follow.
@@ -836,6 +859,7 @@ impl Daemon {
                 fresh.created_at = loaded.row.created_at.clone();
                 if fresh != loaded.row
                     && let Ok(e) = self
+                        .d
                         .store
                         .save_draft(DraftSave {
                             event: Some(event_payload(&fresh)),
@@ -852,28 +876,29 @@ impl Daemon {
             }
             Err(e) => Err(e),
         };
-        self.hub.publish(events);
+        self.d.hub.publish(events);
         result
     }
 
     /// `survey_draft_launch` (§10.6) for `session_id`, up to the ask to wait on.
-    pub async fn draft_launch(&self, session_id: &str, args: &Value) -> ApiResult<DraftLaunched> {
-        let session = self.draft_session(session_id).await?;
+    pub async fn launch(&self, session_id: &str, args: &Value) -> ApiResult<DraftLaunched> {
+        let session = self.session(session_id).await?;
         let empty = Map::new();
         let args = args.as_object().unwrap_or(&empty);
         let explicit = draft::parse_slug(args).map_err(draft_error)?;
         let prefix = "survey_draft_launch failed";
         let slug = self.resolve_slug(&session, explicit, prefix).await?;
         let _guard = self
+            .d
             .locks
-            .draft(self.store.as_ref(), &slug)
+            .draft(self.d.store.as_ref(), &slug)
             .await
             .map_err(|e| store_failure(prefix, e))?;
         let mut events = Vec::new();
         let result = self
             .launch_locked(&session, &slug, prefix, &mut events)
             .await;
-        self.hub.publish(events);
+        self.d.hub.publish(events);
         result
     }
 
@@ -888,10 +913,11 @@ impl Daemon {
             row,
             mut file,
             path,
-        } = self.draft_load(session, slug, prefix, events).await?;
+        } = self.open(session, slug, prefix, events).await?;
         let status = status_of(&row);
         let pending = match (&row.ask_id, status) {
             (Some(a), Status::Launched) => self
+                .d
                 .load(a)
                 .await
                 .is_ok_and(|ask| ask.state == AskState::Pending),
@@ -901,7 +927,7 @@ impl Daemon {
             .map_err(draft_error)?;
         if let (LaunchState::Attach, Some(ask_id)) = (&state, &row.ask_id) {
             return Ok(DraftLaunched {
-                url: self.ask_url(ask_id),
+                url: self.d.ask_url(ask_id),
                 ask_id: ask_id.clone(),
                 created: false,
                 slug: slug.to_string(),
@@ -911,7 +937,7 @@ impl Daemon {
         // A relaunch after a cancel or abort carries the banked answers over (§9.4).
         let mut replaces = None;
         if let Some(old) = &row.ask_id
-            && let Ok(ask) = self.load(old).await
+            && let Ok(ask) = self.d.load(old).await
             && ask.session_id == session.id
             && ask.state == AskState::Settled
         {
@@ -925,7 +951,7 @@ impl Daemon {
             replaces: replaces.as_deref(),
             return_undelivered: false,
         };
-        let new = super::Room::admit(&super::survey::Survey, self, &session.id, &req).await?;
+        let new = super::Room::admit(&super::survey::Survey, self.d, &session.id, &req).await?;
         let now = askd_store::now();
         file.status = Status::Launched;
         file.updated_at = now;
@@ -933,6 +959,7 @@ impl Daemon {
         let mut launched = row_of(&row, &file);
         launched.status = Status::Launched.as_str().into();
         let created = self
+            .d
             .store
             .launch_draft(new, launched.clone(), event_payload(&launched))
             .await
@@ -943,7 +970,7 @@ impl Daemon {
             tracing::warn!(slug, error = %e, "cannot write the launched draft file");
         }
         Ok(DraftLaunched {
-            url: self.ask_url(&created.ask.id),
+            url: self.d.ask_url(&created.ask.id),
             ask_id: created.ask.id,
             created: created.created,
             slug: slug.to_string(),
@@ -951,13 +978,15 @@ impl Daemon {
     }
 
     /// The manifest in its export form (§10.2), of one session when given.
-    pub async fn drafts_manifest(&self, session: Option<&str>) -> ApiResult<Value> {
+    pub async fn manifest(&self, session: Option<&str>) -> ApiResult<Value> {
         let drafts = self
+            .d
             .store
             .drafts(session)
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
         let active = self
+            .d
             .store
             .active_drafts()
             .await

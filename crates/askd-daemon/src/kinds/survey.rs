@@ -265,7 +265,7 @@ impl Room for Survey {
     /// The draft the survey was launched from follows the settle (survey.md §10.3) before
     /// the waiter wakes, so the agent never sees a stale draft status.
     async fn settled(&self, d: &Daemon, ask: &Ask, settlement: &Settlement) -> Vec<Event> {
-        d.draft_on_settle(&ask.id, &settlement.outcome).await
+        d.builder().on_settle(&ask.id, &settlement.outcome).await
     }
 
     /// §11.3: after the settle commits, a copy of a survey's record goes to
