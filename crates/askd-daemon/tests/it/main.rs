@@ -14,7 +14,3 @@ mod review_http;
 mod session_page_http;
 mod settings_http;
 mod ui_http;
-
-/// The routes the test daemons serve beside their own: none (the binary's tests mount `/mcp`).
-const MOUNT: fn(&std::sync::Arc<askd_daemon::Daemon>) -> askd_daemon::http::routes::Routes =
-    |_| askd_daemon::http::routes::Routes::new();

@@ -5,16 +5,14 @@
 
 use std::collections::VecDeque;
 
-use askd_daemon::Settings;
 use askd_daemon::server::{Running, start};
+use askd_testkit::server::{MAX_BODY, RELEASE_SCOPE, config};
 use askd_tui::{App, Http, Lang, Method, Purpose, Request};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use tempfile::TempDir;
-
-const RELEASE_SCOPE: &str = include_str!("../../../askd-daemon/tests/fixtures/release-scope.json");
 
 struct Harness {
     running: Option<Running>,
@@ -24,19 +22,12 @@ struct Harness {
     term: Terminal<TestBackend>,
 }
 
-fn config(dir: &std::path::Path) -> Settings {
-    Settings {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
-        max_body_bytes: 1 << 20,
-        ..Settings::default()
-    }
-}
-
 impl Harness {
     async fn start() -> Harness {
         let dir = TempDir::new().expect("temporary directory");
-        let running = start(config(dir.path())).await.expect("start the daemon");
+        let running = start(config(dir.path(), MAX_BODY))
+            .await
+            .expect("start the daemon");
         let http = Http::new(running.url.clone(), running.token.clone());
         let mut h = Harness {
             running: Some(running),

@@ -10,6 +10,7 @@ use crate::common_mcp;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use askd_testkit::serve::Serve;
 use common_mcp::*;
 use serde_json::{Value, json};
 
@@ -44,19 +45,9 @@ async fn asks_answer_records_surface_cli_and_list_show_print_text_for_people() {
     // A daemon, started the way every client starts it.
     let started = askd(&home, &["doctor", "--json"]);
     assert!(started.status.success());
-    let serve = Command::new(env!("CARGO_BIN_EXE_askd"))
-        .args(["serve"])
+    let serve = Serve::command(env!("CARGO_BIN_EXE_askd"), home.path())
         .envs(home.env())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while home.daemon().is_none_or(|d| d.pid != serve.id()) {
-        assert!(Instant::now() < deadline, "askd serve did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        .start();
     let api = home.api();
     let session = api
         .post("/api/sessions", json!({"client": "cli-test"}))
@@ -224,31 +215,14 @@ fn doctor_prints_text_for_people_and_json_in_a_pipe() {
     assert_eq!(v["ui"]["ok"], true, "{v}");
 }
 
-/// Starts `askd serve` for `home` with `env`, returns it and daemon.json's URL (the caller
-/// waits on it; `Home`'s drop stops what is left).
-#[allow(clippy::zombie_processes)]
-fn serve(home: &Home, env: &[(&str, &str)]) -> (std::process::Child, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_askd"));
-    cmd.args(["serve", "--listen", "127.0.0.1:0"])
-        .env("ASKD_HOME", home.path())
+/// Starts `askd serve` for `home` with `env`, its log piped to `child.stderr` with colour
+/// left to the daemon (`NO_COLOR` removed).
+fn serve(home: &Home, env: &[(&str, &str)]) -> Serve {
+    Serve::command(env!("CARGO_BIN_EXE_askd"), home.path())
         .env_remove("NO_COLOR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let child = cmd.spawn().expect("spawn askd serve");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(d) = home.daemon()
-            && d.pid == child.id()
-        {
-            return (child, d.url);
-        }
-        assert!(Instant::now() < deadline, "askd serve did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        .envs(env.iter().copied())
+        .stderr_piped()
+        .start()
 }
 
 #[test]
@@ -257,16 +231,17 @@ fn stop_stops_the_daemon_cleanly_and_says_when_none_runs() {
     let none = askd(&home, &["stop"]);
     assert!(none.status.success());
     assert!(text(&none.stdout).contains("no daemon is running"));
-    let (mut child, url) = serve(&home, &[]);
+    let mut daemon = serve(&home, &[]);
     let out = askd(&home, &["stop"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    let url = &daemon.url;
     assert!(text(&out.stdout).contains(&format!("stopped the daemon at {url}")));
-    let status = child.wait().unwrap();
+    let status = daemon.child.wait().unwrap();
     assert!(status.success(), "a clean stop exits 0: {status}");
     assert!(!home.path().join("daemon.json").exists());
     // Logs to a pipe have no colour codes.
     let mut log = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut log).unwrap();
+    std::io::Read::read_to_string(daemon.child.stderr.as_mut().unwrap(), &mut log).unwrap();
     assert!(log.contains("stop signal received"), "{log}");
     assert!(!log.contains('\u{1b}'), "ANSI in a piped log: {log:?}");
 }
@@ -276,13 +251,12 @@ fn stop_stops_the_daemon_cleanly_and_says_when_none_runs() {
 fn a_binary_that_cannot_find_its_ui_says_so_in_one_line_with_the_fix() {
     let home = Home::new();
     let missing = home.path().join("no-ui-here");
-    let (mut child, url) = serve(&home, &[("ASKD_UI_DIR", missing.to_str().unwrap())]);
-    let token = std::fs::read_to_string(home.path().join("token")).unwrap();
+    let daemon = serve(&home, &[("ASKD_UI_DIR", missing.to_str().unwrap())]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (status, body) = rt.block_on(async {
         let r = reqwest::Client::new()
-            .get(format!("{url}/"))
-            .bearer_auth(token.trim())
+            .get(format!("{}/", daemon.url))
+            .bearer_auth(&daemon.token)
             .send()
             .await
             .unwrap();
@@ -297,8 +271,7 @@ fn a_binary_that_cannot_find_its_ui_says_so_in_one_line_with_the_fix() {
         v["ui"]["ok"], true,
         "doctor's own process has the checkout's ui/"
     );
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(daemon);
 }
 
 #[test]

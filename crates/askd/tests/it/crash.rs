@@ -3,65 +3,15 @@
 //! intact (platform.md §2 "Write-ahead").
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use askd_testkit::serve::Serve;
 use serde_json::{Value, json};
 
-struct Daemon {
-    child: Child,
-    url: String,
-    token: String,
-}
-
-/// Starts `askd serve` on an ephemeral loopback port and waits for its daemon.json.
-fn start(home: &Path) -> Daemon {
-    let before = std::fs::read_to_string(home.join("daemon.json")).ok();
-    let child = Command::new(env!("CARGO_BIN_EXE_askd"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("ASKD_HOME", home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn askd serve");
-    let mut child = child;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let now = std::fs::read_to_string(home.join("daemon.json")).ok();
-        if let Some(text) = &now
-            && now != before
-            && let Ok(info) = serde_json::from_str::<Value>(text)
-            && info["pid"] == child.id()
-        {
-            let token = std::fs::read_to_string(home.join("token")).unwrap();
-            return Daemon {
-                url: info["url"].as_str().unwrap().to_string(),
-                token: token.trim().to_string(),
-                child,
-            };
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("askd serve did not start");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-impl Daemon {
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = reqwest::Client::new()
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(&self.token);
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let resp = req.send().await.expect("daemon answers");
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap_or(Value::Null))
-    }
+/// Starts `askd serve` on `home`; after a SIGKILL, once it has replaced the daemon.json the
+/// killed one left.
+fn start(home: &Path) -> Serve {
+    Serve::start(env!("CARGO_BIN_EXE_askd"), home, &[])
 }
 
 fn fixture() -> Value {

@@ -2,9 +2,10 @@
 //! settings in effect — through the built binary.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use askd_testkit::serve::Serve;
 use serde_json::{Value, json};
 
 fn doctor(home: &Path) -> (i32, Value) {
@@ -18,41 +19,11 @@ fn doctor(home: &Path) -> (i32, Value) {
     (out.status.code().unwrap_or(-1), v)
 }
 
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
+/// Starts `askd serve` for `home`: the daemon (stopped when it drops), its URL and token.
 fn serve(home: &Path) -> (Serve, String, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_askd"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("ASKD_HOME", home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn askd serve");
-    let child = Serve(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(home.join("daemon.json"))
-            && let Ok(info) = serde_json::from_str::<Value>(&text)
-            && info["pid"] == child.0.id()
-        {
-            let token = std::fs::read_to_string(home.join("token")).unwrap();
-            return (
-                child,
-                info["url"].as_str().unwrap().to_string(),
-                token.trim().to_string(),
-            );
-        }
-        assert!(Instant::now() < deadline, "askd serve did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let daemon = Serve::start(env!("CARGO_BIN_EXE_askd"), home, &[]);
+    let (url, token) = (daemon.url.clone(), daemon.token.clone());
+    (daemon, url, token)
 }
 
 #[test]

@@ -9,8 +9,6 @@ mod builder_mcp;
 mod cli;
 mod cli_people;
 mod clients_mcp;
-/// The daemon's own test helpers, starting the daemon as `askd serve` composes it.
-#[path = "../../../askd-daemon/tests/it/common/mod.rs"]
 mod common_daemon;
 mod common_mcp;
 mod config_refusals;
@@ -30,7 +28,3 @@ mod review_mcp;
 mod team;
 mod tidy;
 mod tidy_size;
-
-/// `/mcp`, mounted beside the daemon's routes by the daemon tests' helpers (`common_daemon`).
-const MOUNT: fn(&std::sync::Arc<askd_daemon::Daemon>) -> askd_daemon::http::routes::Routes =
-    askd::mcp_http::mount;

@@ -6,27 +6,14 @@
 //! daemons' events in commit order, and a database restart loses nothing acknowledged while
 //! the daemons answer 503 (never stale state, never a 500) until they are back.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use askd_store::pg_test;
+use askd_testkit::serve::{Launch, Serve};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-struct Daemon {
-    child: Child,
-    url: String,
-    token: String,
-    _home: tempfile::TempDir,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+type Daemon = Serve;
 
 /// Starts `askd serve` on `database_url` with a data directory of its own.
 fn start(database_url: &str) -> Daemon {
@@ -35,60 +22,20 @@ fn start(database_url: &str) -> Daemon {
 
 /// [`start`] with more environment (configuration keys as `ASKD_*`).
 fn start_with(database_url: &str, env: &[(&str, &str)]) -> Daemon {
-    let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_askd"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("ASKD_HOME", home.path())
+    Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
         .env("ASKD_DATABASE_URL", database_url)
         .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn askd serve");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(info) = read_info(home.path())
-            && info["pid"] == child.id()
-        {
-            let token = std::fs::read_to_string(home.path().join("token")).unwrap();
-            return Daemon {
-                url: info["url"].as_str().unwrap().to_string(),
-                token: token.trim().to_string(),
-                child,
-                _home: home,
-            };
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("askd serve exited at start: {status}");
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("askd serve did not start");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        .start()
 }
 
-fn read_info(home: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(home.join("daemon.json")).ok()?;
-    serde_json::from_str(&text).ok()
+/// The asks these tests make through a daemon.
+trait Asks {
+    async fn ask(&self, question: &str) -> String;
+    async fn submit(&self, id: &str, choice: &str) -> (u16, Value);
+    fn wait(&self, id: &str, timeout_s: u32) -> tokio::task::JoinHandle<(u16, Value, Instant)>;
 }
 
-impl Daemon {
-    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = reqwest::Client::new()
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(&self.token);
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let resp = req.send().await.expect("daemon answers");
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap_or(Value::Null))
-    }
-
+impl Asks for Daemon {
     /// Creates a one-question ask; returns its id.
     async fn ask(&self, question: &str) -> String {
         let args = json!({"questions": [{"id": "db", "question": question, "options": [

@@ -3,7 +3,8 @@
 //! top-level modules import each other in a loop, read from the sources.
 //!
 //! Only normal and build dependencies count: a crate's tests may start a real daemon
-//! (`askd-tui`'s tests do), so dev-dependencies are free.
+//! (`askd-tui`'s tests do), so dev-dependencies are free — and the test kit
+//! (`askd-testkit`) may be nothing else.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -96,7 +97,16 @@ fn forbidden(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
             ],
         ),
     ];
+    // Crates for tests only: a dev-dependency of any crate, a normal or build one of none.
+    const DEV_ONLY: &[&str] = &["askd-testkit"];
     let mut bad = Vec::new();
+    for (krate, deps) in edges {
+        for d in deps.iter().filter(|d| DEV_ONLY.contains(&d.as_str())) {
+            bad.push(format!(
+                "{krate} → {d}: the test kit is a dev-dependency only (ARCHITECTURE.md, dependency rules)"
+            ));
+        }
+    }
     if let Some(deps) = edges.get("askd-core") {
         for d in deps {
             if !CORE_ALLOWED.contains(&d.as_str()) {
@@ -132,6 +142,7 @@ fn crates_depend_only_along_the_allowed_edges() {
         "askd-tui",
         "askd-client",
         "askd",
+        "askd-testkit",
     ] {
         assert!(edges.contains_key(krate), "{krate} is a workspace member");
     }
@@ -158,6 +169,8 @@ fn the_rules_catch_each_forbidden_edge() {
         ("askd-tui", "askd-daemon"),
         ("askd-tui", "askd-store"),
         ("askd-tui", "askd-core"),
+        ("askd-daemon", "askd-testkit"),
+        ("askd", "askd-testkit"),
     ] {
         let mut edges = clean.clone();
         edges

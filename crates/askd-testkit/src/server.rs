@@ -1,28 +1,45 @@
-//! Helpers for the daemon's integration tests: a real server on a loopback port with a real
-//! SQLite file in a temporary directory, and a `reqwest` client that talks to it.
+//! The in-process test daemon: a real server on a loopback port with a real SQLite file in
+//! a temporary directory, and a `reqwest` client that talks to it.
 //!
-//! The binary crate's tests use this file too (`#[path]`), to test the daemon as `askd serve`
-//! composes it: each test binary's root defines `MOUNT`, the routes served beside the
-//! daemon's own behind the fence — none here, `/mcp` there.
+//! Each test binary names the routes its daemons serve beside the daemon's own behind the
+//! fence (a [`Mount`]: none for the daemon's tests, `/mcp` for the binary's, as `askd
+//! serve` composes it) in the type its `common` module calls `TestServer`:
+//! `pub type TestServer = askd_testkit::server::TestServer<NoMount>;`.
 
-#![allow(dead_code)]
-
+use std::marker::PhantomData;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-use askd_daemon::Settings;
+use askd_daemon::http::routes::Routes;
 use askd_daemon::server::{Running, start_with};
+use askd_daemon::{Daemon, Settings};
 use futures_util::StreamExt;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+/// The routes a test daemon serves beside its own, behind the fence
+/// (`askd_daemon::server::start_with`'s `mount`).
+pub trait Mount {
+    fn routes(daemon: &Arc<Daemon>) -> Routes;
+}
+
+/// No routes beside the daemon's own.
+pub struct NoMount;
+
+impl Mount for NoMount {
+    fn routes(_: &Arc<Daemon>) -> Routes {
+        Routes::new()
+    }
+}
+
 /// The request-body limit of the test servers (small, so the 413 test stays quick).
 pub const MAX_BODY: usize = 1 << 20;
 
 /// The release-scope survey: entry `scope` (a→api, b→core, c, d→null, e), `ship` multiSelect.
-pub const RELEASE_SCOPE: &str = include_str!("../../fixtures/release-scope.json");
+pub const RELEASE_SCOPE: &str = include_str!("../../askd-daemon/tests/fixtures/release-scope.json");
 
 /// The `{"survey": …}` arguments of the release-scope survey.
 pub fn release_scope() -> Value {
@@ -98,14 +115,15 @@ impl Resp {
     }
 }
 
-/// A daemon running in this process.
-pub struct TestServer {
+/// A daemon running in this process, serving `M`'s routes beside its own.
+pub struct TestServer<M: Mount> {
     running: Option<Running>,
     pub url: String,
     pub token: String,
     pub port: u16,
     pub dir: TempDir,
     pub client: reqwest::Client,
+    mount: PhantomData<fn() -> M>,
 }
 
 pub fn client() -> reqwest::Client {
@@ -126,35 +144,33 @@ pub fn config(data_dir: &Path, max_body_bytes: usize) -> Settings {
     }
 }
 
-impl TestServer {
+impl<M: Mount> TestServer<M> {
     /// A fresh daemon on a fresh data directory.
-    pub async fn start() -> TestServer {
-        TestServer::start_in(TempDir::new().expect("temporary directory")).await
+    pub async fn start() -> Self {
+        Self::start_in(TempDir::new().expect("temporary directory")).await
     }
 
     /// A fresh daemon whose data directory lives in memory when the system has a tmpfs at
     /// `/dev/shm` (fsync is free there): for tests that need thousands of commits.
-    pub async fn start_in_memory() -> TestServer {
+    pub async fn start_in_memory() -> Self {
         let shm = Path::new("/dev/shm");
         let dir = if shm.is_dir() {
             TempDir::new_in(shm).or_else(|_| TempDir::new())
         } else {
             TempDir::new()
         };
-        TestServer::start_in(dir.expect("temporary directory")).await
+        Self::start_in(dir.expect("temporary directory")).await
     }
 
     /// A daemon on an existing data directory (a restart).
-    pub async fn start_in(dir: TempDir) -> TestServer {
+    pub async fn start_in(dir: TempDir) -> Self {
         let cfg = config(dir.path(), MAX_BODY);
-        TestServer::start_with(dir, cfg).await
+        Self::start_with(dir, cfg).await
     }
 
     /// A daemon on `dir` with its own configuration.
-    pub async fn start_with(dir: TempDir, cfg: Settings) -> TestServer {
-        let running = start_with(cfg, crate::MOUNT)
-            .await
-            .expect("start the daemon");
+    pub async fn start_with(dir: TempDir, cfg: Settings) -> Self {
+        let running = start_with(cfg, M::routes).await.expect("start the daemon");
         let port = running
             .url
             .rsplit(':')
@@ -168,12 +184,13 @@ impl TestServer {
             running: Some(running),
             dir,
             client: client(),
+            mount: PhantomData,
         }
     }
 
     /// The running daemon itself (for tests that reach past the HTTP API, e.g. to write to
     /// the store the way another process would).
-    pub fn daemon(&self) -> &std::sync::Arc<askd_daemon::Daemon> {
+    pub fn daemon(&self) -> &Arc<Daemon> {
         &self.running.as_ref().expect("the daemon runs").daemon
     }
 
