@@ -225,19 +225,19 @@ function problemPlace(path) {
   return path || '';
 }
 
-/** The verdicts a type offers as segmented buttons: [[value, label key]]. */
-function choicesOf(item) {
-  if (item.type === 'confirm') return [['pass', 'review.pass'], ['fail', 'review.fail'], ['pending', 'review.pending']];
-  if (item.type === 'bool') return [['yes', 'review.yes'], ['no', 'review.no']];
-  if (item.type === 'scale') {
-    const out = [];
-    const lo = Number.isInteger(item.min) ? item.min : 1;
-    const hi = Number.isInteger(item.max) ? item.max : 5;
-    for (let v = lo; v <= hi; v++) out.push([String(v), null]);
-    return out;
+/**
+ * The verdicts an item offers as segmented buttons, [[value, label key, text]], in the order
+ * the daemon serves them (`review.verdicts`: the core's rule per item type — pass/fail/pending,
+ * yes/no, a choice's options, a scale's min..max — so this page keeps no copy of it).
+ */
+function choicesOf(item, served) {
+  const values = Array.isArray(served) ? served.map(String) : [];
+  if (item.type === 'confirm' || item.type === 'bool') return values.map((v) => [v, `review.${v}`]);
+  if (item.type === 'choice') {
+    const text = new Map((item.options || []).map((o) => [String(o.v), o.t]));
+    return values.map((v) => [v, null, text.get(v)]);
   }
-  if (item.type === 'choice') return (item.options || []).map((o) => [String(o.v), null, o.t]);
-  return [];
+  return values.map((v) => [v, null]);
 }
 
 const MARK = { pass: 'check', fail: 'close', pending: 'info' };
@@ -732,7 +732,7 @@ export class ReviewPanel {
     } else {
       const multi = it.type === 'choice' && it.multiSelect;
       controls = h('div', { class: `rv-controls rv-${it.type}`, role: multi ? 'group' : 'radiogroup', 'aria-labelledby': headingId });
-      for (const [value, key, text] of choicesOf(it)) {
+      for (const [value, key, text] of choicesOf(it, (this.meta.verdicts || {})[it.id])) {
         const b = h('button', {
           type: 'button', class: `rv-opt${MARK[value] ? ` v-${value}` : ''}`, role: multi ? 'checkbox' : 'radio',
           'aria-checked': 'false', 'data-v': value, tabindex: '-1',

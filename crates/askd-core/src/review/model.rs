@@ -231,6 +231,24 @@ impl ReviewItem {
         (self.min.unwrap_or(1), self.max.unwrap_or(5))
     }
 
+    /// The verdicts this item offers, in the order every surface shows them and digits pick
+    /// them: a confirm's pass / fail / pending, a bool's yes / no, a choice's option values,
+    /// a scale's `min..=max`; none for text (its answer is the note). Served with the view
+    /// (`review.verdicts`), so the panel and the terminal UI keep no copy of the rule.
+    pub fn verdict_values(&self) -> Vec<String> {
+        match self.kind {
+            ItemType::Confirm | ItemType::Bool => {
+                self.kind.verdicts().iter().map(|v| v.to_string()).collect()
+            }
+            ItemType::Choice => self.options.iter().map(|o| o.v.clone()).collect(),
+            ItemType::Scale => {
+                let (min, max) = self.bounds();
+                (min..=max).map(|v| v.to_string()).collect()
+            }
+            ItemType::Text => Vec::new(),
+        }
+    }
+
     /// The panel's section key: `group`, else `header`.
     pub fn section_key(&self) -> Option<&str> {
         self.group.as_deref().or(self.header.as_deref())

@@ -231,6 +231,12 @@ impl Room for Review {
             items.insert(i.id.clone(), Value::Object(r));
         }
         v["rendered"] = json!({"items": items});
+        // Each item's verdicts, from the core: the panel and the terminal UI offer these.
+        let verdicts: Map<String, Value> = spec
+            .items
+            .iter()
+            .map(|i| (i.id.clone(), json!(i.verdict_values())))
+            .collect();
         let exports: Vec<String> = ["csv", "html", "json"]
             .iter()
             .map(|f| format!("/api/asks/{}/export?format={f}", ask.id))
@@ -243,6 +249,7 @@ impl Room for Review {
             "maxItems": d.max_items(),
             "csvHint": spec.items.len() >= 50,
             "exports": exports,
+            "verdicts": verdicts,
         });
         Ok(())
     }

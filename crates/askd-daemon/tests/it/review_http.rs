@@ -78,6 +78,15 @@ async fn a_review_is_created_viewed_drafted_and_settled_once() {
     assert_eq!(view["review"]["surface"], "panel");
     assert_eq!(view["review"]["virtualThreshold"], 500);
     assert_eq!(view["review"]["maxItems"], 100);
+    // Each item's verdicts, served from the core: the panel and the terminal UI offer these.
+    assert_eq!(
+        view["review"]["verdicts"],
+        json!({
+            "1": ["pass", "fail", "pending"], "2": ["pass", "fail", "pending"],
+            "3": ["pass", "fail", "pending"], "4": ["yes", "no"], "5": ["A", "B"],
+            "6": ["1", "2", "3", "4", "5"], "7": []
+        })
+    );
     assert_eq!(view["preflightOpen"], false);
 
     // The draft is sanitised and survives a restart.

@@ -32,21 +32,21 @@ struct Item {
     /// `(value, text)` of a choice.
     options: Vec<(String, String)>,
     multi: bool,
-    min: i64,
-    max: i64,
+    /// The verdicts digits and arrows walk through, as the daemon serves them
+    /// (`review.verdicts`: the core's rule per item type, not a copy here).
+    values: Vec<String>,
 }
 
-impl Item {
-    /// The verdict values digits and arrows walk through.
-    fn values(&self) -> Vec<String> {
-        match self.kind.as_str() {
-            "confirm" => vec!["pass".into(), "fail".into(), "pending".into()],
-            "bool" => vec!["yes".into(), "no".into()],
-            "scale" => (self.min..=self.max).map(|v| v.to_string()).collect(),
-            "choice" => self.options.iter().map(|(v, _)| v.clone()).collect(),
-            _ => vec![],
-        }
-    }
+/// The label key of a confirm or bool verdict.
+fn verdict_label(v: &str) -> Option<&'static str> {
+    Some(match v {
+        "pass" => "r.pass",
+        "fail" => "r.fail",
+        "pending" => "r.pending",
+        "yes" => "r.yes",
+        "no" => "r.no",
+        _ => return None,
+    })
 }
 
 #[derive(Debug, Clone, Default)]
@@ -65,6 +65,19 @@ pub struct Review {
     undo: Option<Vec<(usize, String)>>,
     notice: Option<String>,
     offline: bool,
+}
+
+/// The verdicts the daemon serves for item `id`.
+fn served(view: &Value, id: &Value) -> Vec<String> {
+    id.as_str()
+        .and_then(|id| view["review"]["verdicts"][id].as_array())
+        .map(|vs| {
+            vs.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn s(v: &Value) -> Option<String> {
@@ -103,8 +116,7 @@ impl Review {
                             })
                             .unwrap_or_default(),
                         multi: it["multiSelect"].as_bool().unwrap_or(false),
-                        min: it["min"].as_i64().unwrap_or(1),
-                        max: it["max"].as_i64().unwrap_or(5),
+                        values: served(view, &it["id"]),
                     })
                     .collect()
             })
@@ -205,11 +217,9 @@ impl Review {
         let i = self.focus;
         let it = &self.items[i];
         let value = match it.kind.as_str() {
-            "scale" => {
-                let v = d as i64;
-                (v >= it.min && v <= it.max).then(|| v.to_string())
-            }
-            _ => it.values().get(d.wrapping_sub(1)).cloned(),
+            // A scale's digit is the value itself.
+            "scale" => Some(d.to_string()).filter(|v| it.values.contains(v)),
+            _ => it.values.get(d.wrapping_sub(1)).cloned(),
         };
         match value {
             Some(v) => self.pick(i, &v),
@@ -223,7 +233,7 @@ impl Review {
         if !(it.kind == "scale" || (it.kind == "choice" && !it.multi)) {
             return vec![];
         }
-        let values = it.values();
+        let values = &it.values;
         let cur = values.iter().position(|v| *v == self.answers[i].verdict);
         let next = match (cur, forward) {
             (None, true) => 0,
@@ -350,7 +360,7 @@ impl Review {
                 self.focus = (self.focus + 1).min(self.items.len() - 1);
             }
             KeyCode::Up | KeyCode::Char('k') => self.focus = self.focus.saturating_sub(1),
-            KeyCode::Char(c @ '1'..='9') => return self.digit(c as usize - '0' as usize),
+            KeyCode::Char(c @ '0'..='9') => return self.digit(c as usize - '0' as usize),
             KeyCode::Left => return self.step(false),
             KeyCode::Right => return self.step(true),
             KeyCode::Char('x') if !self.answers[self.focus].verdict.is_empty() => {
@@ -416,28 +426,16 @@ impl Review {
         let chosen: Vec<&str> = a.verdict.split(',').collect();
         let mut spans = Vec::new();
         match it.kind.as_str() {
-            "confirm" => {
-                for (n, (v, l)) in [
-                    ("pass", "r.pass"),
-                    ("fail", "r.fail"),
-                    ("pending", "r.pending"),
-                ]
-                .into_iter()
-                .enumerate()
-                {
-                    spans.push(chip(format!("{} {}", n + 1, t(l)), a.verdict == v));
-                    spans.push(Span::raw(" "));
-                }
-            }
-            "bool" => {
-                for (n, (v, l)) in [("yes", "r.yes"), ("no", "r.no")].into_iter().enumerate() {
-                    spans.push(chip(format!("{} {}", n + 1, t(l)), a.verdict == v));
+            "confirm" | "bool" => {
+                for (n, v) in it.values.iter().enumerate() {
+                    let label = verdict_label(v).map_or(v.as_str(), t);
+                    spans.push(chip(format!("{} {label}", n + 1), a.verdict == *v));
                     spans.push(Span::raw(" "));
                 }
             }
             "scale" => {
-                for v in it.min..=it.max {
-                    spans.push(chip(v.to_string(), a.verdict == v.to_string()));
+                for v in &it.values {
+                    spans.push(chip(v.clone(), a.verdict == *v));
                     spans.push(Span::raw(" "));
                 }
             }

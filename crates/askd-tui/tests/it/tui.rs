@@ -262,6 +262,35 @@ async fn a_survey_branch_is_answered_through_the_live_path() {
 }
 
 #[tokio::test]
+async fn a_review_offers_the_verdicts_the_daemon_serves() {
+    let mut h = Harness::start().await;
+    let id = h
+        .create(
+            "review",
+            None,
+            json!({"title": "Ratings", "items": [
+                {"id": 1, "type": "scale", "label": "Zero to three", "min": 0, "max": 3},
+                {"id": 2, "type": "bool", "label": "Ship it"}
+            ]}),
+        )
+        .await;
+    h.open(&id).await;
+    // The scale's values are the daemon's (`review.verdicts`), 0 included, and its digit
+    // is the value itself.
+    h.shows("[0] [1] [2] [3]");
+    h.press(KeyCode::Char('0')).await;
+    h.press(KeyCode::Char('9')).await; // not a value of this scale: nothing changes
+    h.press(KeyCode::Char('j')).await;
+    h.shows("[1 Yes] [2 No]");
+    h.press(KeyCode::Char('2')).await;
+    h.press(KeyCode::Esc).await;
+    let v = h.view(&id).await;
+    assert_eq!(v["autosave"]["answers"]["1"]["verdict"], "0", "{v}");
+    assert_eq!(v["autosave"]["answers"]["2"]["verdict"], "no", "{v}");
+    h.stop().await;
+}
+
+#[tokio::test]
 async fn a_review_is_submitted_with_surface_terminal() {
     let mut h = Harness::start().await;
     let id = h
