@@ -335,6 +335,68 @@ fn the_vocabulary_is_spelled_only_in_its_module() {
     );
 }
 
+/// The prefixes a method of the daemon may not carry: an ask kind's or a room's name. What a
+/// kind does is its room's ([`askd_daemon::kinds`]' `Room`), the builder's is `Builder`'s.
+const ROOM_PREFIXES: &[&str] = &[
+    "survey_",
+    "questions_",
+    "review_",
+    "drift_",
+    "draft_",
+    "drafts_",
+];
+
+/// The names of the functions in `impl Daemon { … }` blocks of a (blanked) source.
+fn daemon_methods(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("impl Daemon {") {
+            inside = true;
+        } else if inside && line.starts_with('}') {
+            inside = false;
+        } else if inside && line.starts_with("    ") && !line.starts_with("     ") {
+            if let Some(name) = fn_name(line.trim_start()) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_daemon_is_not_a_namespace_and_every_kind_has_a_room() {
+    let files = production_files();
+    let mut prefixed = Vec::new();
+    for (path, text) in &files {
+        if !path.starts_with("crates/askd-daemon/src/") {
+            continue;
+        }
+        for name in daemon_methods(&blank(text)) {
+            if ROOM_PREFIXES.iter().any(|p| name.starts_with(p)) {
+                prefixed.push(format!("{path}: Daemon::{name}"));
+            }
+        }
+    }
+    assert!(
+        prefixed.is_empty(),
+        "Daemon methods named after a kind or a room (make them the room's — impl Room for … — or the builder's):\n{}",
+        prefixed.join("\n")
+    );
+    for room in ["survey", "questions", "review", "drift"] {
+        let path = format!("crates/askd-daemon/src/kinds/{room}.rs");
+        let text = files
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or_else(|| panic!("{path} is the {room} room"));
+        assert!(
+            text.contains("impl Room for "),
+            "{path} has no `impl Room for …`: every ask kind answers the Room method set"
+        );
+    }
+}
+
 #[test]
 fn the_readers_see_what_the_rules_need() {
     let src = "fn a() {\n    let s = \"{ not a brace\";\n    // fn b() {\n    let c = '{';\n}\n";
@@ -353,6 +415,12 @@ fn the_readers_see_what_the_rules_need() {
     assert!(is_event_kind("alignment.mode_set"));
     assert!(!is_event_kind("askd.db") && !is_event_kind("session.at"));
     assert!(is_outcome("aborted") && !is_outcome("pending"));
+    assert_eq!(
+        daemon_methods(
+            "impl Daemon {\n    pub async fn review_x(&self) {\n        fn inner() {}\n    }\n}\nfn survey_y() {}\n"
+        ),
+        ["review_x"]
+    );
     assert_eq!(
         production_part("fn x() {}\n#[cfg(test)]\nmod tests {}\n"),
         "fn x() {}\n"
