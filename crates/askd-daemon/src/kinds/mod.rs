@@ -275,6 +275,20 @@ pub(crate) fn ended(
     }
 }
 
+/// A settle through [`Daemon::settle`] with no follow events, answering with the result; a
+/// lost race is the store's `not-pending`.
+pub(crate) async fn commit<R: Room>(
+    room: &R,
+    d: &Daemon,
+    ask: &Ask,
+    settlement: Settlement,
+) -> ApiResult<Value> {
+    d.settle(room, ask, settlement, &[])
+        .await
+        .map(|s| s.result)
+        .map_err(|e| ApiError::store(e, &ask.id))
+}
+
 impl Daemon {
     /// The one settle every kind goes through: names who makes it ([`stamp`]), commits it
     /// through the store's compare-and-set with the events that `follow` it in the same

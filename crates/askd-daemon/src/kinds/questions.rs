@@ -10,7 +10,7 @@ use askd_core::record::ask_record;
 use askd_store::{Ask, NewAsk, Settlement};
 use serde_json::{Value, json};
 
-use super::{CreateAsk, Room, ended, object_autosave};
+use super::{CreateAsk, Room, commit, ended, object_autosave};
 use crate::asks::{invalid_answers, recorded, require_pending, sha256_hex};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
@@ -117,7 +117,7 @@ impl Room for Questions {
     async fn submit(&self, d: &Daemon, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
         require_pending(&ask)?;
         let settlement = answered(&ask, body)?;
-        self.commit(d, &ask, settlement).await
+        commit(self, d, &ask, settlement).await
     }
 
     async fn end(
@@ -138,7 +138,7 @@ impl Room for Questions {
         );
         let words = (error_code(outcome), error_message(outcome));
         let settlement = ended(&ask, outcome, reason, words, record, settled_at);
-        self.commit(d, &ask, settlement).await
+        commit(self, d, &ask, settlement).await
     }
 
     fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value> {
@@ -155,15 +155,6 @@ impl Room for Questions {
 
     async fn show(&self, d: &Daemon, ask: &Ask, v: &mut Value) -> ApiResult<()> {
         d.repeats(ask, v).await
-    }
-}
-
-impl Questions {
-    async fn commit(&self, d: &Daemon, ask: &Ask, settlement: Settlement) -> ApiResult<Value> {
-        d.settle(self, ask, settlement, &[])
-            .await
-            .map(|s| s.result)
-            .map_err(|e| ApiError::store(e, &ask.id))
     }
 }
 

@@ -16,7 +16,7 @@ use askd_store::{Ask, AskState, Event, NewAsk, NewBanked, Settlement, StoreError
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{CreateAsk, Room, ended};
+use super::{CreateAsk, Room, commit, ended};
 use crate::asks::{invalid_answers, recorded, require_pending, sha256_hex};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
@@ -227,7 +227,7 @@ impl Room for Survey {
     async fn submit(&self, d: &Daemon, ask: Ask, body: &Json<'_>) -> ApiResult<Value> {
         require_pending(&ask)?;
         let settlement = answered(&ask, body)?;
-        self.commit(d, &ask, settlement).await
+        commit(self, d, &ask, settlement).await
     }
 
     async fn end(
@@ -242,7 +242,7 @@ impl Room for Survey {
         let record = survey_record(&ask, &spec(&ask)?, outcome.as_str(), &settled_at, None);
         let words = (error_code(outcome), error_message(outcome));
         let settlement = ended(&ask, outcome, reason, words, record, settled_at);
-        self.commit(d, &ask, settlement).await
+        commit(self, d, &ask, settlement).await
     }
 
     fn pending(&self, d: &Daemon, ask: &Ask) -> ApiResult<Value> {
@@ -277,14 +277,6 @@ impl Room for Survey {
 }
 
 impl Survey {
-    /// Commits a survey's settlement through [`Daemon::settle`].
-    async fn commit(&self, d: &Daemon, ask: &Ask, settlement: Settlement) -> ApiResult<Value> {
-        d.settle(self, ask, settlement, &[])
-            .await
-            .map(|s| s.result)
-            .map_err(|e| ApiError::store(e, &ask.id))
-    }
-
     /// Reroll, Push or Discuss (§8.5) on a pending survey: only before the first bank.
     pub(crate) async fn preflight(
         &self,
@@ -313,7 +305,7 @@ impl Survey {
             expect_banked: Some(0),
             delivered: action.outcome().delivered_on_settle(),
         };
-        self.commit(d, &ask, settlement).await
+        commit(self, d, &ask, settlement).await
     }
 }
 

@@ -2,6 +2,7 @@
 //! each file below is a module; helpers shared between them are in `common*`.
 
 mod bytes;
+mod common;
 mod pg;
 mod sqlite;
 mod upgrade;

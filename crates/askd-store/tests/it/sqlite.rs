@@ -103,17 +103,7 @@ async fn migration_3_backfills_the_session_of_existing_events() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("askd.db");
     {
-        let url = format!("sqlite://{}?mode=rwc", path.display());
-        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        for sql in [
-            include_str!("../../migrations/sqlite/0001_init.sql"),
-            include_str!("../../migrations/sqlite/0002_drafts.sql"),
-        ] {
-            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-        }
+        let mut conn = crate::common::sqlite_at_migration(&path, 2).await;
         sqlx::raw_sql(
             "PRAGMA user_version = 2;
              INSERT INTO sessions (id, client, workspace, created_at) VALUES ('s1', 'c', NULL, '2026-11-01T00:00:00Z');
@@ -156,20 +146,7 @@ async fn migration_7_adds_checkpoints_to_a_database_of_the_previous_schema() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("askd.db");
     {
-        let url = format!("sqlite://{}?mode=rwc", path.display());
-        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        for sql in [
-            include_str!("../../migrations/sqlite/0001_init.sql"),
-            include_str!("../../migrations/sqlite/0002_drafts.sql"),
-            include_str!("../../migrations/sqlite/0003_event_sessions.sql"),
-            include_str!("../../migrations/sqlite/0004_settings.sql"),
-            include_str!("../../migrations/sqlite/0005_delivery.sql"),
-        ] {
-            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-        }
+        let mut conn = crate::common::sqlite_at_migration(&path, 5).await;
         sqlx::raw_sql(
             "PRAGMA user_version = 5;
              INSERT INTO sessions (id, client, workspace, created_at) VALUES ('s1', 'c', NULL, '2026-11-01T00:00:00Z');

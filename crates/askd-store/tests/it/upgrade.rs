@@ -534,20 +534,7 @@ async fn migration_time() {
     for n in [1_000usize, 20_000] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("askd.db");
-        let url = format!("sqlite://{}?mode=rwc", path.display());
-        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        for sql in [
-            include_str!("../../migrations/sqlite/0001_init.sql"),
-            include_str!("../../migrations/sqlite/0002_drafts.sql"),
-            include_str!("../../migrations/sqlite/0003_event_sessions.sql"),
-            include_str!("../../migrations/sqlite/0004_settings.sql"),
-            include_str!("../../migrations/sqlite/0005_delivery.sql"),
-        ] {
-            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                .execute(&mut conn)
-                .await
-                .unwrap();
-        }
+        let mut conn = crate::common::sqlite_at_migration(&path, 5).await;
         let sql = format!(
             "PRAGMA user_version = 5;
              BEGIN;
