@@ -355,10 +355,12 @@ fn daemon_methods(text: &str) -> Vec<String> {
             inside = true;
         } else if inside && line.starts_with('}') {
             inside = false;
-        } else if inside && line.starts_with("    ") && !line.starts_with("     ") {
-            if let Some(name) = fn_name(line.trim_start()) {
-                out.push(name);
-            }
+        } else if inside
+            && line.starts_with("    ")
+            && !line.starts_with("     ")
+            && let Some(name) = fn_name(line.trim_start())
+        {
+            out.push(name);
         }
     }
     out
