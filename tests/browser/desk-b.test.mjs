@@ -143,6 +143,28 @@ test('shortcuts: the wizard does what its help and its hint say, and b picks opt
   await context.close();
 });
 
+test('shortcuts: a closed shortcut list keeps no focus, so the next key reaches the page', async () => {
+  const id = await daemon.createSurvey(branchingSurvey());
+  const { context, page, problems } = await openContext(browser, daemon);
+  await page.goto(`${daemon.url}/a/${id}`);
+  await page.waitForSelector('.card.wizard[data-position="intro"]');
+  await page.keyboard.press('Shift+H');
+  await page.waitForSelector('dialog[open] .shortcuts');
+  // Closed by its button, then asked in the same task: nothing inside the dialog may still
+  // hold focus (a key pressed at once would land there and be lost).
+  const stale = await page.evaluate(() => {
+    document.querySelector('dialog.help .tool').click();
+    const a = document.activeElement;
+    return Boolean(a && a.closest && a.closest('dialog'));
+  });
+  assert.equal(stale, false);
+  assert.equal(await page.$('dialog.help'), null);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.card.wizard[data-position="q1"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('shortcuts: the questions page lists only its own keys, and they work', async () => {
   const id = await daemon.createQuestions([
     { id: 'db', question: 'Which database?', header: 'DB', options: [{ label: 'SQLite' }, { label: 'Postgres' }, { label: 'MySQL' }] },

@@ -94,23 +94,34 @@ let helpOpen = null;
 /** Opens (or closes) the list of `rows` ([keys, label key]); the wizard's by default. */
 export function toggleHelp(rows = WIZARD_SHORTCUTS) {
   if (helpOpen) {
-    helpOpen.close();
+    helpOpen();
     return;
   }
+  // Closed and removed at once, whichever way it closes: a dialog only closed keeps focus on
+  // its close button until the browser's next focus fix-up, so a key pressed right after Esc
+  // (Enter on the survey's intro) would land on that button and do nothing.
+  const shut = () => {
+    helpOpen = null;
+    if (dialog.open) dialog.close();
+    dialog.remove();
+  };
   const close = h('button', { type: 'button', class: 'tool', 'aria-label': t('help.close'),
-    onclick: () => dialog.close() }, icon('close'));
+    onclick: () => shut() }, icon('close'));
   const dialog = h('dialog', { class: 'dialog help', 'aria-labelledby': 'help-title' },
     h('div', { class: 'dialog-head' }, h('h2', { id: 'help-title' }, t('help.title')), close),
     h('dl', { class: 'shortcuts' }, rows.map(([keys, label]) => [
       h('dt', null, keys.split(' ').map((k) => h('kbd', null, k))),
       h('dd', null, t(label)),
     ])));
+  dialog.addEventListener('cancel', (e) => {
+    e.preventDefault();
+    shut();
+  });
   dialog.addEventListener('close', () => {
-    dialog.remove();
-    helpOpen = null;
+    if (helpOpen === shut) shut();
   });
   document.body.appendChild(dialog);
-  helpOpen = dialog;
+  helpOpen = shut;
   dialog.showModal();
   close.focus();
 }
