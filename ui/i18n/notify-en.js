@@ -16,6 +16,7 @@ export default {
   'notify.noSinks': 'No webhook is configured and no desktop session was found: nothing is sent.',
   'notify.sent': '{n} sent',
   'notify.lastError': '{n} failed attempts; last: {error} at {at}',
+  'notify.dropped': '{n} not queued: this webhook is failing or too slow',
   'notify.after.hint': 'How long an ask waits before its first reminder: 90s, 10m, 2h; 0 for no reminders.',
   'notify.remindEvery.hint': 'Later reminders, this far apart; 0 for only the first.',
   'notify.quietHours.hint': 'HH:MM-HH:MM in this machine\'s time (may cross midnight); messages wait for the end. Empty for none.',

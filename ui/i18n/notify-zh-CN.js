@@ -16,6 +16,7 @@ export default {
   'notify.noSinks': '未配置 webhook，也没有桌面会话：不会发送任何消息。',
   'notify.sent': '已发送 {n} 条',
   'notify.lastError': '{n} 次尝试失败；最近一次：{error}，于 {at}',
+  'notify.dropped': '{n} 条未入队：此 webhook 失败或太慢',
   'notify.after.hint': '提问等待多久后发出首次提醒：90s、10m、2h；0 表示不提醒。',
   'notify.remindEvery.hint': '之后提醒的间隔；0 表示只提醒一次。',
   'notify.quietHours.hint': '本机时间 HH:MM-HH:MM（可跨午夜）；期间的消息等到结束时再发。留空表示不设。',

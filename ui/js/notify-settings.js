@@ -157,7 +157,8 @@ export class NotifyForm {
     const sinks = (this.view.sinks || []).map((x) => h('li', { class: 'st-sink', 'data-sink': x.name },
       h('strong', null, x.name), ' ', h('span', { class: 'muted' }, `${x.format || x.kind} · ${x.target}`), ' · ',
       h('span', { class: 'st-sent' }, t('notify.sent', { n: x.sent })),
-      x.errors ? h('span', { class: 'st-error st-sink-error' }, ' · ', t('notify.lastError', { n: x.errors, error: x.lastError || '', at: when(x.lastErrorAt) })) : null));
+      x.errors ? h('span', { class: 'st-error st-sink-error' }, ' · ', t('notify.lastError', { n: x.errors, error: x.lastError || '', at: when(x.lastErrorAt) })) : null,
+      x.dropped ? h('span', { class: 'st-error st-sink-dropped' }, ' · ', t('notify.dropped', { n: x.dropped })) : null));
     return sinks.length ? h('ul', { class: 'plain-list st-sinks' }, sinks) : h('p', { class: 'muted' }, t('notify.noSinks'));
   }
 

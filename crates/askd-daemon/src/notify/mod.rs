@@ -3,9 +3,11 @@
 //!
 //! One task ([`run`]) follows the hub's committed events (`ask.created`, `ask.settled`)
 //! and keeps a schedule of the pending asks in memory; it hands messages to a bounded queue
-//! that a dispatcher drains, spawning one delivery per message and sink (each with a
-//! timeout and retries at [`RETRY_DELAYS`]). Nothing here is on an ask's path: the hub's
-//! broadcast never waits for a listener, and a full queue drops the message (counted).
+//! that a dispatcher drains into one bounded queue per sink, each with its own worker
+//! (attempts with a timeout, retries scheduled at [`RETRY_DELAYS`], never slept in a slot:
+//! [`deliver`]), so a failing or hanging sink delays only itself. Nothing here is on an
+//! ask's path: the hub's broadcast never waits for a listener, and a full queue drops the
+//! message (counted).
 //!
 //! **Reminders** are due at `created + after + k · remindEvery` (k = 0, 1, …; only k = 0
 //! when `remindEvery` is 0), a pure function of the ask's stored creation time. The
@@ -35,11 +37,12 @@ use askd_store::{AskFilter, AskState, Event, Store};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tokio::sync::{Semaphore, broadcast, mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use crate::config::{NotifyConfig, QuietHours, WebhookConfig};
 
+mod deliver;
 mod live;
 mod message;
 mod send;
@@ -56,8 +59,6 @@ pub const RETRY_DELAYS: [Duration; 3] = [
 ];
 /// Messages waiting for the dispatcher; beyond this they are dropped (and counted).
 const QUEUE: usize = 256;
-/// Deliveries in flight at once.
-const IN_FLIGHT: usize = 16;
 /// A catch-up reminder after start waits this long (the daemon settles in first).
 const CATCH_UP: Duration = Duration::from_secs(1);
 
@@ -83,6 +84,9 @@ pub struct SinkStatus {
     pub failed: u64,
     /// Failed attempts (retries included).
     pub errors: u64,
+    /// Messages not queued for this sink because its queue was full (a sink that fails or
+    /// hangs holds at most [`deliver::SINK_QUEUE`]; the other sinks are not affected).
+    pub dropped: u64,
     pub last_sent_at: Option<String>,
     pub last_error: Option<String>,
     pub last_error_at: Option<String>,
@@ -201,6 +205,7 @@ fn sinks_of(plan: &NotifyPlan) -> Vec<SinkStatus> {
         sent: 0,
         failed: 0,
         errors: 0,
+        dropped: 0,
         last_sent_at: None,
         last_error: None,
         last_error_at: None,
@@ -622,7 +627,7 @@ pub async fn run(
     mut stop: watch::Receiver<bool>,
 ) {
     let (tx, rx) = mpsc::channel(QUEUE);
-    tokio::spawn(dispatch(rx, plan.clone(), status.clone()));
+    tokio::spawn(deliver::dispatch(rx, plan.clone(), status.clone()));
     let first = plan.borrow_and_update().clone();
     let mut s = Scheduler {
         plan: first,
@@ -656,74 +661,6 @@ pub async fn run(
             }
         }
     }
-}
-
-/// Drains the queue: one spawned delivery per message and sink of the settings in effect
-/// when the message is taken, at most [`IN_FLIGHT`] at once.
-async fn dispatch(
-    mut rx: mpsc::Receiver<Message>,
-    plan: watch::Receiver<Arc<NotifyPlan>>,
-    status: Arc<Status>,
-) {
-    let client = send::client();
-    let permits = Arc::new(Semaphore::new(IN_FLIGHT));
-    while let Some(m) = rx.recv().await {
-        let m = Arc::new(m);
-        let plan = plan.borrow().clone();
-        let sinks = plan.webhooks.len() + usize::from(plan.desktop());
-        for i in 0..sinks {
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                return;
-            };
-            let (client, plan, status, m) =
-                (client.clone(), plan.clone(), status.clone(), m.clone());
-            tokio::spawn(async move {
-                deliver(&client, &plan, &status, i, &m).await;
-                drop(permit);
-            });
-        }
-    }
-}
-
-/// One message to sink `i` (the webhooks in order, then the desktop), with retries.
-async fn deliver(
-    client: &reqwest::Client,
-    plan: &NotifyPlan,
-    status: &Status,
-    i: usize,
-    m: &Message,
-) {
-    let id = match plan.webhooks.get(i) {
-        Some(hook) => sink_id(hook),
-        None => "desktop".to_string(),
-    };
-    for attempt in 0..=plan.retry.len() {
-        let result = match plan.webhooks.get(i) {
-            Some(hook) => send::webhook_once(client, hook, m).await,
-            None => desktop_once(plan, m).await,
-        };
-        match result {
-            Ok(()) => {
-                status.with(&id, |s| {
-                    s.sent += 1;
-                    s.last_sent_at = Some(askd_store::now());
-                });
-                return;
-            }
-            Err(e) => {
-                tracing::warn!(sink = i, attempt, error = %e, "notification not delivered");
-                status.with(&id, |s| {
-                    s.errors += 1;
-                    s.last_error = Some(e);
-                    s.last_error_at = Some(askd_store::now());
-                });
-                if let Some(wait) = plan.retry.get(attempt) {
-                    tokio::time::sleep(*wait).await;
-                }
-            }
-        }
-    }
-    status.with(&id, |s| s.failed += 1);
 }
 
 async fn desktop_once(plan: &NotifyPlan, m: &Message) -> Result<(), String> {

@@ -130,6 +130,103 @@ async fn ask(s: &TestServer) -> String {
         .await
 }
 
+/// A receiver whose `bad` route always answers 500, whose `hang` route never answers (until
+/// long after the daemon's timeout), and whose `ok` route answers 200; it counts each route's
+/// requests.
+async fn faulty_receiver() -> (Arc<Mutex<HashMap<String, usize>>>, String) {
+    let counts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    async fn hook(
+        State(counts): State<Arc<Mutex<HashMap<String, usize>>>>,
+        Path(route): Path<String>,
+    ) -> StatusCode {
+        *counts.lock().unwrap().entry(route.clone()).or_default() += 1;
+        match route.as_str() {
+            "bad" => StatusCode::INTERNAL_SERVER_ERROR,
+            "hang" => {
+                tokio::time::sleep(Duration::from_secs(120)).await;
+                StatusCode::OK
+            }
+            _ => StatusCode::OK,
+        }
+    }
+    let app = Router::new()
+        .route("/hook/{route}", axum::routing::post(hook))
+        .with_state(counts.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (counts, url)
+}
+
+/// Issue 32: every sink has its own queue, and a failed attempt waits for its retry outside
+/// the sink's slots. With one webhook failing and one hanging, a healthy one still gets each
+/// new ask at once (before: all sinks shared 16 delivery slots that a failing delivery held
+/// through its retry sleeps, so the healthy webhook got 7 of 24 within 3 s).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_or_hanging_webhook_does_not_delay_a_healthy_one() {
+    let (counts, base) = faulty_receiver().await;
+    let webhook = |route: &str| WebhookConfig {
+        name: format!("{route}-hook"),
+        url: format!("{base}/hook/{route}"),
+        format: WebhookFormat::Json,
+    };
+    let notify = NotifyConfig {
+        after: Span(0),
+        remind_every: Span(0),
+        quiet_hours: None,
+        desktop: false,
+        webhook: vec![webhook("bad"), webhook("hang"), webhook("ok")],
+    };
+    let s = start(TempDir::new().unwrap(), notify).await;
+    let session = s.session("codex-test", None).await;
+    for i in 0..24 {
+        s.survey_with(
+            Some(&session),
+            &release_scope_titled(&format!("Release {i}")),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ok = |counts: &Arc<Mutex<HashMap<String, usize>>>| {
+        counts.lock().unwrap().get("ok").copied().unwrap_or(0)
+    };
+    let until = tokio::time::Instant::now() + Duration::from_secs(3);
+    while ok(&counts) < 24 && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        ok(&counts),
+        24,
+        "the healthy webhook within 3 s of the last ask"
+    );
+    // The failing one was tried for each ask too, and its failures are its own.
+    let sinks = s.get("/api/notify").await.expect(200)["sinks"].clone();
+    let sink = |name: &str| {
+        sinks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(sink("ok-hook")["sent"], 24, "{sinks}");
+    assert_eq!(sink("ok-hook")["errors"], 0, "{sinks}");
+    assert_eq!(sink("ok-hook")["dropped"], 0, "{sinks}");
+    assert!(
+        sink("bad-hook")["errors"].as_u64().unwrap() >= 24,
+        "{sinks}"
+    );
+    assert_eq!(sink("bad-hook")["sent"], 0, "{sinks}");
+    // The hanging one holds at most its own slots.
+    let hung = counts.lock().unwrap().get("hang").copied().unwrap_or(0);
+    assert!(
+        hung <= 4,
+        "at most 4 attempts in flight to one sink, got {hung}"
+    );
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn one_message_per_new_ask_and_per_reminder_in_each_format_with_retries() {
     let (rx, base) = Receiver::start(&["j"]).await;
