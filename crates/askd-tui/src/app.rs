@@ -838,7 +838,9 @@ mod tests {
             "spec": {"title": "R", "items": [
                 {"id": "1", "type": "confirm", "title": "a", "group": "G"},
                 {"id": "2", "type": "confirm", "title": "b", "group": "G"}]},
-            "review": {"lang": "en", "offline": false}});
+            // Each item's verdicts, as the daemon serves them (`review.verdicts`).
+            "review": {"lang": "en", "offline": false, "verdicts": {
+                "1": ["pass", "fail", "pending"], "2": ["pass", "fail", "pending"]}}});
         let (mut app, _) = open(view);
         let reqs = app.key(key(KeyCode::Char('P')));
         assert_eq!(reqs[0].purpose, Purpose::Autosave("r1".into()));
