@@ -19,8 +19,10 @@
 //! An ask already settled when the notifier reads it (answered within milliseconds) gets no
 //! message at all: the human is not needed any more.
 //!
-//! **Quiet hours** defer: a message due inside them waits for their end (several reminders
-//! of one ask deferred together go out as one); an ask settled meanwhile gets none.
+//! **Quiet hours** defer: a message due inside them waits for their end, and the end sends
+//! one message per ask (its "new ask" message if it was held, else one reminder); an ask
+//! settled meanwhile gets none. The wall clock says when they end (a machine that slept
+//! wakes late on the monotonic clock the wake-ups use).
 //!
 //! **Failures** are kept in memory per sink ([`SinkStatus`]: counts, last error and its
 //! time), shown by `GET /api/notify` (the Settings page, `askd doctor`). Error texts never
@@ -371,12 +373,20 @@ impl Scheduler {
         for t in self.tracked.values_mut() {
             t.due = due_at(&plan, t.origin, t.k).map(|d| d.max(now));
         }
-        for (_, m) in std::mem::take(&mut self.deferred) {
-            self.emit(m);
+        let held: Vec<Message> = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        if self.quiet_left().is_some() {
+            for m in held {
+                self.emit(m);
+            }
+        } else {
+            for m in one_per_ask(held) {
+                self.send(m);
+            }
         }
-        self.status
-            .deferred
-            .store(self.deferred.len() as u64, Ordering::Relaxed);
+        self.count_deferred();
         !had
     }
 
@@ -422,31 +432,49 @@ impl Scheduler {
         self.tracked.insert(id, t);
     }
 
-    /// Sends now, or defers to the end of quiet hours.
+    /// How long quiet hours still last by the wall clock, or `None` outside them.
+    fn quiet_left(&self) -> Option<Duration> {
+        let q = self.plan.quiet?;
+        let now = chrono::Local::now();
+        use chrono::Timelike;
+        let minute = (now.hour() * 60 + now.minute()) as u16;
+        let left = q.minutes_left(minute);
+        (left > 0).then(|| Duration::from_secs(u64::from(left) * 60 - u64::from(now.second())))
+    }
+
+    /// Sends now, or defers to the end of quiet hours. Outside them, whatever they held goes
+    /// out with it, one message per ask ([`one_per_ask`]): the wall clock decides that quiet
+    /// hours are over, not only the wake-up set when the message was deferred (a machine
+    /// that slept through the night wakes late on its monotonic clock).
     fn emit(&mut self, m: Message) {
-        if let Some(q) = self.plan.quiet {
-            let now = chrono::Local::now();
-            use chrono::Timelike;
-            let minute = (now.hour() * 60 + now.minute()) as u16;
-            let left = q.minutes_left(minute);
-            if left > 0 {
-                let secs = u64::from(left) * 60 - u64::from(now.second());
-                let at = Instant::now() + Duration::from_secs(secs);
-                let dup = m.kind == MessageKind::Reminder
-                    && self
-                        .deferred
-                        .iter()
-                        .any(|(_, d)| d.ask_id == m.ask_id && d.kind == m.kind);
-                if !dup {
-                    self.deferred.push((at, m));
-                }
-                self.status
+        if let Some(left) = self.quiet_left() {
+            let at = Instant::now() + left;
+            let dup = m.kind == MessageKind::Reminder
+                && self
                     .deferred
-                    .store(self.deferred.len() as u64, Ordering::Relaxed);
-                return;
+                    .iter()
+                    .any(|(_, d)| d.ask_id == m.ask_id && d.kind == m.kind);
+            if !dup {
+                self.deferred.push((at, m));
             }
+            self.count_deferred();
+            return;
         }
-        self.send(m);
+        let mut batch: Vec<Message> = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect();
+        self.count_deferred();
+        batch.push(m);
+        for m in one_per_ask(batch) {
+            self.send(m);
+        }
+    }
+
+    fn count_deferred(&self) {
+        self.status
+            .deferred
+            .store(self.deferred.len() as u64, Ordering::Relaxed);
     }
 
     fn send(&self, m: Message) {
@@ -459,9 +487,7 @@ impl Scheduler {
     fn forget(&mut self, id: &str) {
         self.tracked.remove(id);
         self.deferred.retain(|(_, m)| m.ask_id != id);
-        self.status
-            .deferred
-            .store(self.deferred.len() as u64, Ordering::Relaxed);
+        self.count_deferred();
     }
 
     fn next_wake(&self) -> Option<Instant> {
@@ -572,19 +598,42 @@ impl Scheduler {
             }
             self.emit(m);
         }
-        let (ready, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
-            .into_iter()
-            .partition(|(at, _)| *at <= now);
-        self.deferred = later;
-        self.status
-            .deferred
-            .store(self.deferred.len() as u64, Ordering::Relaxed);
-        for (_, m) in ready {
+        // Quiet hours are over by the wall clock: what they held goes, one message per ask.
+        let ready: Vec<Message> = match self.quiet_left() {
+            Some(left) => {
+                // Still quiet (the wake-up came early): wait for the end as it is now.
+                for (at, _) in &mut self.deferred {
+                    *at = (*at).max(now + left);
+                }
+                Vec::new()
+            }
+            None => std::mem::take(&mut self.deferred)
+                .into_iter()
+                .map(|(_, m)| m)
+                .collect(),
+        };
+        self.count_deferred();
+        for m in one_per_ask(ready) {
             if still_pending(store, &m.ask_id).await {
                 self.send(m);
             }
         }
     }
+}
+
+/// What the end of quiet hours sends for a batch of messages: one per ask, in the batch's
+/// order — its "new ask" message when the batch holds one (a reminder beside it says nothing
+/// more), else its latest reminder.
+fn one_per_ask(batch: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::new();
+    for m in batch {
+        match out.iter_mut().find(|o| o.ask_id == m.ask_id) {
+            None => out.push(m),
+            Some(o) if o.kind == MessageKind::New => {}
+            Some(o) => *o = m,
+        }
+    }
+    out
 }
 
 /// The `k`-th reminder's time under `plan`: `after`, then every `remindEvery`.
@@ -672,4 +721,37 @@ async fn desktop_once(plan: &NotifyPlan, m: &Message) -> Result<(), String> {
         return send::macos_once(m).await;
     }
     Err("no desktop session".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(kind: MessageKind, ask: &str) -> Message {
+        Message::new(
+            kind,
+            ask,
+            Some("t"),
+            "who",
+            "survey",
+            "http://x",
+            "2026-12-03T00:00:00Z",
+        )
+    }
+
+    #[test]
+    fn the_end_of_quiet_hours_sends_one_message_per_ask() {
+        use MessageKind::{New, Reminder};
+        let out = one_per_ask(vec![
+            m(Reminder, "a"),
+            m(New, "b"),
+            m(New, "a"),
+            m(Reminder, "b"),
+            m(Reminder, "c"),
+            m(Reminder, "c"),
+        ]);
+        let got: Vec<(MessageKind, &str)> =
+            out.iter().map(|m| (m.kind, m.ask_id.as_str())).collect();
+        assert_eq!(got, [(New, "a"), (New, "b"), (Reminder, "c")]);
+    }
 }

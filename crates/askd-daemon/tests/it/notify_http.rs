@@ -386,6 +386,51 @@ async fn quiet_hours_defer_messages() {
     s.stop().await;
 }
 
+/// Issue 32: the end of quiet hours sends one message per ask. A new ask and its reminder,
+/// both held by quiet hours, go out as the one "new ask" message (before: both, at once).
+/// Waits for the end of a real quiet-hours window (up to a minute).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_end_of_quiet_hours_sends_one_message_per_ask() {
+    use chrono::Timelike;
+    let (rx, base) = Receiver::start(&[]).await;
+    // Quiet hours that end at the next minute; not in its last seconds (the ask must be
+    // created and its reminder due inside them).
+    if chrono::Local::now().second() >= 45 {
+        let wait = 61 - chrono::Local::now().second();
+        tokio::time::sleep(Duration::from_secs(u64::from(wait))).await;
+    }
+    let now = chrono::Local::now();
+    let minute = (now.hour() * 60 + now.minute()) as u16;
+    let day = 24 * 60;
+    let quiet = QuietHours {
+        start: (minute + day - 10) % day,
+        end: (minute + 1) % day,
+    };
+    let mut n = notify_config(&base, 1, 0);
+    n.quiet_hours = Some(quiet);
+    n.webhook.truncate(1);
+    let s = start(TempDir::new().unwrap(), n).await;
+    let id = ask(&s).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(
+        v["deferred"], 2,
+        "the new-ask message and the reminder wait: {v}"
+    );
+    assert!(rx.hits("j").is_empty());
+    let left = 60 - u64::from(chrono::Local::now().second());
+    tokio::time::sleep(Duration::from_secs(left + 4)).await;
+    let got: Vec<Value> = rx
+        .ok("j")
+        .iter()
+        .map(|h| serde_json::from_str(&h.body).unwrap())
+        .filter(|b: &Value| b["ask"]["id"] == id.as_str())
+        .collect();
+    assert_eq!(got.len(), 1, "one message for the ask: {got:?}");
+    assert_eq!(got[0]["event"], "ask.created", "{got:?}");
+    s.stop().await;
+}
+
 /// The fake notification server: records each `Notify` call's summary and body.
 struct FakeNotifications {
     got: Arc<Mutex<Vec<(String, String)>>>,
