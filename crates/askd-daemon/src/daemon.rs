@@ -73,6 +73,8 @@ pub struct Settings {
     pub public_url: Option<String>,
     /// `databaseUrl`: the team's PostgreSQL database; `None` = the data directory's SQLite.
     pub database_url: Option<String>,
+    /// `databaseWait`: how long the start retries an unreachable database (team mode).
+    pub database_wait: std::time::Duration,
     /// `[notify]`: reminders, quiet hours, desktop notifications, webhooks.
     pub notify: NotifyConfig,
     /// `DBUS_SESSION_BUS_ADDRESS` at start: where desktop notifications go (none: no
@@ -102,6 +104,7 @@ impl std::fmt::Debug for Settings {
             origins,
             public_url,
             database_url,
+            database_wait,
             notify,
             dbus_address,
         } = self;
@@ -127,6 +130,7 @@ impl std::fmt::Debug for Settings {
                 "database_url",
                 &database_url.as_deref().map(crate::config::redact_url),
             )
+            .field("database_wait", database_wait)
             .field("notify", notify)
             .field("dbus_address", dbus_address)
             .finish()
@@ -156,6 +160,7 @@ impl Settings {
             origins: origins.clone(),
             public_url: config.public_url.clone(),
             database_url: config.database_url.clone(),
+            database_wait: std::time::Duration::from_secs(config.database_wait.0),
             notify: config.notify.clone(),
             dbus_address: env
                 .get("DBUS_SESSION_BUS_ADDRESS")

@@ -116,6 +116,26 @@ impl Running {
     }
 }
 
+/// Opens the team's database, retrying for up to `wait` while it cannot be reached
+/// (nothing listens yet, it is starting up: [`StoreError::Unavailable`]), with a backoff from
+/// 250 ms to 5 s, so a daemon started before PostgreSQL (a boot, a container) comes up
+/// with it. A wrong URL, password or database name fails at once.
+async fn open_team_database(url: &str, wait: std::time::Duration) -> Result<PgStore, StoreError> {
+    let until = tokio::time::Instant::now() + wait;
+    let mut pause = std::time::Duration::from_millis(250);
+    loop {
+        match PgStore::open(url).await {
+            Err(StoreError::Unavailable(e)) if tokio::time::Instant::now() + pause < until => {
+                tracing::warn!(error = %e, retry_in_ms = pause.as_millis() as u64,
+                    "the database is not reachable yet; retrying (databaseWait)");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Starts the daemon in this process with `cfg` ([`Settings::from_config`], or
 /// [`Settings::default`] with the fields a caller needs) and returns once it accepts
 /// connections.
@@ -143,9 +163,21 @@ pub async fn start_with(
         // listened to before the daemon serves (crate::follow).
         Some(url) => {
             let shown = crate::config::redact_url(url);
-            let pg = PgStore::open(url)
+            let pg = open_team_database(url, cfg.database_wait)
                 .await
-                .map_err(|e| format!("cannot open the database {shown} (databaseUrl): {e}"))?;
+                .map_err(|e| {
+                    format!(
+                        "cannot open the database {shown} (databaseUrl): {e}{}",
+                        if matches!(e, StoreError::Unavailable(_)) {
+                            format!(
+                                " — still unreachable after databaseWait ({}s): start PostgreSQL, or raise databaseWait (ASKD_DATABASE_WAIT)",
+                                cfg.database_wait.as_secs()
+                            )
+                        } else {
+                            String::new()
+                        }
+                    )
+                })?;
             let events = pg
                 .listen()
                 .await

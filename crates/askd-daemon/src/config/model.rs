@@ -344,6 +344,9 @@ impl Default for NotifyConfig {
     }
 }
 
+/// `databaseWait` by default: a minute of retries while the database comes up.
+pub const DEFAULT_DATABASE_WAIT: u64 = 60;
+
 /// The effective configuration. Serialises (camelCase keys, tables nested) to a valid
 /// `askd.toml`. Neither that nor `Debug` shows a secret: `databaseUrl` with its password
 /// hidden ([`redact_url`]), each webhook as its scheme and host ([`webhook_target`]).
@@ -373,6 +376,9 @@ pub struct Config {
         serialize_with = "serialize_redacted_url"
     )]
     pub database_url: Option<String>,
+    /// `databaseWait`: how long a starting daemon retries an unreachable database (team
+    /// mode); 0 = it exits at once.
+    pub database_wait: Span,
     pub survey: SurveyConfig,
     #[serde(rename = "batch_review")]
     pub batch_review: BatchReviewConfig,
@@ -392,6 +398,7 @@ impl Default for Config {
             elicitation: Elicitation::Auto,
             public_url: None,
             database_url: None,
+            database_wait: Span(DEFAULT_DATABASE_WAIT),
             survey: SurveyConfig::default(),
             batch_review: BatchReviewConfig::default(),
             alignment: AlignmentConfig::default(),
@@ -413,6 +420,7 @@ impl std::fmt::Debug for Config {
             elicitation,
             public_url,
             database_url,
+            database_wait,
             survey,
             batch_review,
             alignment,
@@ -428,6 +436,7 @@ impl std::fmt::Debug for Config {
             .field("elicitation", elicitation)
             .field("public_url", public_url)
             .field("database_url", &database_url.as_deref().map(redact_url))
+            .field("database_wait", database_wait)
             .field("survey", survey)
             .field("batch_review", batch_review)
             .field("alignment", alignment)

@@ -173,6 +173,9 @@ const SETTINGS: &[Case] = &[
         "postgres://askd:pw@db.example:5432/askd",
         |c| c.database_url.as_deref() == Some("postgres://askd:pw@db.example:5432/askd"),
     ),
+    ("databaseWait", "\"2m\"", "2m", |c| {
+        c.database_wait == Span(120)
+    }),
     ("after", "\"2s\"", "2s", |c| c.notify.after == Span(2)),
     ("remindEvery", "\"1h\"", "1h", |c| {
         c.notify.remind_every == Span(3600)

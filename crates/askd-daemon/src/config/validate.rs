@@ -570,6 +570,7 @@ pub(super) fn set(cfg: &mut Config, key: Key, val: Val) {
         (Key::Section, Val::Text(s)) => cfg.alignment.section = Some(s),
         (Key::PublicUrl, Val::Url(u)) => cfg.public_url = Some(u),
         (Key::DatabaseUrl, Val::Url(u)) => cfg.database_url = Some(u),
+        (Key::DatabaseWait, Val::Span(d)) => cfg.database_wait = d,
         (Key::After, Val::Span(d)) => cfg.notify.after = d,
         (Key::RemindEvery, Val::Span(d)) => cfg.notify.remind_every = d,
         (Key::QuietHours, Val::Quiet(q)) => cfg.notify.quiet_hours = q,

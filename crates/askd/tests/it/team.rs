@@ -246,6 +246,58 @@ async fn an_event_stream_carries_another_daemons_events_in_order() {
     }
 }
 
+/// Issue 32: a daemon started while its PostgreSQL is down waits for it (`databaseWait`,
+/// retrying with a backoff) and serves once it is up; with `databaseWait` 0 it exits at once
+/// and says what to do. (Before: it exited at once, whatever the wait.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_started_before_its_database_waits_for_it() {
+    let cluster = match pg_test::private() {
+        Ok(c) => c,
+        Err(e) => panic!("this test stops its own PostgreSQL: {e}"),
+    };
+    let db = cluster.database().await;
+    let url = db.url.clone();
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop();
+        cluster
+    })
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_askd"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("ASKD_HOME", home.path())
+        .env("ASKD_DATABASE_URL", &url)
+        .env("ASKD_DATABASE_WAIT", "0")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("databaseWait"),
+        "the refusal names the key: {said}"
+    );
+    // The default wait: the daemon comes up once the database does, 2 s later.
+    let starting = std::thread::spawn(move || {
+        Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+            .env("ASKD_DATABASE_URL", &url)
+            .start()
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let _cluster = tokio::task::spawn_blocking(move || {
+        cluster.start_again();
+        cluster
+    })
+    .await
+    .unwrap();
+    let daemon = tokio::task::spawn_blocking(move || starting.join().unwrap())
+        .await
+        .unwrap();
+    let id = daemon.ask("Up with its database?").await;
+    let (status, _) = daemon.submit(&id, "SQLite").await;
+    assert_eq!(status, 200);
+}
+
 /// PostgreSQL stopped and started again mid-run: the daemons answer 503 while it is away
 /// (never a 500, never stale state), reconnect, and nothing acknowledged before it is lost;
 /// a waiter registered before the outage is woken by a settle made after it, through the
