@@ -298,8 +298,10 @@ const NOTIFIER_RETRY: (Duration, Duration) = (Duration::from_millis(100), Durati
 
 /// The notifier (`crate::notify`). In team mode one daemon sends for the whole team: the
 /// one holding the database lock `notifier` (the others wait for it, and one takes over when
-/// its holder stops); it follows the hub from the moment it holds the lock, so asks already
-/// pending then get reminders, not a second "new ask" message. The holder probes its lock
+/// its holder stops); it follows the hub from the moment it holds the lock. The team's cursor
+/// (`notify::NOTIFIER_CURSOR`, advanced with every ask the holder announces) tells the one
+/// that takes over which pending asks its predecessor never announced: those get their "new
+/// ask" message now, the others reminders only — none is announced twice. The holder probes its lock
 /// every [`NOTIFIER_PROBE`] ([`askd_store::Held::alive`]): when the database restarted, the
 /// lock went with the connection, so it stops sending and contends again with the others
 /// (a take that fails — the database away — is retried with a backoff). Alone on SQLite it
@@ -316,6 +318,7 @@ async fn notifier(
             daemon.notify.subscribe(),
             daemon.notify.status().clone(),
             stop,
+            daemon.settings.database_url.is_some(),
         )
     };
     if daemon.settings.database_url.is_none() {

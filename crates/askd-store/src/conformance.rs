@@ -52,6 +52,7 @@ macro_rules! conformance_tests {
             settings_save_replace_and_remove,
             session_events_after_and_the_log_without_asks,
             alignment_checkpoints_keep_the_newest_with_their_decisions,
+            cursors_only_move_forward,
         );
     };
     (@each $factory:expr; $($name:ident),* $(,)?) => {
@@ -1440,4 +1441,21 @@ pub async fn alignment_checkpoints_keep_the_newest_with_their_decisions(store: A
         .await
         .unwrap_err();
     assert_eq!(err, StoreError::UnknownSession("nope".into()));
+}
+
+/// Named cursors (`CursorStore`): none before the first, then only further on — a holder
+/// that lags behind another cannot rewind it — and each name its own.
+pub async fn cursors_only_move_forward(store: Arc<dyn Store>) {
+    assert_eq!(store.cursor("notifier").await.unwrap(), None);
+    store.advance_cursor("notifier", 5).await.unwrap();
+    assert_eq!(store.cursor("notifier").await.unwrap(), Some(5));
+    store.advance_cursor("notifier", 3).await.unwrap();
+    assert_eq!(
+        store.cursor("notifier").await.unwrap(),
+        Some(5),
+        "never back"
+    );
+    store.advance_cursor("notifier", 9).await.unwrap();
+    assert_eq!(store.cursor("notifier").await.unwrap(), Some(9));
+    assert_eq!(store.cursor("other").await.unwrap(), None);
 }

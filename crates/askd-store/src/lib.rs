@@ -37,6 +37,7 @@
 //! - Each rule is written once: the backends differ only in where a job runs, their
 //!   migrations and machinery, and the statements `db` keeps per dialect.
 
+mod cursors;
 mod db;
 mod lists;
 pub mod model;
@@ -49,6 +50,7 @@ pub mod conformance;
 #[cfg(feature = "conformance")]
 pub mod pg_test;
 
+pub use cursors::CursorStore;
 pub use model::*;
 pub use pg::{PgEvents, PgStore};
 pub use sqlite::SqliteStore;
@@ -124,6 +126,7 @@ pub trait Store:
     + AlignmentStore
     + DraftStore
     + LockStore
+    + CursorStore
     + Upkeep
     + 'static
 {
@@ -137,6 +140,7 @@ impl<T> Store for T where
         + AlignmentStore
         + DraftStore
         + LockStore
+        + CursorStore
         + Upkeep
         + 'static
 {

@@ -43,6 +43,7 @@ use crate::{LockStore, StoreError, StoreResult, Upkeep};
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/postgres/0001_init.sql"),
     include_str!("../migrations/postgres/0002_claims.sql"),
+    include_str!("../migrations/postgres/0003_cursors.sql"),
 ];
 
 /// The advisory lock key every writing transaction takes (`askd` in ASCII, then `w`).

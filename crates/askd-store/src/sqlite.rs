@@ -46,6 +46,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0006_lists_and_sharing.sql"),
     include_str!("../migrations/sqlite/0007_alignment_checkpoints.sql"),
     include_str!("../migrations/sqlite/0008_claims.sql"),
+    include_str!("../migrations/sqlite/0009_cursors.sql"),
 ];
 
 /// Most writes one group commit takes.

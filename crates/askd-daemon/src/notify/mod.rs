@@ -347,6 +347,8 @@ struct Tracked {
 
 struct Scheduler {
     plan: Arc<NotifyPlan>,
+    /// Team mode: the notifier's cursor ([`NOTIFIER_CURSOR`]) is kept in the database.
+    team: bool,
     tracked: HashMap<String, Tracked>,
     /// Messages held back by quiet hours, with when they go.
     deferred: Vec<(Instant, Message)>,
@@ -497,10 +499,18 @@ impl Scheduler {
     }
 
     /// Re-reads the pending asks: follows the ones not followed yet, forgets the rest.
-    async fn resync(&mut self, store: &dyn Store, at_start: bool) {
+    /// `takeover` (team mode, this daemon just became the notifier): the asks created after
+    /// the team's cursor were not announced by the daemon before it, so they are announced
+    /// now; the older ones get reminders only.
+    async fn resync(&mut self, store: &dyn Store, at_start: bool, takeover: bool) {
         if !self.plan.has_sinks() {
             return;
         }
+        let cursor = if self.team && takeover {
+            store.cursor(NOTIFIER_CURSOR).await.ok().flatten()
+        } else {
+            None
+        };
         let filter = AskFilter {
             state: Some(AskState::Pending),
             ..AskFilter::default()
@@ -513,6 +523,11 @@ impl Scheduler {
             }
         };
         let ids: Vec<String> = pending.iter().map(|a| a.id.clone()).collect();
+        // Read after the pending asks, so every one of them created after the cursor is seen.
+        let (unannounced, read_to) = match cursor {
+            Some(c) => created_after(store, c).await,
+            None => (Vec::new(), None),
+        };
         let gone: Vec<String> = self
             .tracked
             .keys()
@@ -532,8 +547,26 @@ impl Scheduler {
                 k: 0,
                 due: None,
             };
-            // Asks missed while the event stream lagged are new to the human too.
-            self.track(a.id, t, !at_start);
+            // Asks missed while the event stream lagged are new to the human too, and so
+            // are the ones no notifier announced before this one took over.
+            let fresh = !at_start || unannounced.contains(&a.id);
+            self.track(a.id, t, fresh);
+        }
+        if self.team {
+            let to = match read_to {
+                Some(seq) => Some(seq),
+                None => store.last_event().await.ok(),
+            };
+            if let Some(seq) = to {
+                self.advance(store, seq).await;
+            }
+        }
+    }
+
+    /// Records in the team's cursor that the events up to `seq` were handled.
+    async fn advance(&self, store: &dyn Store, seq: i64) {
+        if let Err(e) = store.advance_cursor(NOTIFIER_CURSOR, seq).await {
+            tracing::warn!(error = %e, "notifier: cannot record how far it announced");
         }
     }
 
@@ -558,6 +591,9 @@ impl Scheduler {
                         due: None,
                     };
                     self.track(a.id, t, true);
+                    if self.team {
+                        self.advance(store, e.seq).await;
+                    }
                 }
                 Ok(_) => {}
                 Err(err) => tracing::error!(error = %err, "notifier: cannot read a new ask"),
@@ -636,6 +672,39 @@ fn one_per_ask(batch: Vec<Message>) -> Vec<Message> {
     out
 }
 
+/// The team's cursor of the notifier: the last event its holder handled.
+pub const NOTIFIER_CURSOR: &str = "notifier";
+
+/// The asks created after event `after` (their `ask.created` events, read to the end), and
+/// the last seq read.
+async fn created_after(store: &dyn Store, mut after: i64) -> (Vec<String>, Option<i64>) {
+    const PAGE: u32 = 1_000;
+    let mut ids = Vec::new();
+    let mut last = None;
+    loop {
+        let page = match store.events_after(after, PAGE).await {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(error = %e, "notifier: cannot read the events after its cursor");
+                return (ids, None);
+            }
+        };
+        let full = page.len() == PAGE as usize;
+        for e in page {
+            if e.kind == EventKind::AskCreated
+                && let Some(id) = e.payload.get("ask_id").and_then(Value::as_str)
+            {
+                ids.push(id.to_string());
+            }
+            after = e.seq;
+            last = Some(e.seq);
+        }
+        if !full {
+            return (ids, last);
+        }
+    }
+}
+
 /// The `k`-th reminder's time under `plan`: `after`, then every `remindEvery`.
 fn due_at(plan: &NotifyPlan, origin: Instant, k: u32) -> Option<Instant> {
     let after = plan.after?;
@@ -674,25 +743,27 @@ pub async fn run(
     mut plan: watch::Receiver<Arc<NotifyPlan>>,
     status: Arc<Status>,
     mut stop: watch::Receiver<bool>,
+    team: bool,
 ) {
     let (tx, rx) = mpsc::channel(QUEUE);
     tokio::spawn(deliver::dispatch(rx, plan.clone(), status.clone()));
     let first = plan.borrow_and_update().clone();
     let mut s = Scheduler {
         plan: first,
+        team,
         tracked: HashMap::new(),
         deferred: Vec::new(),
         tx,
         status,
     };
-    s.resync(store.as_ref(), true).await;
+    s.resync(store.as_ref(), true, team).await;
     loop {
         let wake = s.next_wake();
         tokio::select! {
             _ = async { stop.wait_for(|v| *v).await.is_ok() } => return,
             ev = events.recv() => match ev {
                 Ok(e) => s.on_event(store.as_ref(), e).await,
-                Err(broadcast::error::RecvError::Lagged(_)) => s.resync(store.as_ref(), false).await,
+                Err(broadcast::error::RecvError::Lagged(_)) => s.resync(store.as_ref(), false, false).await,
                 Err(broadcast::error::RecvError::Closed) => return,
             },
             changed = plan.changed() => match changed {
@@ -700,7 +771,7 @@ pub async fn run(
                     let p = plan.borrow_and_update().clone();
                     if s.reconfigure(p) {
                         // Asks pending when the first sink came: reminders, no "new ask".
-                        s.resync(store.as_ref(), true).await;
+                        s.resync(store.as_ref(), true, false).await;
                     }
                 }
                 Err(_) => return,

@@ -474,6 +474,64 @@ async fn two_daemons_send_one_message_per_new_ask_and_one_takes_over() {
     assert_eq!(count(&later), 1, "{:?}", got.lock().unwrap());
 }
 
+/// Issue 32: the notifier's handover loses no ask. An ask created while the holder could not
+/// announce it (here: stopped with SIGSTOP, then SIGKILLed) is announced by the daemon that
+/// takes over — from the team's cursor, so once and only once. (Before: the new holder read
+/// every pending ask as an old one and sent it only a reminder, `after` later.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notifier_that_takes_over_announces_what_its_predecessor_could_not() {
+    let db = pg_test::cluster().database().await;
+    let (got, hook) = receiver().await;
+    let webhook = format!("json={hook}");
+    let env = [
+        ("ASKD_NOTIFY_WEBHOOK", webhook.as_str()),
+        ("ASKD_NOTIFY_DESKTOP", "false"),
+    ];
+    let count = |id: &str| {
+        got.lock()
+            .unwrap()
+            .iter()
+            .filter(|b| b.contains(id))
+            .count()
+    };
+    let wait_for = |id: String| {
+        let got = got.clone();
+        async move {
+            let until = Instant::now() + Duration::from_secs(20);
+            while !got.lock().unwrap().iter().any(|b| b.contains(&id)) && Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    // A alone: it holds the notifier lock, and its first announcement moves the cursor.
+    let mut a = start_with(&db.url, &env);
+    let first = a.ask("Announced by A?").await;
+    wait_for(first.clone()).await;
+    assert_eq!(count(&first), 1);
+    let b = start_with(&db.url, &env);
+    // A can announce nothing more, yet holds the lock; an ask comes through B meanwhile.
+    let pid = a.pid.to_string();
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let gap = b.ask("Asked while nobody could announce it?").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&gap), 0, "A is stopped and B does not hold the lock");
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    // B takes the lock over and announces the ask A could not, once; not the first again.
+    wait_for(gap.clone()).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        (count(&first), count(&gap)),
+        (1, 1),
+        "{:?}",
+        got.lock().unwrap()
+    );
+}
+
 /// A client that does not follow redirects (the pairing form answers `303`).
 fn no_redirects() -> reqwest::Client {
     reqwest::Client::builder()
