@@ -429,31 +429,17 @@ impl AlignmentState {
         });
     }
 
-    /// `ask.created`: the ask goes live, with its questions.
+    /// `ask.created`: the ask goes live, with its questions — unless they come with its
+    /// settle (`questions_with_settle`: the daemon adds the ask's tool and questions to its
+    /// `ask.settled`), so nothing is kept while it is pending and neither the state nor its
+    /// checkpoint grows with the session's pending asks.
     fn apply_ask_created(&mut self, e: &AlignEvent) {
         let d = &e.data;
         let Some(id) = text(d, "ask_id") else { return };
-        let questions = d
-            .get("questions")
-            .and_then(Value::as_array)
-            .map(|qs| {
-                qs.iter()
-                    .filter_map(|q| {
-                        let id = text(q, "id")?;
-                        let question = text(q, "question")
-                            .or_else(|| text(q, "prompt"))
-                            .unwrap_or_else(|| id.clone());
-                        Some((id, question))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ask = LiveAsk {
-            kind: text(d, "kind").unwrap_or_default(),
-            tool: text(d, "tool"),
-            questions,
-        };
-        self.asks.insert(id, ask);
+        if d.get("questions_with_settle").and_then(Value::as_bool) == Some(true) {
+            return;
+        }
+        self.asks.insert(id, live_ask(d));
     }
 
     /// `alignment.baseline_recorded`: a new revision, applying the drifts it names.
@@ -585,8 +571,15 @@ impl AlignmentState {
     fn apply_settled(&mut self, e: &AlignEvent) {
         let d = &e.data;
         let Some(id) = text(d, "ask_id") else { return };
-        let Some(ask) = self.asks.remove(&id) else {
-            return;
+        let kept = self.asks.remove(&id);
+        // The ask's questions come with its settle, or were kept since its creation.
+        let ask = if d.get("questions").is_some_and(Value::is_array) {
+            live_ask(d)
+        } else {
+            let Some(ask) = kept else {
+                return;
+            };
+            ask
         };
         if text(d, "outcome").and_then(|o| Outcome::parse(&o)) != Some(Outcome::Answered) {
             return;
@@ -633,6 +626,31 @@ impl AlignmentState {
         }
         self.rounds += 1;
         self.settled.extend(decisions);
+    }
+}
+
+/// What the fold keeps of an ask: its kind, tool and `(id, text)` questions, from an
+/// `ask.created` (or an `ask.settled` the daemon gave them to).
+fn live_ask(d: &Value) -> LiveAsk {
+    let questions = d
+        .get("questions")
+        .and_then(Value::as_array)
+        .map(|qs| {
+            qs.iter()
+                .filter_map(|q| {
+                    let id = text(q, "id")?;
+                    let question = text(q, "question")
+                        .or_else(|| text(q, "prompt"))
+                        .unwrap_or_else(|| id.clone());
+                    Some((id, question))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    LiveAsk {
+        kind: text(d, "kind").unwrap_or_default(),
+        tool: text(d, "tool"),
+        questions,
     }
 }
 

@@ -51,6 +51,34 @@ fn hardening_1_recorded_survey_answers_fold_into_settled_decisions() {
     assert!(s.settled.iter().all(|d| d.ask_id != "ask-survey-again"));
 }
 
+/// Issue 32: the daemon gives an ask's tool and questions to its `ask.settled`
+/// (`questions_with_settle` on its `ask.created`), so the fold keeps nothing of a pending
+/// ask and a checkpoint does not grow with a session's pending asks. The events the daemon
+/// recorded before that change — questions on the `ask.created` — fold to the same state.
+#[test]
+fn both_recorded_shapes_fold_to_the_same_decisions_and_pending_asks_are_not_kept() {
+    let before: Vec<AlignEvent> = serde_json::from_str(include_str!(
+        "../fixtures/recorded/answered-session-created-questions.json"
+    ))
+    .expect("the earlier recording parses");
+    let (old, new) = (fold(&before), fold(&recorded()));
+    assert_eq!(old.settled, new.settled);
+    assert_eq!(old.rounds, new.rounds);
+    // The survey asked again is pending: the earlier shape keeps its questions in the
+    // checkpoint, the current one keeps nothing of it.
+    let size = |s: &askd_core::alignment::AlignmentState| {
+        serde_json::to_string(&askd_core::alignment::Checkpoint::of(s, 0))
+            .unwrap()
+            .len()
+    };
+    assert!(size(&new) < size(&old), "{} ≥ {}", size(&new), size(&old));
+    assert!(
+        !serde_json::to_string(&askd_core::alignment::Checkpoint::of(&new, 0))
+            .unwrap()
+            .contains("ask-survey-again")
+    );
+}
+
 /// Issue 16: a checkpoint equals the fold of the events up to it. Cut the recorded session
 /// after every event, store the checkpoint (as JSON) and its decisions apart, resume, fold
 /// the rest: the state is the one folded from scratch.

@@ -141,13 +141,13 @@ impl Alignment<'_> {
         &self,
         events: Vec<askd_store::Event>,
     ) -> (Vec<AlignEvent>, bool) {
-        fn created(e: &askd_store::Event) -> Option<&str> {
-            if e.kind != EventKind::AskCreated {
+        fn created_or_settled(e: &askd_store::Event) -> Option<&str> {
+            if e.kind != EventKind::AskCreated && e.kind != EventKind::AskSettled {
                 return None;
             }
             e.payload.get("ask_id").and_then(Value::as_str)
         }
-        let ids: Vec<&str> = events.iter().filter_map(created).collect();
+        let ids: Vec<&str> = events.iter().filter_map(created_or_settled).collect();
         let (infos, complete) = match ask_infos(self.store, self.asks, ids).await {
             Ok(infos) => (infos, true),
             Err(_) => (HashMap::new(), false),
@@ -155,16 +155,23 @@ impl Alignment<'_> {
         let mut out = Vec::with_capacity(events.len());
         for e in events {
             let mut data = e.payload;
-            if e.kind == EventKind::AskCreated
-                && let Some(info) = data
-                    .get("ask_id")
-                    .and_then(Value::as_str)
-                    .and_then(|id| infos.get(id))
-            {
-                data["tool"] = json!(info.0);
-                if let Some(qs) = &info.1 {
-                    data["questions"] = qs.clone();
+            let info = data
+                .get("ask_id")
+                .and_then(Value::as_str)
+                .and_then(|id| infos.get(id))
+                .cloned();
+            // An ask's tool and questions travel with its settle, not its creation: the fold
+            // keeps nothing of a pending ask, so a session's state does not grow with them.
+            match (e.kind == EventKind::AskCreated, info) {
+                (true, Some(info)) => {
+                    data["tool"] = json!(info.0);
+                    data["questions_with_settle"] = json!(true);
                 }
+                (false, Some(info)) if e.kind == EventKind::AskSettled => {
+                    data["tool"] = json!(info.0);
+                    data["questions"] = info.1.clone().unwrap_or_else(|| json!([]));
+                }
+                _ => {}
             }
             out.extend(AlignEvent::from_stored(e.seq, e.created_at, &e.kind, data));
         }
