@@ -87,15 +87,13 @@ pub(crate) fn unknown_kind(other: &str) -> ApiError {
     )
 }
 
-/// 422 `unknown-kind` for a kind without a pre-check of its arguments.
-pub(crate) fn no_check(kind: AskKind) -> ApiError {
+/// 422 `unknown-kind` for a kind (as the caller named it) without a pre-check of its
+/// arguments.
+pub(crate) fn no_check(kind: &str) -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
         "unknown-kind",
-        format!(
-            "kind {:?} has no argument check — use survey or questions",
-            kind.as_str()
-        ),
+        format!("kind {kind:?} has no argument check — use survey or questions"),
     )
 }
 
@@ -132,7 +130,7 @@ pub(crate) trait Room: Sync {
     /// checks a connection's first ask before recording its session).
     fn check(&self, args: Json<'_>) -> ApiResult<()> {
         let _ = args;
-        Err(no_check(Self::KIND))
+        Err(no_check(Self::KIND.as_str()))
     }
 
     /// `POST /api/asks/{id}/bank` on a pending ask: answers banked one by one (surveys).
@@ -360,11 +358,7 @@ impl Daemon {
     pub fn check(&self, kind: &str, args: Json<'_>) -> ApiResult<()> {
         match AskKind::parse(kind) {
             Ok(kind) => in_room!(kind, r => r.check(args)),
-            Err(_) => Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "unknown-kind",
-                format!("kind {kind:?} has no argument check — use survey or questions"),
-            )),
+            Err(_) => Err(no_check(kind)),
         }
     }
 
