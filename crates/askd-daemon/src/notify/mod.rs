@@ -349,6 +349,11 @@ struct Scheduler {
     plan: Arc<NotifyPlan>,
     /// Team mode: the notifier's cursor ([`NOTIFIER_CURSOR`]) is kept in the database.
     team: bool,
+    /// The cursor's next value, not written yet, and when it was last written: it is
+    /// written at most every [`CURSOR_EVERY`] (a write of the team's database per new ask
+    /// would queue behind every ask's own), so a takeover may announce again the asks of
+    /// the holder's last moment — never lose one.
+    cursor: (Option<i64>, Instant),
     tracked: HashMap<String, Tracked>,
     /// Messages held back by quiet hours, with when they go.
     deferred: Vec<(Instant, Message)>,
@@ -495,7 +500,25 @@ impl Scheduler {
     fn next_wake(&self) -> Option<Instant> {
         let due = self.tracked.values().filter_map(|t| t.due);
         let deferred = self.deferred.iter().map(|(at, _)| *at);
-        due.chain(deferred).min()
+        let cursor = self.cursor.0.map(|_| self.cursor.1 + CURSOR_EVERY);
+        due.chain(deferred).chain(cursor).min()
+    }
+
+    /// Notes that the events up to `seq` were handled; written now when the last write is
+    /// [`CURSOR_EVERY`] old, else at the next tick after that.
+    async fn handled(&mut self, store: &dyn Store, seq: i64) {
+        self.cursor.0 = Some(self.cursor.0.map_or(seq, |c| c.max(seq)));
+        if self.cursor.1.elapsed() >= CURSOR_EVERY {
+            self.flush_cursor(store).await;
+        }
+    }
+
+    /// Writes the cursor's pending value, if any.
+    async fn flush_cursor(&mut self, store: &dyn Store) {
+        if let Some(seq) = self.cursor.0.take() {
+            self.advance(store, seq).await;
+            self.cursor.1 = Instant::now();
+        }
     }
 
     /// Re-reads the pending asks: follows the ones not followed yet, forgets the rest.
@@ -592,7 +615,7 @@ impl Scheduler {
                     };
                     self.track(a.id, t, true);
                     if self.team {
-                        self.advance(store, e.seq).await;
+                        self.handled(store, e.seq).await;
                     }
                 }
                 Ok(_) => {}
@@ -605,6 +628,9 @@ impl Scheduler {
 
     /// Sends what is due: reminders (of asks still pending) and deferred messages.
     async fn on_tick(&mut self, store: &dyn Store) {
+        if self.cursor.1.elapsed() >= CURSOR_EVERY {
+            self.flush_cursor(store).await;
+        }
         let now = Instant::now();
         let due: Vec<String> = self
             .tracked
@@ -674,6 +700,8 @@ fn one_per_ask(batch: Vec<Message>) -> Vec<Message> {
 
 /// The team's cursor of the notifier: the last event its holder handled.
 pub const NOTIFIER_CURSOR: &str = "notifier";
+/// The notifier's cursor is written at most this often.
+const CURSOR_EVERY: Duration = Duration::from_secs(1);
 
 /// The asks created after event `after` (their `ask.created` events, read to the end), and
 /// the last seq read.
@@ -751,6 +779,13 @@ pub async fn run(
     let mut s = Scheduler {
         plan: first,
         team,
+        // The first write is not held back.
+        cursor: (
+            None,
+            Instant::now()
+                .checked_sub(CURSOR_EVERY)
+                .unwrap_or_else(Instant::now),
+        ),
         tracked: HashMap::new(),
         deferred: Vec::new(),
         tx,
@@ -760,7 +795,10 @@ pub async fn run(
     loop {
         let wake = s.next_wake();
         tokio::select! {
-            _ = async { stop.wait_for(|v| *v).await.is_ok() } => return,
+            _ = async { stop.wait_for(|v| *v).await.is_ok() } => {
+                s.flush_cursor(store.as_ref()).await;
+                return;
+            }
             ev = events.recv() => match ev {
                 Ok(e) => s.on_event(store.as_ref(), e).await,
                 Err(broadcast::error::RecvError::Lagged(_)) => s.resync(store.as_ref(), false, false).await,
