@@ -150,9 +150,29 @@ async function send(path, init, keepalive) {
   }
 }
 
-/** Calls the API; resolves to the JSON body, rejects with ApiError (status 0: no answer). */
-export async function api(method, path, body, { keepalive = false } = {}) {
+/** How long to wait before repeating a submit whose saving was not confirmed, and how often. */
+const UNKNOWN_RETRY_MS = 1000;
+const UNKNOWN_RETRIES = 5;
+
+/** Calls the API; resolves to the JSON body, rejects with ApiError (status 0: no answer).
+ * With an `idempotencyKey`, a 503 `outcome-unknown` (askd lost its database while saving:
+ * it may be saved) is repeated with the same key a few times: the repeat is safe, and
+ * answers with what was saved. */
+export async function api(method, path, body, { keepalive = false, idempotencyKey } = {}) {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await call(method, path, body, keepalive, idempotencyKey);
+    } catch (e) {
+      const unknown = e instanceof ApiError && e.status === 503 && e.body && e.body.code === 'outcome-unknown';
+      if (!idempotencyKey || !unknown || retry >= UNKNOWN_RETRIES) throw e;
+      await new Promise((r) => setTimeout(r, UNKNOWN_RETRY_MS));
+    }
+  }
+}
+
+async function call(method, path, body, keepalive, idempotencyKey) {
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin', keepalive };
+  if (idempotencyKey) init.headers['Idempotency-Key'] = idempotencyKey;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -185,6 +205,19 @@ export async function api(method, path, body, { keepalive = false } = {}) {
   return json;
 }
 
+/** A submit's idempotency key: the same for as long as the same answers are sent for the
+ * same ask again (a repeat after a lost or unconfirmed answer), a new one when they change. */
+const submitKeys = new Map();
+function submitKey(id, body) {
+  const text = JSON.stringify(body);
+  const known = submitKeys.get(id);
+  if (known && known.text === text) return known.key;
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const key = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  submitKeys.set(id, { text, key });
+  return key;
+}
+
 let meOnce = null;
 
 /** Who this browser is signed in as (`GET /api/me`, read once): `{kind: "install"|"device",
@@ -204,7 +237,8 @@ export const ask = {
   view: (id) => api('GET', `/api/asks/${encodeURIComponent(id)}`),
   path: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/path`, { answers }),
   bank: (id, answers) => api('POST', `/api/asks/${encodeURIComponent(id)}/bank`, { answers }),
-  submit: (id, body) => api('POST', `/api/asks/${encodeURIComponent(id)}/submit`, body),
+  submit: (id, body) =>
+    api('POST', `/api/asks/${encodeURIComponent(id)}/submit`, body, { idempotencyKey: submitKey(id, body) }),
   cancel: (id) => api('POST', `/api/asks/${encodeURIComponent(id)}/cancel`, {}),
   preflight: (id, action) => api('POST', `/api/asks/${encodeURIComponent(id)}/preflight`, { action }),
   autosave: (id, body, keepalive) =>

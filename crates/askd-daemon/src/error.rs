@@ -92,6 +92,16 @@ impl ApiError {
         )
     }
 
+    /// 503: the database connection was lost while the write committed (team mode): it may
+    /// have been saved. The same request again is safe and answers with what was saved.
+    pub fn outcome_unknown() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "outcome-unknown",
+            "askd lost its database connection while saving this, so it cannot tell whether it was saved. Retrying is safe: the same request again returns what was saved, or saves it now",
+        )
+    }
+
     /// Maps a store failure for an operation on `ask_id`.
     pub fn store(e: StoreError, ask_id: &str) -> Self {
         match e {
@@ -110,6 +120,10 @@ impl ApiError {
             StoreError::Unavailable(m) => {
                 tracing::error!(error = %m, "the database is unavailable");
                 ApiError::database_unavailable()
+            }
+            StoreError::CommitUnknown(m) => {
+                tracing::warn!(error = %m, ask = ask_id, "a commit's outcome is unknown");
+                ApiError::outcome_unknown()
             }
             StoreError::Backend(m) => {
                 tracing::error!(error = %m, "store failure");

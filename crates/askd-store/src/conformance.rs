@@ -97,6 +97,7 @@ fn settlement(outcome: &str) -> Settlement {
         result: json!({"outcome": outcome, "answers": [{"id": "q1"}], "path": ["q1"]}),
         record: json!({"v": 1, "outcome": outcome}),
         expect_banked: None,
+        submission: None,
         // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
         delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }

@@ -81,6 +81,10 @@ pub enum StoreError {
     /// cut, the server is shutting down or restarting, the pool timed out): nothing was
     /// written by this call; trying again later may succeed. SQLite never returns it.
     Unavailable(String),
+    /// The connection was lost while the write's `COMMIT` ran (PostgreSQL): the database
+    /// may or may not have saved it. Repeating the write is safe (a repeated settle finds
+    /// the ask settled; the daemon answers an identical repeat with the saved result).
+    CommitUnknown(String),
     /// The backend failed (I/O, corruption, …). The message never holds a secret.
     Backend(String),
 }
@@ -94,12 +98,21 @@ impl std::fmt::Display for StoreError {
             StoreError::UnknownSession(s) => write!(f, "unknown session {s:?}"),
             StoreError::StorageFull(m) => write!(f, "the disk is full: {m}"),
             StoreError::Unavailable(m) => write!(f, "the database is unavailable: {m}"),
+            StoreError::CommitUnknown(m) => write!(
+                f,
+                "the database connection was lost while the write committed, so it may have been saved: {m}"
+            ),
             StoreError::Backend(m) => write!(f, "store backend error: {m}"),
         }
     }
 }
 
 impl std::error::Error for StoreError {}
+
+/// The error a write gets when its transaction rolled back for another write's failure.
+pub(crate) fn rolled_back() -> StoreError {
+    StoreError::Backend("the write's transaction was rolled back; nothing was saved".into())
+}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 

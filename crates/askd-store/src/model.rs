@@ -142,6 +142,10 @@ pub struct Ask {
     /// Who is on it (team mode): `{id, name, at}` of the member who claimed it, while
     /// pending; kept after the settle as it was.
     pub claim: Option<Value>,
+    /// The digest of the submit that settled it ([`Settlement::submission`]); left out of
+    /// the serialised form when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submission: Option<String>,
     /// Client name and workspace of the asking session.
     pub client: String,
     pub workspace: Option<String>,
@@ -195,6 +199,10 @@ pub struct Settlement {
     /// daemon: an ask the agent ended itself, or one superseded); the store knows no
     /// outcome names.
     pub delivered: bool,
+    /// What settled it, as the daemon identifies a submit (who and what was sent), so a
+    /// repeat of that very submit can be answered with the saved result; `None` for a
+    /// settle no submit made (a cancel, a withdraw, a supersede).
+    pub submission: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,8 +1,15 @@
 //! The PostgreSQL backend (team mode, issue 17): several daemons on one database.
 //!
 //! The same behaviour as [`crate::sqlite`], decided by PostgreSQL rather than by a process:
-//! - **Write-ahead.** Each write is one transaction; a method returns after `COMMIT`
-//!   (PostgreSQL's default `synchronous_commit = on`: the commit is on disk).
+//! - **Write-ahead.** A method returns after its transaction's `COMMIT` (PostgreSQL's
+//!   default `synchronous_commit = on`: the commit is on disk).
+//! - **Group commit.** A daemon's writes go through one writer task ([`crate::db::group`],
+//!   as SQLite's): the writes queued while the last transaction committed run in one
+//!   transaction, a savepoint each (a failing write rolls back alone), under one lock and
+//!   one flush. The team's writes are still serialised on the lock below, but per batch, not
+//!   per write, so daemons under load share its cost instead of queueing on it one by one.
+//!   A commit whose outcome is unknown (the connection lost during `COMMIT`) is reported as
+//!   [`StoreError::CommitUnknown`], never as a failure.
 //! - **Writes in commit order.** Every writing transaction first takes one
 //!   transaction-level advisory lock ([`WRITE_LOCK`], `pg_advisory_xact_lock`), held until it
 //!   commits or rolls back. An event's `seq` comes from an identity (a sequence) at insert,
@@ -32,27 +39,37 @@ use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Connection, Postgres, Row, Transaction};
 
+use tokio::sync::mpsc;
+
+use crate::db::group::{self, Queued};
 use crate::db::{BoxFuture, Db, Job, parse_json};
 use crate::shared::Backend;
 
 pub use crate::db::pg::CHANNEL;
 use crate::db::pg::backend;
-use crate::{LockStore, StoreError, StoreResult, Upkeep};
+use crate::{LockStore, StoreError, StoreResult, Upkeep, rolled_back};
 
 /// The migrations, embedded, applied in order at open.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/postgres/0001_init.sql"),
     include_str!("../migrations/postgres/0002_claims.sql"),
     include_str!("../migrations/postgres/0003_cursors.sql"),
+    include_str!("../migrations/postgres/0004_submission.sql"),
 ];
 
 /// The advisory lock key every writing transaction takes (`askd` in ASCII, then `w`).
 pub const WRITE_LOCK: i64 = 0x6173_6b64_0077;
 /// The advisory lock key the migrations run under.
 pub const MIGRATE_LOCK: i64 = 0x6173_6b64_006d;
+/// How a writing transaction begins: one round trip, the write lock taken first (see the
+/// module's doc; the key is [`WRITE_LOCK`]).
+const BEGIN_WRITE: &str = "BEGIN; SELECT pg_advisory_xact_lock(107148350849143)";
+const _: () = assert!(WRITE_LOCK == 107_148_350_849_143);
+
 pub struct PgStore {
     pool: PgPool,
     options: PgConnectOptions,
+    writer: mpsc::Sender<Queued>,
 }
 
 impl PgStore {
@@ -79,7 +96,13 @@ impl PgStore {
             .connect_with(options.clone())
             .await
             .map_err(backend)?;
-        Ok(PgStore { pool, options })
+        let (writer, queue) = mpsc::channel(1024);
+        tokio::spawn(write_batches(pool.clone(), queue));
+        Ok(PgStore {
+            pool,
+            options,
+            writer,
+        })
     }
 
     /// The applied migration count (`askd_schema`), for tests and `askd doctor`.
@@ -93,17 +116,6 @@ impl PgStore {
     /// A listener on [`CHANNEL`] over its own connection (see [`PgEvents`]).
     pub async fn listen(&self) -> StoreResult<PgEvents> {
         PgEvents::connect(&self.options).await
-    }
-
-    /// Begins a writing transaction: the write lock first (see the module's doc).
-    async fn begin_write(&self) -> StoreResult<Transaction<'static, Postgres>> {
-        let mut tx = self.pool.begin().await.map_err(backend)?;
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(WRITE_LOCK)
-            .execute(&mut *tx)
-            .await
-            .map_err(backend)?;
-        Ok(tx)
     }
 
     /// A read-only transaction on one snapshot (an ask and its banked rows read together).
@@ -169,6 +181,42 @@ impl Drop for PgHeld {
 
 async fn commit(tx: Transaction<'static, Postgres>) -> StoreResult<()> {
     tx.commit().await.map_err(backend)
+}
+
+/// The writer task (see the module's doc): each batch one transaction under the write lock.
+async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Queued>) {
+    while let Some(first) = queue.recv().await {
+        let (batch, _) = group::gather(first, &mut queue, Ok);
+        let mut tx = match pool.begin_with(BEGIN_WRITE).await {
+            Ok(tx) => tx,
+            Err(e) => {
+                let e = backend(e);
+                for job in batch {
+                    job.refuse(e.clone());
+                }
+                continue;
+            }
+        };
+        let (commit, replies) = group::run(Db::Pg(&mut tx), batch).await;
+        let outcome = if commit {
+            tx.commit().await.map_err(commit_failed)
+        } else {
+            let _ = tx.rollback().await;
+            Err(rolled_back())
+        };
+        for reply in replies {
+            reply(outcome.clone());
+        }
+    }
+}
+
+/// A failed `COMMIT`: a refusal by the server rolled the transaction back; a connection
+/// lost while it ran leaves the outcome unknown (the server may have committed).
+fn commit_failed(e: sqlx::Error) -> StoreError {
+    match backend(e) {
+        StoreError::Unavailable(m) => StoreError::CommitUnknown(m),
+        other => other,
+    }
 }
 
 /// Events committed on the database, by any daemon, as their seqs arrive on [`CHANNEL`].
@@ -291,10 +339,12 @@ fn new_id() -> String {
 impl Backend for PgStore {
     fn write<T: Send + 'static>(&self, job: Job<T>) -> BoxFuture<'_, StoreResult<T>> {
         Box::pin(async move {
-            let mut tx = self.begin_write().await?;
-            let out = job(Db::Pg(&mut tx)).await?;
-            commit(tx).await?;
-            Ok(out)
+            let (queued, result) = group::queue(job);
+            self.writer
+                .send(queued)
+                .await
+                .map_err(|_| StoreError::Backend("the store is closed".into()))?;
+            group::outcome(result).await
         })
     }
 

@@ -276,6 +276,31 @@ pub struct TestDatabase {
     admin_url: Option<String>,
 }
 
+impl TestDatabase {
+    /// Runs `sql` (several statements allowed) on this database as its owner: for the tests
+    /// that arrange a fault the store cannot be asked for (a slow commit, a cut connection).
+    /// Returns the first column of the last statement's rows as text (`NULL` as "").
+    pub async fn sql(&self, sql: &str) -> Vec<String> {
+        use sqlx::Row;
+        let mut conn = PgConnection::connect(&self.url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot reach the test database {}: {e}", self.name));
+        let rows = sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string()))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let _ = conn.close().await;
+        rows.iter()
+            .map(|r| {
+                r.try_get::<Option<String>, _>(0)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         let Some(admin) = self.admin_url.take() else {

@@ -117,6 +117,7 @@ pub(crate) fn ask_from_row(row: &Row, banked: Vec<BankedEntry>) -> StoreResult<A
         result,
         delivered_at: row.get("delivered_at")?,
         claim: row.opt_json("claim")?,
+        submission: row.get("submission")?,
         client: row.get("client")?,
         workspace: row.get("workspace")?,
     })
@@ -281,9 +282,16 @@ async fn append_follow(
 /// Creates an ask inside a transaction (or re-attaches to an identical pending one): the
 /// body of [`AskStore::create_ask`], shared with [`DraftStore::launch_draft`].
 pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created> {
-    if !session_exists(db, &a.session_id).await? {
+    // The session's client and workspace, which the new ask is read with.
+    let Some(session) = db
+        .fetch_optional(
+            "SELECT client, workspace FROM sessions WHERE id = ?1",
+            args![&a.session_id],
+        )
+        .await?
+    else {
         return Err(StoreError::UnknownSession(a.session_id));
-    }
+    };
     let order = db.dialect().created_order();
     // An identical ask of this session whose result no agent call has returned yet: the
     // repeat call gets that result (clients.md §2.5). A settle the caller marked delivered
@@ -392,7 +400,35 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
         )
         .await?,
     );
-    let ask = load_ask(db, &a.id).await?.ok_or(StoreError::NotFound)?;
+    // A plain new ask is what was just inserted: no second read under the write lock (a
+    // seeded one is read back, with its banked answers and autosave).
+    let ask = if a.seed_banked.is_empty() && a.seed_autosave.is_none() {
+        Ask {
+            id: a.id,
+            session_id: a.session_id,
+            kind: a.kind,
+            title: a.title,
+            state: AskState::Pending,
+            outcome: None,
+            payload: a.payload,
+            fingerprint: a.fingerprint,
+            created_at: at,
+            settled_at: None,
+            awaited: true,
+            banked: Vec::new(),
+            autosave: None,
+            autosave_revision: 0,
+            autosave_saved_at: None,
+            result: None,
+            delivered_at: None,
+            claim: None,
+            submission: None,
+            client: session.get("client")?,
+            workspace: session.get("workspace")?,
+        }
+    } else {
+        load_ask(db, &a.id).await?.ok_or(StoreError::NotFound)?
+    };
     Ok(Created {
         ask,
         created: true,

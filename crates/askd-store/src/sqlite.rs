@@ -1,11 +1,9 @@
 //! The embedded SQLite backend.
 //!
 //! Writes go through one writer task that owns the only writing connection (SQLite
-//! serialises writers anyway). It **group-commits**: when several writes are queued, it runs
-//! them in one transaction, each inside its own savepoint (a failing write rolls back alone),
-//! and commits — one fsync under `synchronous=FULL` — before any of them is acknowledged.
-//! A lone write is a transaction of one, so latency is unchanged and durability is the
-//! same: nothing is acknowledged before it is on disk. Reads use a small pool of readers,
+//! serialises writers anyway). It **group-commits** ([`crate::db::group`]): the writes
+//! queued meanwhile run in one transaction, a savepoint each, committed with one fsync under
+//! `synchronous=FULL` before any of them is acknowledged. Reads use a small pool of readers,
 //! which WAL lets run beside the writer.
 //!
 //! Lists are index walks (migration 6): each list query's WHERE names only the filters
@@ -30,10 +28,11 @@ use sqlx::sqlite::{
 use sqlx::{Connection, Row};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::db::group::{self, Queued};
 use crate::db::sqlite::backend;
 use crate::db::{BoxFuture, Db, Job, parse_json};
 use crate::shared::Backend;
-use crate::{LockStore, StoreError, StoreResult, Upkeep};
+use crate::{LockStore, StoreError, StoreResult, Upkeep, rolled_back};
 
 /// Migrations, embedded in the binary, applied in order at open. `PRAGMA user_version`
 /// records how many have run.
@@ -47,10 +46,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0007_alignment_checkpoints.sql"),
     include_str!("../migrations/sqlite/0008_claims.sql"),
     include_str!("../migrations/sqlite/0009_cursors.sql"),
+    include_str!("../migrations/sqlite/0010_submission.sql"),
 ];
-
-/// Most writes one group commit takes.
-const MAX_BATCH: usize = 128;
 
 /// SQLite settings as read back from a connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,12 +59,6 @@ pub struct Pragmas {
     /// How many embedded migrations have run.
     pub user_version: i64,
 }
-
-/// Delivers a write's outcome once its transaction has committed (or failed to).
-type Reply = Box<dyn FnOnce(StoreResult<()>) + Send>;
-/// One write: runs on the writer connection inside its savepoint; says whether it succeeded.
-type Queued =
-    Box<dyn for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, (bool, Reply)> + Send>;
 
 enum Work {
     Write(Queued),
@@ -111,34 +102,15 @@ impl SqliteStore {
         Ok(SqliteStore { writer: tx, read })
     }
 
-    /// Runs `f` as one write, acknowledged only after its transaction commits.
-    async fn submit<T, F>(&self, f: F) -> StoreResult<T>
-    where
-        T: Send + 'static,
-        F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>>
-            + Send
-            + 'static,
-    {
-        let (done, result) = oneshot::channel();
-        let job: Queued = Box::new(move |conn| {
-            Box::pin(async move {
-                let r = f(conn).await;
-                let ok = r.is_ok();
-                // A write that failed reports its own error (a full disk, a conflict) even
-                // when the batch's commit failed too.
-                let reply: Reply = Box::new(move |commit| {
-                    let _ = done.send(r.and_then(|v| commit.map(|()| v)));
-                });
-                (ok, reply)
-            })
-        });
+    /// Runs `job` as one write (group-committed), acknowledged only after its transaction
+    /// commits.
+    async fn submit<T: Send + 'static>(&self, job: Job<T>) -> StoreResult<T> {
+        let (queued, result) = group::queue(job);
         self.writer
-            .send(Work::Write(job))
+            .send(Work::Write(queued))
             .await
             .map_err(|_| StoreError::Backend("the store is closed".into()))?;
-        result
-            .await
-            .map_err(|_| StoreError::Backend("the store's writer stopped".into()))?
+        group::outcome(result).await
     }
 
     /// The pragmas in force on the writer connection (for tests and `askd doctor`).
@@ -155,8 +127,11 @@ impl SqliteStore {
     }
 
     pub async fn pragmas(&self) -> StoreResult<Pragmas> {
-        self.submit(|conn| {
+        self.submit(crate::db::job(|db| {
             Box::pin(async move {
+                let Db::Sqlite(conn) = db else {
+                    return Err(StoreError::Backend("not a SQLite connection".into()));
+                };
                 let journal_mode: String = sqlx::query_scalar("PRAGMA journal_mode")
                     .fetch_one(&mut *conn)
                     .await
@@ -180,7 +155,7 @@ impl SqliteStore {
                     user_version,
                 })
             })
-        })
+        }))
         .await
     }
 }
@@ -216,41 +191,30 @@ async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Work>) {
                 return;
             }
             Work::Write(first) => {
-                let mut batch = vec![first];
-                while batch.len() < MAX_BATCH {
-                    match rx.try_recv() {
-                        Ok(Work::Write(j)) => batch.push(j),
-                        Ok(other) => {
-                            pending = Some(other);
-                            break;
-                        }
-                        Err(_) => break,
-                    }
-                }
-                let mut replies = Vec::with_capacity(batch.len());
+                let (batch, next) = group::gather(first, &mut rx, |w| match w {
+                    Work::Write(j) => Ok(j),
+                    other => Err(other),
+                });
+                pending = next;
                 if let Err(e) = exec(&mut conn, "BEGIN IMMEDIATE").await {
-                    // Run nothing: dropping the batch fails every write in it.
-                    eprintln!("askd-store: cannot begin a write transaction: {e}");
-                    drop(batch);
+                    for job in batch {
+                        job.refuse(e.clone());
+                    }
                     continue;
                 }
-                for job in batch {
-                    let _ = exec(&mut conn, "SAVEPOINT w").await;
-                    let (ok, reply) = job(&mut conn).await;
-                    if ok {
-                        let _ = exec(&mut conn, "RELEASE w").await;
-                    } else {
-                        let _ = exec(&mut conn, "ROLLBACK TO w").await;
-                        let _ = exec(&mut conn, "RELEASE w").await;
+                let (commit, replies) = group::run(Db::Sqlite(&mut conn), batch).await;
+                let outcome = if commit {
+                    let committed = exec(&mut conn, "COMMIT").await;
+                    if committed.is_err() {
+                        let _ = exec(&mut conn, "ROLLBACK").await;
                     }
-                    replies.push(reply);
-                }
-                let committed = exec(&mut conn, "COMMIT").await;
-                if committed.is_err() {
+                    committed
+                } else {
                     let _ = exec(&mut conn, "ROLLBACK").await;
-                }
+                    Err(rolled_back())
+                };
                 for reply in replies {
-                    reply(committed.clone());
+                    reply(outcome.clone());
                 }
             }
         }
@@ -292,7 +256,7 @@ fn new_id() -> String {
 
 impl Backend for SqliteStore {
     fn write<T: Send + 'static>(&self, job: Job<T>) -> BoxFuture<'_, StoreResult<T>> {
-        Box::pin(self.submit(move |conn| job(Db::Sqlite(conn))))
+        Box::pin(self.submit(job))
     }
 
     fn read<T: Send + 'static>(&self, job: Job<T>) -> BoxFuture<'_, StoreResult<T>> {

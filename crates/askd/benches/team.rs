@@ -24,6 +24,13 @@
 //!   waiter's response). p50 / p99 / max.
 //! - `wake_loaded`: the same, `ASKD_TEAM_LOADED_WAKES` rounds (default 100; 0 skips it)
 //!   while the throughput clients run.
+//! - `scale_out` (issue 32; `ASKD_TEAM_BASELINES=0` skips it): the same throughput run, in
+//!   the same process, against one daemon on SQLite and one daemon on a fresh PostgreSQL
+//!   database, with the ratios the issue sets bars on (N daemons ≥ 0.5× SQLite, ≥ 1.5× one
+//!   PostgreSQL daemon).
+//!
+//! `ASKD_BENCH_ASKD` runs another `askd` binary (a build of an earlier commit) with this
+//! bench, for before/after figures from one machine.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,6 +128,37 @@ async fn load(clients: Vec<Arc<Client>>, n_clients: usize, stop: Arc<AtomicBool>
     all
 }
 
+/// One throughput run of `n_clients` for `secs` over `clients`: settled asks per second and
+/// the pair times. Checks every ask made was settled.
+async fn throughput(
+    clients: &[Arc<Client>],
+    n_clients: usize,
+    secs: usize,
+) -> (f64, Vec<Duration>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let t = Instant::now();
+    let run = tokio::spawn(load(clients.to_vec(), n_clients, stop.clone()));
+    tokio::time::sleep(Duration::from_secs(secs as u64)).await;
+    stop.store(true, Ordering::Relaxed);
+    let pairs = run.await.unwrap();
+    let elapsed = t.elapsed().as_secs_f64();
+    let after = clients[0].get("/api/health").await;
+    assert_eq!(after["pending"], 0, "every ask made was settled: {after}");
+    (pairs.len() as f64 / elapsed, pairs)
+}
+
+/// The throughput of one daemon on its own store (`env`: none for SQLite), warmed up first.
+async fn one_daemon(env: &[(&str, &str)], n_clients: usize, secs: usize) -> (f64, Vec<Duration>) {
+    let home = tempfile::tempdir().unwrap();
+    let daemon = Daemon::spawn_with(home.path(), env, Duration::from_secs(60));
+    let clients = vec![daemon.client(n_clients)];
+    for r in 0..WARM_PAIRS {
+        let id = create(&clients[0], r).await;
+        submit(&clients[0], &id).await;
+    }
+    throughput(&clients, n_clients, secs).await
+}
+
 /// `rounds` wake samples (submit answered → waiter answered, submit sent → waiter answered).
 async fn wakes(
     clients: &[Arc<Client>],
@@ -163,17 +201,43 @@ async fn main() {
     let secs = env_usize("ASKD_TEAM_SECS", 20).max(1);
     let n_wakes = env_usize("ASKD_TEAM_WAKES", 300).max(1);
     let n_loaded = env_usize("ASKD_TEAM_LOADED_WAKES", 100);
+    let baselines = env_usize("ASKD_TEAM_BASELINES", 1) > 0;
+    eprintln!("team: askd is {}", common::binary());
 
     let _db;
-    let url = match std::env::var("ASKD_BENCH_DATABASE_URL") {
-        Ok(u) if !u.is_empty() => u,
-        _ => {
+    let given = std::env::var("ASKD_BENCH_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let url = match &given {
+        Some(u) => u.clone(),
+        None => {
             eprintln!("team: starting PostgreSQL (pg_test)…");
             let db = askd_store::pg_test::cluster().database().await;
             let u = db.url.clone();
             _db = db;
             u
         }
+    };
+
+    // 0. The baselines, before the team's database holds anything: one daemon on SQLite,
+    // one on a fresh PostgreSQL database (the cluster's; skipped on a given database).
+    let scale = if baselines && given.is_none() {
+        eprintln!("team: baseline, one daemon on SQLite, {n_clients} clients for {secs} s…");
+        let (sqlite, _) = one_daemon(&[("ASKD_NOTIFY_DESKTOP", "false")], n_clients, secs).await;
+        let solo = askd_store::pg_test::cluster().database().await;
+        eprintln!("team: baseline, one daemon on PostgreSQL…");
+        let (pg, _) = one_daemon(
+            &[
+                ("ASKD_DATABASE_URL", solo.url.as_str()),
+                ("ASKD_NOTIFY_DESKTOP", "false"),
+            ],
+            n_clients,
+            secs,
+        )
+        .await;
+        Some((sqlite, pg))
+    } else {
+        None
     };
     let homes: Vec<tempfile::TempDir> = (0..n_daemons)
         .map(|_| tempfile::tempdir().unwrap())
@@ -198,16 +262,10 @@ async fn main() {
 
     // 1. Throughput.
     eprintln!("team: throughput, {n_clients} clients for {secs} s…");
-    let stop = Arc::new(AtomicBool::new(false));
     let t = Instant::now();
-    let run = tokio::spawn(load(clients.clone(), n_clients, stop.clone()));
-    tokio::time::sleep(Duration::from_secs(secs as u64)).await;
-    stop.store(true, Ordering::Relaxed);
-    let pairs = run.await.unwrap();
+    let (per_s, pairs) = throughput(&clients, n_clients, secs).await;
     let elapsed = t.elapsed().as_secs_f64();
     let settled = pairs.len();
-    let after = clients[1].get("/api/health").await;
-    assert_eq!(after["pending"], 0, "every ask made was settled: {after}");
     let listed = clients[2].get("/api/asks?state=settled").await;
     let stored = listed["asks"].as_array().map_or(0, Vec::len);
     // The warm-up's 30 pairs and 6 wakes, and every pair counted.
@@ -241,7 +299,7 @@ async fn main() {
             "clients": n_clients,
             "seconds": elapsed,
             "settled": settled,
-            "settled_per_s": settled as f64 / elapsed,
+            "settled_per_s": per_s,
             "pair_ms": summary(pairs),
             "stored_settled_listed": stored,
         },
@@ -254,7 +312,14 @@ async fn main() {
             "from_sent": summary(s.clone()),
             "settled_meanwhile": n,
         })),
-        "target": {"wake_p99_ms": 50},
+        "scale_out": scale.map(|(sqlite, pg)| json!({
+            "sqlite_1_per_s": sqlite,
+            "pg_1_per_s": pg,
+            "pg_n_per_s": per_s,
+            "n_over_sqlite": per_s / sqlite,
+            "n_over_pg_1": per_s / pg,
+        })),
+        "target": {"wake_p99_ms": 50, "n_over_sqlite": 0.5, "n_over_pg_1": 1.5},
     });
 
     let row = |name: &str, v: &Value| {
@@ -297,6 +362,13 @@ async fn main() {
         row(
             "wake under load: sent ->",
             &report["wake_loaded_ms"]["from_sent"],
+        );
+    }
+    if let Some((sqlite, pg)) = scale {
+        println!(
+            "scale-out: 1 daemon on SQLite {sqlite:.0}/s, 1 on PostgreSQL {pg:.0}/s, {n_daemons} on PostgreSQL {per_s:.0}/s = {:.2}x SQLite (target 0.5), {:.2}x one PostgreSQL daemon (target 1.5)",
+            per_s / sqlite,
+            per_s / pg
         );
     }
     let p99 = report["wake_ms"]["from_answered"]["p99"].as_f64().unwrap();

@@ -195,7 +195,7 @@ impl Backend for InProcess {
     }
 
     async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError> {
-        self.run(self.0.submit(ask_id, &Json::from_value(body)))
+        self.run(self.0.submit(ask_id, &Json::from_value(body), None))
             .await
             .map_err(|e| tool_error(e, Some(ask_id)))
     }

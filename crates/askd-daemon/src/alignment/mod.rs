@@ -234,6 +234,7 @@ mod tests {
                     result: json!({"outcome": outcome, "answers": [{"id": "q", "selected": [label]}]}),
                     record: json!({}),
                     expect_banked: None,
+                    submission: None,
                     // The outcomes these tests settle with (answered, cancelled) are never
                     // delivered as they settle.
                     delivered: false,

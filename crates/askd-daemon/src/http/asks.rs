@@ -10,7 +10,7 @@ use askd_core::json::Json;
 use askd_store::{AskFilter, AskState, RecordFilter};
 use axum::Json as AxumJson;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -228,9 +228,21 @@ pub async fn autosave(
     ))
 }
 
-pub async fn submit(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
+/// `POST /api/asks/{id}/submit`. An `Idempotency-Key` header makes a repeat of the same
+/// submit (after a 503 `outcome-unknown`) answer with what was saved ([`Daemon::submit`]).
+pub async fn submit(
+    State(d): St,
+    AskId(id): AskId,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
-    let result = d.submit(&id, &b).await?;
+    let key = headers
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty() && k.len() <= 200);
+    let result = d.submit(&id, &b, key).await?;
     let mut out = json!({"ok": true, "outcome": Outcome::Answered});
     for member in ["answers", "path", "skipped"] {
         if let Some(v) = result.get(member) {

@@ -201,6 +201,7 @@ impl Daemon {
                         result,
                         settled_at,
                         expect_banked: None,
+                        submission: None,
                         delivered: Outcome::Superseded.delivered_on_settle(),
                     },
                 });
@@ -305,6 +306,7 @@ impl Drift {
             result,
             settled_at,
             expect_banked: None,
+            submission: None,
             delivered: outcome.delivered_on_settle(),
         };
         // The decision in the session's log names who answered too.

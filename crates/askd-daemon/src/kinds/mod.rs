@@ -236,6 +236,7 @@ macro_rules! in_room {
 /// from the model's own, so it is the agent's). Nothing for the install's token. Every
 /// settle goes through here ([`Daemon::settle`]) before its commit.
 fn stamp(settlement: &mut Settlement) {
+    settlement.submission = SUBMISSION.try_with(Clone::clone).ok();
     let Some(m) = crate::fence::answered_by() else {
         return;
     };
@@ -244,6 +245,31 @@ fn stamp(settlement: &mut Settlement) {
             o.insert("answered_by".into(), m.clone());
         }
     }
+}
+
+tokio::task_local! {
+    /// The [`submission`] digest of the submit being served ([`Daemon::submit`]), which the
+    /// settle it makes stores ([`stamp`]).
+    static SUBMISSION: String;
+}
+
+/// A submit as the store keeps it on the ask it settles: a digest of who sent it (the
+/// fence's principal, which the caller cannot forge), its idempotency key and its body.
+fn submission(key: &str, body: &Json<'_>) -> String {
+    let who = crate::fence::caller()
+        .and_then(|p| p.answered_by())
+        .map_or_else(
+            || "install".to_string(),
+            |v| format!("{}:{}", v["kind"], v["id"]),
+        );
+    crate::asks::sha256_hex(&format!("{who}\n{key}\n{}", body.to_value()))
+}
+
+/// The saved result of `ask` when `digest`'s submit is what settled it.
+fn repeated(ask: &Ask, digest: &str) -> Option<Value> {
+    (ask.state == AskState::Settled && ask.submission.as_deref() == Some(digest))
+        .then(|| ask.result.clone())
+        .flatten()
 }
 
 /// The settlement of a cancelled or withdrawn survey or questions ask: the tool error
@@ -269,6 +295,7 @@ pub(crate) fn ended(
         record,
         settled_at,
         expect_banked: None,
+        submission: None,
         delivered: outcome.delivered_on_settle(),
     }
 }
@@ -384,9 +411,38 @@ impl Daemon {
     }
 
     /// `POST /api/asks/{id}/submit`: validated by the ask's room, settled once.
-    pub async fn submit(&self, ask_id: &str, body: &Json<'_>) -> ApiResult<Value> {
+    ///
+    /// With an idempotency `key` (the `Idempotency-Key` header), a submit repeated after its
+    /// commit's outcome was unknown (`outcome-unknown`: the database connection was lost
+    /// during `COMMIT`) finds the ask settled by that very submit — the same caller, key and
+    /// body ([`submission`]) — and gets the saved result, not a 409. Without a key a second
+    /// submit is a 409, as always.
+    pub async fn submit(
+        &self,
+        ask_id: &str,
+        body: &Json<'_>,
+        key: Option<&str>,
+    ) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
-        in_room!(kind_of(&ask)?, r => r.submit(self, ask, body).await)
+        let kind = kind_of(&ask)?;
+        let Some(digest) = key.map(|k| submission(k, body)) else {
+            return in_room!(kind, r => r.submit(self, ask, body).await);
+        };
+        if let Some(saved) = repeated(&ask, &digest) {
+            return Ok(saved);
+        }
+        let submitted = SUBMISSION.scope(digest.clone(), async {
+            in_room!(kind, r => r.submit(self, ask, body).await)
+        });
+        match submitted.await {
+            Err(e) if e.code == "not-pending" => {
+                match repeated(&self.load(ask_id).await?, &digest) {
+                    Some(saved) => Ok(saved),
+                    None => Err(e),
+                }
+            }
+            other => other,
+        }
     }
 
     /// The human dismissed the ask.

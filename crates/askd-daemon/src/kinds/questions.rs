@@ -178,6 +178,7 @@ fn answered(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         result,
         settled_at,
         expect_banked: None,
+        submission: None,
         delivered: Outcome::Answered.delivered_on_settle(),
     })
 }

@@ -324,6 +324,7 @@ impl Review {
             record,
             settled_at,
             expect_banked: None,
+            submission: None,
         };
         let settled = match d.settle(self, &ask, settlement, &[]).await {
             Ok(s) => s,

@@ -156,6 +156,7 @@ impl Room for Survey {
                     result,
                     settled_at,
                     expect_banked: None,
+                    submission: None,
                     delivered: Outcome::Superseded.delivered_on_settle(),
                 },
             });
@@ -303,6 +304,7 @@ impl Survey {
             settled_at,
             // Pre-flight is closed by the first bank, even one that lands right now.
             expect_banked: Some(0),
+            submission: None,
             delivered: action.outcome().delivered_on_settle(),
         };
         commit(self, d, &ask, settlement).await
@@ -335,6 +337,7 @@ fn answered(ask: &Ask, body: &Json<'_>) -> ApiResult<Settlement> {
         // Validated against these banked answers: a bank landing in between
         // must not be contradicted by the settled result.
         expect_banked: Some(ask.banked.len()),
+        submission: None,
         delivered: Outcome::Answered.delivered_on_settle(),
     })
 }

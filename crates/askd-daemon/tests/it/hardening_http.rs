@@ -350,6 +350,7 @@ async fn hardening_10_wait_rereads_the_ask_when_its_budget_ends() {
                 result: result.clone(),
                 record: json!({}),
                 expect_banked: None,
+                submission: None,
                 delivered: false,
             },
         )

@@ -829,6 +829,45 @@ async fn submit_on_an_unknown_ask_is_404_and_a_second_submit_is_409() {
     s.stop().await;
 }
 
+/// Issue 32: a submit whose commit's outcome was unknown (503 `outcome-unknown`) is repeated
+/// with its `Idempotency-Key`; the repeat of the submit that did settle the ask gets the
+/// saved result. Only that very submit: another key, another body or no key is a 409.
+#[tokio::test]
+async fn a_submit_repeated_with_its_idempotency_key_gets_the_saved_result() {
+    let s = TestServer::start().await;
+    let id = s.survey(None).await;
+    let path = format!("/api/asks/{id}/submit");
+    let keyed = |key: &str, body: &Value| {
+        s.req(Method::POST, &path)
+            .header("Idempotency-Key", key)
+            .json(body)
+    };
+    let first = s.send(keyed("k-1", &full_answers())).await;
+    let saved = first.expect(200)["result"].clone();
+    let again = s.send(keyed("k-1", &full_answers())).await;
+    assert_eq!(
+        again.expect(200)["result"],
+        saved,
+        "the same submit again: the saved result"
+    );
+    assert_eq!(again.body["outcome"], "answered");
+    let mut other = full_answers();
+    other["answers"] = json!([]);
+    s.send(keyed("k-1", &other)).await.expect(409);
+    s.send(keyed("k-2", &full_answers())).await.expect(409);
+    s.action(&id, "submit", &full_answers()).await.expect(409);
+    assert_eq!(s.ask(&id).await["result"], saved);
+    let records = s.get("/api/records").await;
+    let n = records.expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["askId"] == id.as_str() || r["ask_id"] == id.as_str())
+        .count();
+    assert_eq!(n, 1, "one record: {}", records.body);
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn cancel_settles_once_and_then_conflicts() {
     let s = TestServer::start().await;

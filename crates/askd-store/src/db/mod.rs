@@ -18,6 +18,7 @@ use sqlx::{Decode, Postgres, Row as _, Sqlite, Type};
 use crate::model::{Event, Settlement};
 use crate::{StoreError, StoreResult};
 
+pub(crate) mod group;
 pub(crate) mod pg;
 pub(crate) mod sqlite;
 
@@ -357,6 +358,23 @@ impl Dialect {
 }
 
 impl Db<'_> {
+    /// The same connection, borrowed again (for a job run inside a batch).
+    pub fn reborrow(&mut self) -> Db<'_> {
+        match self {
+            Db::Sqlite(c) => Db::Sqlite(&mut **c),
+            Db::Pg(c) => Db::Pg(&mut **c),
+        }
+    }
+
+    /// Runs fixed SQL, several statements allowed, in one round trip (no binds).
+    pub async fn raw(&mut self, sql: &'static str) -> StoreResult<()> {
+        let r = match self {
+            Db::Sqlite(c) => sqlx::raw_sql(sql).execute(&mut **c).await.map(|_| ()),
+            Db::Pg(c) => sqlx::raw_sql(sql).execute(&mut **c).await.map(|_| ()),
+        };
+        r.map_err(|e| self.fail(e))
+    }
+
     pub fn dialect(&self) -> Dialect {
         match self {
             Db::Sqlite(_) => Dialect::Sqlite,
@@ -472,20 +490,20 @@ impl Db<'_> {
                 self.fetch_optional(
                     "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = 0,
                          delivered_at = CASE WHEN ?6 THEN ?3 END,
-                         result_texts = ?5
+                         result_texts = ?5, submission = ?7
                      WHERE id = ?1 AND state = 'pending'
                      RETURNING session_id, kind, created_at, payload",
-                    args![ask_id, &s.outcome, &s.settled_at, to_text(&result), texts, s.delivered],
+                    args![ask_id, &s.outcome, &s.settled_at, to_text(&result), texts, s.delivered, &s.submission],
                 )
                 .await
             }
             Db::Pg(_) => {
                 self.fetch_optional(
                     "UPDATE asks SET state = 'settled', outcome = ?2, settled_at = ?3, result = ?4, awaited = FALSE,
-                         delivered_at = CASE WHEN ?5 THEN ?3 END
+                         delivered_at = CASE WHEN ?5 THEN ?3 END, submission = ?6
                      WHERE id = ?1 AND state = 'pending'
                      RETURNING session_id, kind, created_at, payload",
-                    args![ask_id, &s.outcome, &s.settled_at, to_text(&s.result), s.delivered],
+                    args![ask_id, &s.outcome, &s.settled_at, to_text(&s.result), s.delivered, &s.submission],
                 )
                 .await
             }

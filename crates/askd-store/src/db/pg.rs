@@ -2,20 +2,40 @@
 //! lost is `Unavailable`), and the event append with its notification.
 
 use serde_json::Value;
-use sqlx::postgres::PgConnection;
+use sqlx::postgres::{PgConnection, PgDatabaseError};
 
 use super::to_text;
 use crate::model::Event;
 use crate::{StoreError, StoreResult};
 
 pub(crate) fn backend(e: sqlx::Error) -> StoreError {
+    let text = describe(&e);
     if is_full(&e) {
-        StoreError::StorageFull(e.to_string())
+        StoreError::StorageFull(text)
     } else if is_unavailable(&e) {
-        StoreError::Unavailable(e.to_string())
+        StoreError::Unavailable(text)
     } else {
-        StoreError::Backend(e.to_string())
+        StoreError::Backend(text)
     }
+}
+
+/// A failure in words: PostgreSQL's message with its SQLSTATE, detail and hint (sqlx's
+/// own text ends with the server's C source line, "at line 334", which tells a user
+/// nothing); other failures as sqlx words them.
+fn describe(e: &sqlx::Error) -> String {
+    let Some(pg) = e
+        .as_database_error()
+        .and_then(|d| d.try_downcast_ref::<PgDatabaseError>())
+    else {
+        return e.to_string();
+    };
+    let mut text = format!("PostgreSQL: {} (SQLSTATE {})", pg.message(), pg.code());
+    for (label, part) in [("detail", pg.detail()), ("hint", pg.hint())] {
+        if let Some(part) = part {
+            text.push_str(&format!("; {label}: {part}"));
+        }
+    }
+    text
 }
 
 /// The connection, not the statement, failed: I/O, the pool, TLS, or the server's SQLSTATE
@@ -52,24 +72,24 @@ pub(crate) async fn append_event(
     payload: Value,
     at: &str,
 ) -> StoreResult<Event> {
+    // The insert and its notification in one statement (one round trip under the write
+    // lock).
     let seq: i64 = sqlx::query_scalar(
-        "INSERT INTO events (kind, ask_id, payload, created_at, session_id) VALUES ($1, $2, $3, $4, $5)
-         RETURNING seq",
+        "WITH e AS (
+             INSERT INTO events (kind, ask_id, payload, created_at, session_id)
+             VALUES ($1, $2, $3, $4, $5) RETURNING seq
+         )
+         SELECT seq, pg_notify($6, seq::text) FROM e",
     )
     .bind(kind)
     .bind(ask_id)
     .bind(to_text(&payload))
     .bind(at)
     .bind(payload.get("session").and_then(Value::as_str))
+    .bind(CHANNEL)
     .fetch_one(&mut *tx)
     .await
     .map_err(backend)?;
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(CHANNEL)
-        .bind(seq.to_string())
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?;
     Ok(Event {
         seq,
         kind: kind.to_string(),
@@ -78,7 +98,7 @@ pub(crate) async fn append_event(
     })
 }
 
-pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, s.client, s.workspace";
+pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, a.submission, s.client, s.workspace";
 
 /// The notification channel: one notification per committed event, its payload the seq.
 pub const CHANNEL: &str = "askd_events";

@@ -63,6 +63,7 @@ async fn tiny_asks() -> (u64, Vec<(String, i64)>) {
                     result,
                     record,
                     expect_banked: None,
+                    submission: None,
                     delivered: false,
                 },
             )

@@ -43,6 +43,7 @@ fn settlement(outcome: &str) -> Settlement {
         result: json!({"outcome": outcome}),
         record: json!({"outcome": outcome}),
         expect_banked: None,
+        submission: None,
         // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
         delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }
@@ -277,4 +278,40 @@ async fn a_held_lock_is_not_alive_after_a_database_restart() {
     assert!(got.alive().await);
     drop(held);
     drop(cluster);
+}
+
+/// A failure the server reports reads as PostgreSQL's message with its SQLSTATE, not with
+/// the server's C source line ("… at line 334") that sqlx's own text ends with.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_error_names_the_sqlstate_not_the_servers_source_line() {
+    use sqlx::Connection;
+    let db = cluster().database().await;
+    let store = PgStore::open(&db.url).await.unwrap();
+    let s = store
+        .open_session(NewSession {
+            id: None,
+            client: "c".into(),
+            workspace: None,
+        })
+        .await
+        .unwrap();
+    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    sqlx::raw_sql("ALTER TABLE asks ADD CONSTRAINT refuse_one CHECK (id <> 'refused')")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let e = store.create_ask(ask("refused", &s.id)).await.unwrap_err();
+    let StoreError::Backend(text) = &e else {
+        panic!("a backend error, got {e:?}");
+    };
+    assert!(
+        text.starts_with(
+            "PostgreSQL: new row for relation \"asks\" violates check constraint \"refuse_one\""
+        ),
+        "{text}"
+    );
+    assert!(text.contains("(SQLSTATE 23514)"), "{text}");
+    assert!(!text.contains(" at line "), "{text}");
+    // The store goes on: the next write commits.
+    store.create_ask(ask("accepted", &s.id)).await.unwrap();
 }

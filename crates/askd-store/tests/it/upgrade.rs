@@ -48,6 +48,7 @@ fn answered(record_spec: &Value, answers: Value, at: &str) -> Settlement {
                        "answers": result["answers"], "skipped": result["skipped"], "surface": "page"}),
         result,
         expect_banked: None,
+        submission: None,
         delivered: false,
     }
 }
@@ -59,6 +60,7 @@ fn ended(outcome: &str, spec: &Value, at: &str) -> Settlement {
         result: json!({"outcome": outcome, "message": format!("the ask was {outcome}")}),
         record: json!({"v": 1, "outcome": outcome, "spec": spec, "autosave": null}),
         expect_banked: None,
+        submission: None,
         // As the daemon decides: an agent-ended or superseded ask is delivered as it settles.
         delivered: matches!(outcome, "superseded" | "withdrawn" | "aborted"),
     }

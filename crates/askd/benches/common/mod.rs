@@ -11,6 +11,15 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::Value;
 
+/// The `askd` the benches run: `ASKD_BENCH_ASKD` when set (another build, to compare two
+/// in the same run on the same machine), else this build's.
+pub fn binary() -> String {
+    match std::env::var("ASKD_BENCH_ASKD") {
+        Ok(path) if !path.trim().is_empty() => path,
+        _ => env!("CARGO_BIN_EXE_askd").to_string(),
+    }
+}
+
 /// A running `askd serve`; killed when dropped.
 pub struct Daemon {
     pub child: Child,
@@ -35,7 +44,7 @@ impl Daemon {
     /// [`Daemon::spawn`] with more environment (configuration keys as `ASKD_*`, e.g.
     /// `ASKD_DATABASE_URL` for team mode).
     pub fn spawn_with(home: &Path, env: &[(&str, &str)], within: Duration) -> Daemon {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_askd"))
+        let mut child = Command::new(binary())
             .args(["serve", "--listen", "127.0.0.1:0"])
             .env("ASKD_HOME", home)
             .env("ASKD_LOG", "warn")

@@ -1028,3 +1028,80 @@ async fn a_remote_wait_survives_its_daemon_behind_a_load_balancer() {
     );
     drop(adapter);
 }
+
+/// Issue 32 (team faults 5): the connection is lost while a submit's `COMMIT` runs (here the
+/// server ends that backend while a deferred trigger holds the commit open). askd cannot
+/// know whether it was saved: it answers 503 `outcome-unknown` saying a retry is safe, never
+/// a plain failure; the retry with the same `Idempotency-Key` settles the ask (or, had the
+/// commit landed, returns what was saved), and a repeat of it gets the same result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submit_cut_off_during_its_commit_says_retry_is_safe_and_the_retry_settles() {
+    let db = pg_test::cluster().database().await;
+    let a = start(&db.url);
+    let id = a.ask("Cut off while committing?").await;
+    db.sql(
+        "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
+         CREATE CONSTRAINT TRIGGER slow_commit AFTER UPDATE ON asks
+         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.state = 'settled')
+         EXECUTE FUNCTION slow_commit();",
+    )
+    .await;
+    let submit = |key: &'static str| {
+        let url = format!("{}/api/asks/{id}/submit", a.url);
+        let token = a.token.clone();
+        async move {
+            let r = reqwest::Client::new()
+                .post(url)
+                .bearer_auth(token)
+                .header("Idempotency-Key", key)
+                .json(&json!({"answers": [{"id": "db", "selected": ["PostgreSQL"]}]}))
+                .send()
+                .await
+                .expect("submit answers");
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let cut = tokio::spawn(submit("retry-1"));
+    // The commit is held open by the trigger: end that backend.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let ended = db
+            .sql(
+                "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+                 WHERE datname = current_database() AND query = 'COMMIT' AND state = 'active'",
+            )
+            .await;
+        if ended.iter().any(|t| t == "true") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the submit never reached its COMMIT"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, body) = cut.await.unwrap();
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["code"], "outcome-unknown", "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("Retrying is safe"),
+        "{body}"
+    );
+    db.sql("DROP TRIGGER slow_commit ON asks").await;
+    // Here the server rolled it back: the retry settles it.
+    let (_, ask) = a.call(Method::GET, &format!("/api/asks/{id}"), None).await;
+    assert_eq!(ask["state"], "pending", "{ask}");
+    let (status, first) = submit("retry-1").await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["result"]["answers"][0]["selected"][0], "PostgreSQL");
+    let (status, again) = submit("retry-1").await;
+    assert_eq!(status, 200, "a repeat of the settling submit: {again}");
+    assert_eq!(again["result"], first["result"]);
+    let (status, _) = submit("another-key").await;
+    assert_eq!(status, 409);
+}
