@@ -113,6 +113,28 @@ impl PgStore {
             .map_err(backend)
     }
 
+    /// The plans (`EXPLAIN`, one line per node) of a create's two lookups of an identical
+    /// ask, undelivered then pending, for the tests that pin them to their partial indexes.
+    pub async fn reattach_plans(&self) -> StoreResult<Vec<String>> {
+        let mut plans = Vec::new();
+        for undelivered in [true, false] {
+            let sql = crate::db::dollars(&crate::shared::reattach_sql(
+                crate::db::Dialect::Postgres,
+                undelivered,
+            ));
+            let rows: Vec<String> =
+                sqlx::query_scalar(sqlx::AssertSqlSafe(format!("EXPLAIN {sql}")))
+                    .bind("s")
+                    .bind("questions")
+                    .bind("k")
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(backend)?;
+            plans.push(rows.join(" | "));
+        }
+        Ok(plans)
+    }
+
     /// A listener on [`CHANNEL`] over its own connection (see [`PgEvents`]).
     pub async fn listen(&self) -> StoreResult<PgEvents> {
         PgEvents::connect(&self.options).await

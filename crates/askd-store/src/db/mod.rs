@@ -228,7 +228,7 @@ pub(crate) fn parse_json(text: &str) -> StoreResult<Value> {
 }
 
 /// `?N` → `$N` (PostgreSQL's placeholders). Shared SQL has no `?` but its placeholders.
-fn dollars(sql: &str) -> String {
+pub(crate) fn dollars(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len());
     let mut chars = sql.chars().peekable();
     while let Some(c) = chars.next() {
@@ -275,11 +275,12 @@ impl Dialect {
     }
 
     /// The order of identical asks, oldest first (PostgreSQL breaks a tie of `created_at`
-    /// by insertion).
-    pub fn created_order(self) -> &'static str {
+    /// by insertion). On PostgreSQL an expression, never an index's order, so the planner
+    /// picks the lookup's partial index by its WHERE and sorts the few rows it finds.
+    pub fn identical_order(self) -> &'static str {
         match self {
             Dialect::Sqlite => "created_at",
-            Dialect::Postgres => "created_at, n",
+            Dialect::Postgres => "created_at || '', n + 0",
         }
     }
 
