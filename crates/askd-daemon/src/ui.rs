@@ -22,8 +22,8 @@
 //!   (`Content-Encoding: gzip`, its own strong `ETag`, the identity tag with `-gz`), every
 //!   response says `Vary: Accept-Encoding`. Release builds compress each embedded file once,
 //!   at the daemon's start ([`precompress`]), and keep it in memory; debug builds compress
-//!   what they read. A file that gzip does not make smaller is sent as it is. Only the UI's
-//!   files: the API and the SSE stream are never compressed. The fence adds the page CSP (`script-src 'self'`, no inline script or
+//!   what they read. A file that gzip does not make smaller is sent as it is. The API's JSON
+//!   is gzipped by a layer of its own (`http::routes`); the SSE stream is never compressed. The fence adds the page CSP (`script-src 'self'`, no inline script or
 //!   style), which is why the UI has no inline `<script>`, `<style>` or `style=""`.
 //! - SVG responses (the diagrams of [`crate::diagram`]) get a stricter CSP of their own from
 //!   [`svg_csp`], the outermost layer of the router.

@@ -108,10 +108,22 @@ pub struct ListQuery {
     limit: Option<u32>,
 }
 
+/// How many asks `GET /api/asks` lists when the query names no `limit` (the newest first;
+/// `more: true` says there are older ones).
+pub const LIST_DEFAULT: u32 = 500;
+
 pub async fn list_asks(
     State(d): St,
     QueryArgs(q): QueryArgs<ListQuery>,
 ) -> ApiResult<AxumJson<Value>> {
+    let limit = q.limit.unwrap_or(LIST_DEFAULT);
+    if limit == 0 {
+        return Err(field_problem(
+            "limit",
+            "limit_range",
+            "limit must be 1 or more (without it, the newest 500 are listed)".to_string(),
+        ));
+    }
     let state = match q.state.as_deref() {
         None | Some("all") => None,
         Some(s) => Some(AskState::parse(s).ok_or_else(|| {
@@ -128,11 +140,12 @@ pub async fn list_asks(
             state,
             session_id: q.session,
             kind: q.kind,
-            limit: q.limit,
+            limit: Some(limit.saturating_add(1)),
         })
         .await
         .map_err(|e| ApiError::store(e, "-"))?;
-    let asks = readable_rows(&d, asks).await?;
+    let more = asks.len() > limit as usize;
+    let asks = readable_rows(&d, asks.into_iter().take(limit as usize).collect()).await?;
     let asks: Vec<Value> = asks
         .into_iter()
         .map(|a| {
@@ -142,7 +155,7 @@ pub async fn list_asks(
             v
         })
         .collect();
-    Ok(AxumJson(json!({"asks": asks})))
+    Ok(AxumJson(json!({"asks": asks, "more": more})))
 }
 
 /// The rows of a listing the calling principal may read ([`crate::access::may_read`]): all

@@ -228,7 +228,27 @@ pub fn fenced(routes: Routes, daemon: Arc<Daemon>) -> Router {
             fence::fence,
         ))
         .layer(axum::middleware::map_response(ui::svg_csp))
+        .layer(json_compression())
         .with_state(daemon)
+}
+
+/// API JSON of 1 KiB or more, gzipped for a client that accepts it (a listing of 10,000 asks
+/// is 3.7 MB as it is). Only JSON: the UI's files carry their own precompressed bytes
+/// (`crate::ui`), and the event stream is never buffered by a compressor.
+fn json_compression() -> tower_http::compression::CompressionLayer<impl tower_http::compression::Predicate> {
+    use tower_http::compression::predicate::{Predicate, SizeAbove};
+    let json = |_: axum::http::StatusCode,
+                _: axum::http::Version,
+                headers: &axum::http::HeaderMap,
+                _: &axum::http::Extensions| {
+        headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("application/json"))
+    };
+    tower_http::compression::CompressionLayer::new()
+        .gzip(true)
+        .compress_when(SizeAbove::new(1024).and(json))
 }
 
 /// Behind the fence: while the hub is stale (team mode, the database out of reach — see

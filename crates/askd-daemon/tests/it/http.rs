@@ -2528,3 +2528,53 @@ async fn a_questions_ask_is_listed_under_its_first_question() {
     assert!(title.ends_with('…'));
     s.stop().await;
 }
+
+/// Issue 32: API JSON of 1 KiB or more is gzipped for a client that accepts gzip, and reads
+/// back the same; a client that does not accept it, and the event stream, get it as it is.
+#[tokio::test]
+async fn api_json_is_gzipped_for_a_client_that_accepts_it_and_the_event_stream_never() {
+    use std::io::Read;
+    let s = TestServer::start().await;
+    for i in 0..12 {
+        s.survey_with(None, &release_scope_titled(&format!("Compressed {i}")))
+            .await;
+    }
+    let plain = s.get("/api/asks").await;
+    assert_eq!(plain.status, 200);
+    assert_eq!(plain.header("content-encoding"), None);
+    let r = s
+        .req(Method::GET, "/api/asks")
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert!(
+        r.headers()["vary"]
+            .to_str()
+            .unwrap()
+            .to_ascii_lowercase()
+            .contains("accept-encoding")
+    );
+    let zipped = r.bytes().await.unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["asks"].as_array().unwrap().len(), 12);
+    assert_eq!(body["asks"], plain.body["asks"]);
+    assert!(zipped.len() * 3 < text.len(), "{} of {}", zipped.len(), text.len());
+
+    let events = s
+        .req(Method::GET, "/api/events")
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.status(), 200);
+    assert!(events.headers().get("content-encoding").is_none());
+    drop(events);
+    s.stop().await;
+}
