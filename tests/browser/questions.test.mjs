@@ -98,3 +98,42 @@ test('a question already settled in the session shows "asked earlier" with the a
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a submit whose saving was not confirmed is repeated with its key and gets the saved answer', async () => {
+  // Issue 32: the daemon saved the answer, but the page heard 503 outcome-unknown (askd lost
+  // its database while committing). The page repeats the submit with the same
+  // Idempotency-Key, and the daemon answers the repeat with what it saved, not a 409.
+  const id = await daemon.createQuestions([
+    { id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] },
+  ]);
+  const { context, page, problems } = await openContext(browser, daemon);
+  const keys = [];
+  await page.route('**/api/asks/*/submit', async (route) => {
+    keys.push(route.request().headers()['idempotency-key']);
+    const saved = await route.fetch();
+    if (keys.length === 1) {
+      assert.equal(saved.status(), 200);
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ ok: false, error: 'outcome-unknown', code: 'outcome-unknown', message: 'askd lost its database connection while saving this' }),
+      });
+    } else {
+      await route.fulfill({ response: saved });
+    }
+  });
+  await page.goto(`${daemon.url}/a/${id}`);
+  await page.waitForSelector('.card.flat');
+  await page.click('.flat-question[data-qid="go"] .row-hit >> nth=0');
+  await page.click('.seg.primary');
+  await page.waitForSelector('.card.settled:has-text("Sent to the agent")', { timeout: 15000 });
+  assert.equal(keys.length, 2, 'sent, then repeated once');
+  assert.match(keys[0], /^[0-9a-f]{32}$/);
+  assert.equal(keys[1], keys[0], 'the repeat carries the same key');
+  const result = await daemon.result(id);
+  assert.equal(result.outcome, 'answered');
+  assert.deepEqual(result.answers, [{ id: 'go', selected: ['Yes'] }]);
+  // The refused 503 is expected; nothing else went wrong on the page.
+  assert.deepEqual(problems.filter((p) => !/503/.test(p)), []);
+  await context.close();
+});
