@@ -266,7 +266,9 @@ async fn main() {
     let (per_s, pairs) = throughput(&clients, n_clients, secs).await;
     let elapsed = t.elapsed().as_secs_f64();
     let settled = pairs.len();
-    let listed = clients[2].get("/api/asks?state=settled&limit=10000000").await;
+    let listed = clients[2]
+        .get("/api/asks?state=settled&limit=10000000")
+        .await;
     let stored = listed["asks"].as_array().map_or(0, Vec::len);
     // The warm-up's 30 pairs and 6 wakes, and every pair counted.
     assert_eq!(

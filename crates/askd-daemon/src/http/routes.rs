@@ -235,7 +235,8 @@ pub fn fenced(routes: Routes, daemon: Arc<Daemon>) -> Router {
 /// API JSON of 1 KiB or more, gzipped for a client that accepts it (a listing of 10,000 asks
 /// is 3.7 MB as it is). Only JSON: the UI's files carry their own precompressed bytes
 /// (`crate::ui`), and the event stream is never buffered by a compressor.
-fn json_compression() -> tower_http::compression::CompressionLayer<impl tower_http::compression::Predicate> {
+fn json_compression()
+-> tower_http::compression::CompressionLayer<impl tower_http::compression::Predicate> {
     use tower_http::compression::predicate::{Predicate, SizeAbove};
     let json = |_: axum::http::StatusCode,
                 _: axum::http::Version,

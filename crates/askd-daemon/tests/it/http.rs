@@ -2565,7 +2565,12 @@ async fn api_json_is_gzipped_for_a_client_that_accepts_it_and_the_event_stream_n
     let body: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(body["asks"].as_array().unwrap().len(), 12);
     assert_eq!(body["asks"], plain.body["asks"]);
-    assert!(zipped.len() * 3 < text.len(), "{} of {}", zipped.len(), text.len());
+    assert!(
+        zipped.len() * 3 < text.len(),
+        "{} of {}",
+        zipped.len(),
+        text.len()
+    );
 
     let events = s
         .req(Method::GET, "/api/events")

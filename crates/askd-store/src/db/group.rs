@@ -91,12 +91,12 @@ pub(crate) fn gather<W>(
 /// connection broke: the writes after it are refused).
 pub(crate) async fn run(mut db: Db<'_>, mut batch: Vec<Queued>) -> (bool, Vec<Reply>) {
     let mut replies = Vec::with_capacity(batch.len());
-    if batch.len() == 1 {
-        if let Some(job) = batch.pop() {
-            let (ok, reply) = job.run(db.reborrow()).await;
-            replies.push(reply);
-            return (ok, replies);
-        }
+    if batch.len() == 1
+        && let Some(job) = batch.pop()
+    {
+        let (ok, reply) = job.run(db.reborrow()).await;
+        replies.push(reply);
+        return (ok, replies);
     }
     let mut healthy = true;
     for (i, job) in batch.into_iter().enumerate() {

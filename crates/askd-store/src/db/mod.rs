@@ -362,8 +362,8 @@ impl Db<'_> {
     /// The same connection, borrowed again (for a job run inside a batch).
     pub fn reborrow(&mut self) -> Db<'_> {
         match self {
-            Db::Sqlite(c) => Db::Sqlite(&mut **c),
-            Db::Pg(c) => Db::Pg(&mut **c),
+            Db::Sqlite(c) => Db::Sqlite(c),
+            Db::Pg(c) => Db::Pg(c),
         }
     }
 
