@@ -229,6 +229,7 @@ pub async fn start_with(
         .await;
     // Subscribed before the first request, so no new ask is missed.
     let notify_events = daemon.hub.subscribe();
+    let keeper_events = daemon.hub.subscribe();
     let info = DaemonInfo {
         url: base_url.clone(),
         pid: std::process::id(),
@@ -247,6 +248,11 @@ pub async fn start_with(
     reserve::ensure(&data_dir);
 
     tokio::spawn(notifier(daemon.clone(), notify_events, stop_rx.clone()));
+    tokio::spawn(crate::alignment::keeper::run(
+        daemon.clone(),
+        keeper_events,
+        stop_rx.clone(),
+    ));
     let app = router_with(daemon.clone(), mount(&daemon));
     let task = {
         let daemon = daemon.clone();

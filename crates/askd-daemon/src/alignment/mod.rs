@@ -127,6 +127,7 @@ async fn ask_infos(
     Ok(out)
 }
 
+pub mod keeper;
 mod ops;
 mod report;
 mod sessions;

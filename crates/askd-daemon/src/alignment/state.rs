@@ -422,6 +422,12 @@ impl Alignment<'_> {
     /// The session's folded state with *every* settled decision: its checkpoint, its kept
     /// decisions and the events after it (equal to the fold of all its events). Its cost
     /// grows with the session; the surfaces read [`Self::windowed`] instead.
+    /// Folds `session` from its checkpoint on, which saves a new checkpoint when that was
+    /// [`CHECKPOINT_AFTER`] events or more ([`super::keeper`]).
+    pub async fn keep(&self, session: &str) -> ApiResult<()> {
+        self.head(session).await.map(|_| ())
+    }
+
     pub async fn state(&self, session: &str) -> ApiResult<AlignmentState> {
         let Head { mut state, held } = self.head(session).await?;
         if held > 0 {
