@@ -37,7 +37,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
-use sqlx::{Connection, Postgres, Row, Transaction};
+use sqlx::{ConnectOptions, Connection, Postgres, Row, Transaction};
 
 use tokio::sync::mpsc;
 
@@ -83,7 +83,11 @@ impl PgStore {
         let options: PgConnectOptions = url
             .parse()
             .map_err(|e: sqlx::Error| StoreError::Backend(format!("invalid database URL: {e}")))?;
-        let options = options.application_name("askd");
+        // A held lock waits as long as its holder lives (the notifier's standbys wait for
+        // hours): not a slow statement worth sqlx's warning.
+        let options = options
+            .application_name("askd")
+            .log_slow_statements(log::LevelFilter::Debug, Duration::from_secs(1));
         let mut conn = PgConnection::connect_with(&options)
             .await
             .map_err(backend)?;

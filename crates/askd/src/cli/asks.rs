@@ -223,8 +223,13 @@ fn print_list(body: &Value) {
         &["ID", "KIND", "STATE", "CREATED", "CLIENT", "TITLE"],
         &rows,
     );
+    let more = if body["more"] == true {
+        " (the newest; there are older ones: --limit N for more)"
+    } else {
+        ""
+    };
     println!(
-        "\n{} ask(s). `askd asks show ID` for one; --json for scripts.",
+        "\n{} ask(s){more}. `askd asks show ID` for one; --json for scripts.",
         asks.len()
     );
 }
