@@ -36,6 +36,18 @@ fn ask(id: &str, session: &str) -> NewAsk {
     }
 }
 
+/// A new session (client "c", no workspace) of `store`.
+async fn session(store: &dyn SessionStore) -> askd_store::Session {
+    store
+        .open_session(NewSession {
+            id: None,
+            client: "c".into(),
+            workspace: None,
+        })
+        .await
+        .unwrap()
+}
+
 fn settlement(outcome: &str) -> Settlement {
     Settlement {
         outcome: outcome.into(),
@@ -75,14 +87,7 @@ async fn two_stores_on_one_database_settle_once() {
     let db = cluster().database().await;
     let a = Arc::new(PgStore::open(&db.url).await.unwrap());
     let b = Arc::new(PgStore::open(&db.url).await.unwrap());
-    let s = a
-        .open_session(NewSession {
-            id: None,
-            client: "c".into(),
-            workspace: None,
-        })
-        .await
-        .unwrap();
+    let s = session(a.as_ref()).await;
     for round in 0..10 {
         let id = format!("race-{round}");
         a.create_ask(ask(&id, &s.id)).await.unwrap();
@@ -109,14 +114,7 @@ async fn concurrent_writers_commit_in_seq_order_and_notify_each_event() {
     let a = Arc::new(PgStore::open(&db.url).await.unwrap());
     let b = Arc::new(PgStore::open(&db.url).await.unwrap());
     let mut listener = a.listen().await.unwrap();
-    let s = a
-        .open_session(NewSession {
-            id: None,
-            client: "c".into(),
-            workspace: None,
-        })
-        .await
-        .unwrap();
+    let s = session(a.as_ref()).await;
     // A reader paging by seq while the writers run.
     let reader = {
         let a = a.clone();
@@ -176,14 +174,7 @@ async fn a_rolled_back_write_notifies_nothing() {
     let db = cluster().database().await;
     let store = PgStore::open(&db.url).await.unwrap();
     let mut listener = store.listen().await.unwrap();
-    let s = store
-        .open_session(NewSession {
-            id: None,
-            client: "c".into(),
-            workspace: None,
-        })
-        .await
-        .unwrap();
+    let s = session(&store).await;
     store.create_ask(ask("a1", &s.id)).await.unwrap();
     let first = listener.next().await.unwrap();
     let err = store
@@ -284,22 +275,11 @@ async fn a_held_lock_is_not_alive_after_a_database_restart() {
 /// the server's C source line ("… at line 334") that sqlx's own text ends with.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_error_names_the_sqlstate_not_the_servers_source_line() {
-    use sqlx::Connection;
     let db = cluster().database().await;
     let store = PgStore::open(&db.url).await.unwrap();
-    let s = store
-        .open_session(NewSession {
-            id: None,
-            client: "c".into(),
-            workspace: None,
-        })
-        .await
-        .unwrap();
-    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
-    sqlx::raw_sql("ALTER TABLE asks ADD CONSTRAINT refuse_one CHECK (id <> 'refused')")
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    let s = session(&store).await;
+    db.sql("ALTER TABLE asks ADD CONSTRAINT refuse_one CHECK (id <> 'refused')")
+        .await;
     let e = store.create_ask(ask("refused", &s.id)).await.unwrap_err();
     let StoreError::Backend(text) = &e else {
         panic!("a backend error, got {e:?}");
@@ -326,14 +306,7 @@ async fn the_identical_ask_lookups_use_their_partial_indexes_before_any_analyze(
     let store = PgStore::open(&db.url).await.unwrap();
     db.sql("ALTER TABLE asks SET (autovacuum_enabled = false)")
         .await;
-    let s = store
-        .open_session(NewSession {
-            id: None,
-            client: "c".into(),
-            workspace: None,
-        })
-        .await
-        .unwrap();
+    let s = session(&store).await;
     for i in 0..400 {
         let id = format!("a{i}");
         store.create_ask(ask(&id, &s.id)).await.unwrap();
