@@ -157,7 +157,23 @@ impl Client {
         body: Option<String>,
         timeout: Option<Duration>,
     ) -> Result<Reply, reqwest::Error> {
+        self.call_keyed(method, path, body, timeout, None).await
+    }
+
+    /// [`Self::call`] with an `Idempotency-Key` header: a submit repeated with its key after
+    /// a `503 outcome-unknown` gets what was saved (`docs/api.md`).
+    pub async fn call_keyed(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<String>,
+        timeout: Option<Duration>,
+        key: Option<&str>,
+    ) -> Result<Reply, reqwest::Error> {
         let mut req = self.request(method, path);
+        if let Some(k) = key {
+            req = req.header("idempotency-key", k);
+        }
         if let Some(b) = body {
             req = req.header("content-type", "application/json").body(b);
         }

@@ -249,14 +249,16 @@ impl HttpBackend {
         path: &str,
         body: Option<&Value>,
         timeout: Option<Duration>,
+        key: Option<&str>,
     ) -> Result<askd_client::Reply, (String, reqwest::Error)> {
         let client = self.target();
         client
-            .call(
+            .call_keyed(
                 method.clone(),
                 path,
                 body.map(Value::to_string),
                 timeout.map(|t| t + Duration::from_secs(30)),
+                key,
             )
             .await
             .map_err(|e| (client.base().to_string(), e))
@@ -269,7 +271,19 @@ impl HttpBackend {
         body: Option<&Value>,
         timeout: Option<Duration>,
     ) -> Result<(u16, Value), ToolError> {
-        let mut sent = self.send(&method, path, body, timeout).await;
+        self.call_keyed(method, path, body, timeout, None).await
+    }
+
+    /// [`Self::call`] with an idempotency key (a submit's).
+    async fn call_keyed(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        timeout: Option<Duration>,
+        key: Option<&str>,
+    ) -> Result<(u16, Value), ToolError> {
+        let mut sent = self.send(&method, path, body, timeout, key).await;
         let mut retried = false;
         // A connection that is refused or dropped before any response (the daemon exited or
         // was killed) is retried once against the daemon found or started again. A timeout
@@ -282,7 +296,7 @@ impl HttpBackend {
             match reconnect().await {
                 Ok((base, token)) => {
                     *self.target.write().unwrap_or_else(|e| e.into_inner()) = unpooled(base, token);
-                    sent = self.send(&method, path, body, timeout).await;
+                    sent = self.send(&method, path, body, timeout, key).await;
                     retried = true;
                 }
                 Err(why) => tracing::warn!("cannot reach or restart the askd daemon: {why}"),
@@ -301,6 +315,25 @@ impl HttpBackend {
     /// Turns a daemon error body into a tool error.
     fn error(body: &Value, ask_id: Option<&str>) -> ToolError {
         ToolError::from_api(ApiError::from_body(0, body), ask_id)
+    }
+}
+
+/// How often, and how far apart, a submit answered `503 outcome-unknown` is repeated.
+const UNKNOWN_REPEATS: usize = 5;
+const UNKNOWN_PAUSE: Duration = Duration::from_secs(1);
+
+/// A fresh idempotency key: 16 random bytes in hex (the time when the OS has no randomness).
+fn idempotency_key() -> String {
+    let mut bytes = [0u8; 16];
+    match getrandom::fill(&mut bytes) {
+        Ok(()) => bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        Err(_) => format!(
+            "{:x}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default()
+        ),
     }
 }
 
@@ -454,19 +487,27 @@ impl Backend for HttpBackend {
         }
     }
 
+    /// An in-client form's answer. It carries an idempotency key, and a `503
+    /// outcome-unknown` (the daemon lost its database while saving it) is repeated with the
+    /// same key a few times: the repeat is safe and gets what was saved.
     async fn submit(&self, ask_id: &str, body: &Value) -> Result<Value, ToolError> {
-        let (status, b) = self
-            .call(
-                Method::POST,
-                &format!("/api/asks/{}/submit", seg(ask_id)),
-                Some(body),
-                None,
-            )
-            .await?;
-        if status == 200 {
-            Ok(b["result"].clone())
-        } else {
-            Err(Self::error(&b, Some(ask_id)))
+        let key = idempotency_key();
+        let path = format!("/api/asks/{}/submit", seg(ask_id));
+        let mut repeats = 0;
+        loop {
+            let (status, b) = self
+                .call_keyed(Method::POST, &path, Some(body), None, Some(&key))
+                .await?;
+            if status == 503 && b["code"] == "outcome-unknown" && repeats < UNKNOWN_REPEATS {
+                repeats += 1;
+                tokio::time::sleep(UNKNOWN_PAUSE).await;
+                continue;
+            }
+            return if status == 200 {
+                Ok(b["result"].clone())
+            } else {
+                Err(Self::error(&b, Some(ask_id)))
+            };
         }
     }
 
@@ -650,13 +691,25 @@ mod tests {
     /// A loopback server that answers each connection with the next of `replies` (a status
     /// and a JSON body), or — past the end, or for `None` — drops the connection unanswered.
     async fn server(replies: Vec<Option<(u16, &'static str)>>) -> String {
+        recording(replies).await.0
+    }
+
+    /// [`server`], keeping the head and body of each request it read.
+    async fn recording(
+        replies: Vec<Option<(u16, &'static str)>>,
+    ) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = seen.clone();
         tokio::spawn(async move {
             let mut replies = replies.into_iter();
             while let Ok((mut s, _)) = listener.accept().await {
                 let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf).await;
+                let n = s.read(&mut buf).await.unwrap_or(0);
+                kept.lock()
+                    .unwrap()
+                    .push(String::from_utf8_lossy(&buf[..n]).into_owned());
                 if let Some(Some((status, body))) = replies.next() {
                     let head = format!(
                         "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
@@ -666,7 +719,40 @@ mod tests {
                 }
             }
         });
-        format!("http://{addr}")
+        (format!("http://{addr}"), seen)
+    }
+
+    /// Issue 32: an in-client form's answer the daemon could not confirm saving (503
+    /// `outcome-unknown`) is repeated with the same idempotency key, and the repeat's saved
+    /// result is the tool's.
+    #[tokio::test]
+    async fn a_submit_whose_saving_is_unknown_is_repeated_with_its_key() {
+        let (base, seen) = recording(vec![
+            Some((
+                503,
+                r#"{"ok":false,"error":"outcome-unknown","code":"outcome-unknown","message":"cut off"}"#,
+            )),
+            Some((
+                200,
+                r#"{"ok":true,"outcome":"answered","result":{"outcome":"answered","answers":[]}}"#,
+            )),
+        ])
+        .await;
+        let b = HttpBackend::new(base, "t");
+        let r = b.submit("a1", &json!({"answers": []})).await.unwrap();
+        assert_eq!(r["outcome"], "answered");
+        let keys: Vec<String> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|req| {
+                req.lines()
+                    .find_map(|l| l.strip_prefix("idempotency-key: ").map(str::to_string))
+            })
+            .collect();
+        assert_eq!(keys.len(), 2, "{keys:?}");
+        assert_eq!(keys[0], keys[1]);
+        assert_eq!(keys[0].len(), 32);
     }
 
     #[tokio::test]

@@ -150,8 +150,25 @@ impl Http {
         self.client.base()
     }
 
-    /// Sends one request; never fails: a daemon that does not answer is status 0.
+    /// Sends one request; never fails: a daemon that does not answer is status 0. A submit
+    /// carries an idempotency key (the same for the same answers to the same ask), and a
+    /// `503 outcome-unknown` — the daemon lost its database while saving it — is repeated
+    /// with it a few times, a second apart: the repeat is safe and gets what was saved.
     pub async fn send(&self, req: &Request) -> Reply {
+        let mut reply = self.send_once(req).await;
+        if matches!(req.purpose, Purpose::Submit(_)) {
+            for _ in 0..5 {
+                if reply.status != 503 || reply.body["code"] != "outcome-unknown" {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                reply = self.send_once(req).await;
+            }
+        }
+        reply
+    }
+
+    async fn send_once(&self, req: &Request) -> Reply {
         let method = match req.method {
             Method::Get => reqwest::Method::GET,
             Method::Post => reqwest::Method::POST,
@@ -162,6 +179,12 @@ impl Http {
             .request(method, &req.path)
             .header("accept", "application/json");
         if let Some(body) = &req.body {
+            if matches!(req.purpose, Purpose::Submit(_)) {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                (&req.path, body.to_string()).hash(&mut h);
+                builder = builder.header("idempotency-key", format!("tui-{:016x}", h.finish()));
+            }
             builder = builder
                 .header("content-type", "application/json")
                 .body(body.to_string());

@@ -656,3 +656,38 @@ async fn a_quick_template_shows_its_answers_and_asks_before_it_submits() {
     assert_eq!(v["result"]["surface"], "terminal", "{result}");
     h.stop().await;
 }
+
+/// Issue 32: the terminal's submit carries an idempotency key (the same for the same answers
+/// to the same ask), so sending it again — as the UI does after a `503 outcome-unknown` —
+/// gets the saved result, where a submit without the key is a 409.
+#[tokio::test]
+async fn a_repeated_terminal_submit_gets_the_saved_result() {
+    let h = Harness::start().await;
+    let id = h
+        .create(
+            "questions",
+            None,
+            json!({"questions": [{"id": "db", "question": "Which database?", "options": [
+                {"label": "SQLite"}, {"label": "PostgreSQL"}]}]}),
+        )
+        .await;
+    let submit = Request::post(
+        format!("/api/asks/{id}/submit"),
+        json!({"answers": [{"id": "db", "selected": ["SQLite"]}], "surface": "terminal"}),
+        Purpose::Submit(id.clone()),
+    );
+    let first = h.http.send(&submit).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let again = h.http.send(&submit).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body["result"], first.body["result"]);
+    let (status, _) = h
+        .api(
+            Method::Post,
+            &format!("/api/asks/{id}/submit"),
+            Some(json!({"answers": [{"id": "db", "selected": ["SQLite"]}], "surface": "terminal"})),
+        )
+        .await;
+    assert_eq!(status, 409, "without the key, a second submit is refused");
+    h.stop().await;
+}
