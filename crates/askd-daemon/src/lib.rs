@@ -31,6 +31,7 @@
 //! - [`settings`] — saved settings (the Settings page): `maxItems`, `virtualThreshold` and
 //!   `maxBodyBytes` in effect, changed without a restart.
 //! - [`hub`] — live event fan-out and waiter wake-ups.
+//! - [`keeper`] — a session's alignment checkpoint kept up from the hub while nobody reads it.
 //! - [`follow`] — team mode: other daemons' events (PostgreSQL `LISTEN`) into the hub, in
 //!   commit order; the hub is stale (503) while the database is out of reach.
 //! - [`notify`] — the notifier: new-ask messages and reminders to webhooks and the
@@ -67,6 +68,7 @@ pub mod fence;
 pub mod follow;
 pub mod http;
 pub mod hub;
+pub mod keeper;
 pub mod kinds;
 pub mod locks;
 pub mod members;

@@ -248,7 +248,7 @@ pub async fn start_with(
     reserve::ensure(&data_dir);
 
     tokio::spawn(notifier(daemon.clone(), notify_events, stop_rx.clone()));
-    tokio::spawn(crate::alignment::keeper::run(
+    tokio::spawn(crate::keeper::run(
         daemon.clone(),
         keeper_events,
         stop_rx.clone(),

@@ -118,6 +118,24 @@ fn finish_list(sql: &mut String, terms: &[String], order: &str, binds: usize) {
     sql.push_str(&format!(" ORDER BY {order} LIMIT ?{}", binds + 1));
 }
 
+/// The lookup of an identical ask of a session (`?1` session, `?2` kind, `?3` payload key):
+/// settled and undelivered, or pending. Each has its partial index (`asks_undelivered`,
+/// `asks_reattach`); the order is [`Dialect::identical_order`], which keeps PostgreSQL's
+/// planner off an index walk in `created_at` order (before its first `ANALYZE` it chose
+/// `asks_by_kind` and filtered every settled ask of the kind: 2.4 ms at 2,400 asks, growing).
+pub(crate) fn reattach_sql(d: Dialect, undelivered: bool) -> String {
+    let state = if undelivered {
+        "state = 'settled' AND delivered_at IS NULL"
+    } else {
+        "state = 'pending'"
+    };
+    format!(
+        "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND {state}
+         ORDER BY {} LIMIT 1",
+        d.identical_order()
+    )
+}
+
 /// `EventStore::events_after`'s query.
 pub(crate) fn events_after_sql(d: Dialect) -> String {
     format!(

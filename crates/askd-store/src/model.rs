@@ -114,6 +114,36 @@ pub struct Created {
     pub events: Vec<Event>,
 }
 
+impl NewAsk {
+    /// The ask as a create inserts it (pending, awaited, nothing banked), created `at`, in a
+    /// session of `client` and `workspace`: what reading it back would give.
+    pub(crate) fn pending(self, at: String, client: String, workspace: Option<String>) -> Ask {
+        Ask {
+            id: self.id,
+            session_id: self.session_id,
+            kind: self.kind,
+            title: self.title,
+            state: AskState::Pending,
+            outcome: None,
+            payload: self.payload,
+            fingerprint: self.fingerprint,
+            created_at: at,
+            settled_at: None,
+            awaited: true,
+            banked: Vec::new(),
+            autosave: None,
+            autosave_revision: 0,
+            autosave_saved_at: None,
+            result: None,
+            delivered_at: None,
+            claim: None,
+            submission: None,
+            client,
+            workspace,
+        }
+    }
+}
+
 /// An ask with everything the UI and the waiters need.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ask {

@@ -122,7 +122,7 @@ impl PgStore {
     pub async fn reattach_plans(&self) -> StoreResult<Vec<String>> {
         let mut plans = Vec::new();
         for undelivered in [true, false] {
-            let sql = crate::db::dollars(&crate::shared::reattach_sql(
+            let sql = crate::db::dollars(&crate::lists::reattach_sql(
                 crate::db::Dialect::Postgres,
                 undelivered,
             ));

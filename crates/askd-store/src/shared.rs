@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::db::{
-    BoxFuture, CREATED_SHARES, Db, Dialect, Job, Owner, Row, SETTLED_SHARES, args, job, to_text,
+    BoxFuture, CREATED_SHARES, Db, Job, Owner, Row, SETTLED_SHARES, args, job, to_text,
 };
 use crate::lists;
 use crate::model::*;
@@ -281,27 +281,6 @@ async fn append_follow(
 
 /// Creates an ask inside a transaction (or re-attaches to an identical pending one): the
 /// body of [`AskStore::create_ask`], shared with [`DraftStore::launch_draft`].
-///
-/// Its two lookups of an identical ask ([`reattach_sql`]) run under the write lock, on every
-/// create.
-/// The lookup of an identical ask of a session (`?1` session, `?2` kind, `?3` payload key):
-/// settled and undelivered, or pending. Each has its partial index (`asks_undelivered`,
-/// `asks_reattach`); the order is [`Dialect::identical_order`], which keeps PostgreSQL's
-/// planner off an index walk in `created_at` order (before its first `ANALYZE` it chose
-/// `asks_by_kind` and filtered every settled ask of the kind: 2.4 ms at 2,400 asks, growing).
-pub(crate) fn reattach_sql(d: Dialect, undelivered: bool) -> String {
-    let state = if undelivered {
-        "state = 'settled' AND delivered_at IS NULL"
-    } else {
-        "state = 'pending'"
-    };
-    format!(
-        "SELECT id FROM asks WHERE session_id = ?1 AND kind = ?2 AND payload_key = ?3 AND {state}
-         ORDER BY {} LIMIT 1",
-        d.identical_order()
-    )
-}
-
 pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created> {
     // The session's client and workspace, which the new ask is read with.
     let Some(session) = db
@@ -318,14 +297,14 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
     // (`Settlement::delivered`) is never returned.
     let mut existing = None;
     if a.return_undelivered {
-        let sql = reattach_sql(db.dialect(), true);
+        let sql = lists::reattach_sql(db.dialect(), true);
         existing = db
             .fetch_optional(&sql, args![&a.session_id, &a.kind, &a.payload_key])
             .await?;
     }
     // Re-attach: an identical pending ask of this session.
     if existing.is_none() {
-        let sql = reattach_sql(db.dialect(), false);
+        let sql = lists::reattach_sql(db.dialect(), false);
         existing = db
             .fetch_optional(&sql, args![&a.session_id, &a.kind, &a.payload_key])
             .await?;
@@ -416,29 +395,7 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
     // A plain new ask is what was just inserted: no second read under the write lock (a
     // seeded one is read back, with its banked answers and autosave).
     let ask = if a.seed_banked.is_empty() && a.seed_autosave.is_none() {
-        Ask {
-            id: a.id,
-            session_id: a.session_id,
-            kind: a.kind,
-            title: a.title,
-            state: AskState::Pending,
-            outcome: None,
-            payload: a.payload,
-            fingerprint: a.fingerprint,
-            created_at: at,
-            settled_at: None,
-            awaited: true,
-            banked: Vec::new(),
-            autosave: None,
-            autosave_revision: 0,
-            autosave_saved_at: None,
-            result: None,
-            delivered_at: None,
-            claim: None,
-            submission: None,
-            client: session.get("client")?,
-            workspace: session.get("workspace")?,
-        }
+        a.pending(at, session.get("client")?, session.get("workspace")?)
     } else {
         load_ask(db, &a.id).await?.ok_or(StoreError::NotFound)?
     };

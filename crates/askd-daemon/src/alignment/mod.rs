@@ -127,7 +127,6 @@ async fn ask_infos(
     Ok(out)
 }
 
-pub mod keeper;
 mod ops;
 mod report;
 mod sessions;

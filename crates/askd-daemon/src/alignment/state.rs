@@ -423,7 +423,7 @@ impl Alignment<'_> {
     /// decisions and the events after it (equal to the fold of all its events). Its cost
     /// grows with the session; the surfaces read [`Self::windowed`] instead.
     /// Folds `session` from its checkpoint on, which saves a new checkpoint when that was
-    /// [`CHECKPOINT_AFTER`] events or more ([`super::keeper`]).
+    /// [`CHECKPOINT_AFTER`] events or more (`crate::keeper`).
     pub async fn keep(&self, session: &str) -> ApiResult<()> {
         self.head(session).await.map(|_| ())
     }

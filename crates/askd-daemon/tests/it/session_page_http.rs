@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 /// most about that many instead of its whole history (266 ms at 10,000 pending asks).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_nobody_reads_is_checkpointed_as_it_grows() {
-    use askd_daemon::alignment::keeper::KEEP_EVERY;
+    use askd_daemon::keeper::KEEP_EVERY;
     let s = TestServer::start().await;
     let session = s.session("agent", None).await;
     for i in 0..KEEP_EVERY + 8 {

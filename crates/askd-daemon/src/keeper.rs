@@ -1,5 +1,5 @@
 //! Checkpoints kept up while nobody reads (issue 32): a session's alignment is folded from
-//! its checkpoint on, and a checkpoint is saved by reads ([`super::CHECKPOINT_AFTER`]). A
+//! its checkpoint on, and a checkpoint is saved by reads (`alignment::state`). A
 //! session that only grows — an agent asking and asking while nobody opens it — was never
 //! checkpointed, so its first read after a restart folded everything since: 266 ms at
 //! 10,000 pending asks. The keeper counts each session's events as the hub publishes them
