@@ -205,8 +205,6 @@ pub async fn start_with(
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let base_url = format!("http://{addr}");
-    // The UI's files are gzipped once, off the async threads, while the start goes on.
-    tokio::task::spawn_blocking(crate::ui::precompress);
     let idle_exit = cfg.idle_exit;
     let data_dir = cfg.data_dir.clone();
     let daemon = Arc::new(Daemon::new(store, cfg, base_url.clone(), token.clone()));

@@ -20,9 +20,9 @@
 //!   nothing changed).
 //! - **Compressed by `Accept-Encoding`**: a client that accepts gzip gets the file gzipped
 //!   (`Content-Encoding: gzip`, its own strong `ETag`, the identity tag with `-gz`), every
-//!   response says `Vary: Accept-Encoding`. Release builds compress each embedded file once,
-//!   at the daemon's start ([`precompress`]), and keep it in memory; debug builds compress
-//!   what they read. A file that gzip does not make smaller is sent as it is. The API's JSON
+//!   response says `Vary: Accept-Encoding`. Release builds embed each file gzipped at build
+//!   time (`build.rs`: compressing them at the start cost resident memory for good); debug
+//!   builds compress what they read. A file that gzip does not make smaller is sent as it is. The API's JSON
 //!   is gzipped by a layer of its own (`http::routes`); the SSE stream is never compressed. The fence adds the page CSP (`script-src 'self'`, no inline script or
 //!   style), which is why the UI has no inline `<script>`, `<style>` or `style=""`.
 //! - SVG responses (the diagrams of [`crate::diagram`]) get a stricter CSP of their own from
@@ -37,12 +37,15 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
-/// One file of `ui/`: its path below `ui/`, its content type and (release builds) its bytes.
+/// One file of `ui/`: its path below `ui/`, its content type and (release builds) its bytes
+/// and its gzipped bytes (made by `build.rs`; empty when gzip does not make it smaller).
 struct Asset {
     path: &'static str,
     content_type: &'static str,
     #[cfg(not(debug_assertions))]
     bytes: &'static [u8],
+    #[cfg(not(debug_assertions))]
+    gz: &'static [u8],
 }
 
 macro_rules! assets {
@@ -52,6 +55,8 @@ macro_rules! assets {
             content_type: $ct,
             #[cfg(not(debug_assertions))]
             bytes: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/", $path)),
+            #[cfg(not(debug_assertions))]
+            gz: include_bytes!(concat!(env!("OUT_DIR"), "/ui-gz/", $path, ".gz")),
         }),*]
     };
 }
@@ -225,26 +230,11 @@ fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
     (out.len() < bytes.len()).then_some(out)
 }
 
-/// Release builds: every embedded file gzipped once, in [`ASSETS`] order.
-#[cfg(not(debug_assertions))]
-fn gzipped_table() -> &'static [Option<Vec<u8>>] {
-    static TABLE: std::sync::OnceLock<Vec<Option<Vec<u8>>>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| ASSETS.iter().map(|a| gzip(a.bytes)).collect())
-}
-
-/// Compresses the embedded files now (release builds; debug builds compress per request),
-/// so the first page load does not pay for it. The daemon's start calls it.
-pub fn precompress() {
-    #[cfg(not(debug_assertions))]
-    gzipped_table();
-}
-
+/// Release builds: the file's bytes gzipped at build time (`build.rs`), when that made them
+/// smaller.
 #[cfg(not(debug_assertions))]
 fn gzipped(asset: &Asset, _body: &[u8]) -> Option<std::borrow::Cow<'static, [u8]>> {
-    let i = ASSETS.iter().position(|a| a.path == asset.path)?;
-    gzipped_table()[i]
-        .as_deref()
-        .map(std::borrow::Cow::Borrowed)
+    (!asset.gz.is_empty()).then_some(std::borrow::Cow::Borrowed(asset.gz))
 }
 
 #[cfg(debug_assertions)]
