@@ -48,7 +48,9 @@ pub async fn run(
             // A fold is running: this session's count stays, so it goes next time.
             continue;
         };
-        *n = 0;
+        // Folded: the session's count starts over (and a session that stops growing keeps no
+        // entry).
+        counts.remove(session);
         let (d, session) = (d.clone(), session.to_string());
         tokio::spawn(async move {
             if let Err(e) = d.alignment().keep(&session).await {

@@ -747,13 +747,13 @@ async fn main() {
         }
     }
 
-    if let Some(&first) = knobs.pending.first() {
+    if !knobs.pending.is_empty() {
         let t = Instant::now();
         let mut dir = Dir::new(&knobs, "waiting", FILL_SESSION, false).await;
         let mut seeded = t.elapsed().as_secs_f64();
         for (k, &n) in knobs.pending.iter().enumerate() {
             let t = Instant::now();
-            dir.grow_pending(n.max(first), knobs.clients).await;
+            dir.grow_pending(n, knobs.clients).await;
             let seed_s = t.elapsed().as_secs_f64() + if k == 0 { seeded } else { 0.0 };
             seeded = 0.0;
             eprintln!("scale: pending {n}: seeded in {seed_s:.1} s; measuring");
