@@ -157,6 +157,9 @@ pub trait Backend: Send + Sync + 'static {
     async fn path(&self, ask_id: &str, body: &Value) -> Result<Vec<String>, ToolError>;
     /// Every stored record of `kind` (§11.1 form), any order.
     async fn records(&self, kind: &str) -> Result<Vec<Value>, ToolError>;
+    /// The asks of one session as `GET /api/asks?session=` lists them (newest first, at
+    /// most 500): `tasks/list`.
+    async fn session_asks(&self, session: &str) -> Result<Vec<Value>, ToolError>;
     /// The `elicitation` saved on the Settings page (`auto`, `form`, `url`, `off`), which
     /// takes the place of the adapter's own configuration; `None` when none is saved (or
     /// the daemon cannot say).
@@ -680,6 +683,21 @@ impl Backend for HttpBackend {
             .as_array()
             .map(|rs| rs.iter().map(|r| r["record"].clone()).collect())
             .unwrap_or_default())
+    }
+
+    async fn session_asks(&self, session: &str) -> Result<Vec<Value>, ToolError> {
+        let (status, b) = self
+            .call(
+                Method::GET,
+                &format!("/api/asks?session={}", seg(session)),
+                None,
+                None,
+            )
+            .await?;
+        if status != 200 {
+            return Err(Self::error(&b, None));
+        }
+        Ok(b["asks"].as_array().cloned().unwrap_or_default())
     }
 }
 

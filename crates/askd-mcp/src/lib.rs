@@ -19,6 +19,8 @@
 //!   an MCP App's ask handle): HMAC-SHA256 under the install's key.
 //! - [`strict`] — schemas in the subset ajv's strict mode compiles; output schemas that
 //!   admit the error envelope.
+//! - [`tasks`] — every ask a durable MCP task, at the wire: both eras' names and shapes,
+//!   and the 2025-11-25 requests each transport hands over under askd's method names.
 //! - [`stdio`] — the stdio transport: a line layer in front of rmcp that answers every line
 //!   it cannot hand on (`-32700`, `-32600`, `-32602`) and survives out-of-order messages.
 //!
@@ -42,6 +44,7 @@ pub mod server;
 pub mod stdio;
 pub mod stepwise;
 pub mod strict;
+pub mod tasks;
 pub mod tools;
 
 pub use backend::{Backend, DraftLaunch, HttpBackend, SessionOpen, ToolError};

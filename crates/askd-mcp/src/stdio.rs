@@ -253,7 +253,50 @@ pub fn classify(line: &[u8]) -> Line {
         };
         return Line::Answer(error_line(id, INVALID_PARAMS, why));
     }
-    Line::Forward(Box::new(message))
+    Line::Forward(Box::new(legacy_tasks(message, &text)))
+}
+
+/// A 2025-11-25 task request, handed over under askd's method name (`crate::tasks`); any
+/// other message as it is.
+fn legacy_tasks(message: ClientJsonRpcMessage, text: &str) -> ClientJsonRpcMessage {
+    let ClientJsonRpcMessage::Request(req) = &message else {
+        return message;
+    };
+    let method = req.request.method();
+    let has_task = method == "tools/call" && crate::tasks::has_task(text.as_bytes());
+    if !crate::tasks::may_rename(method, has_task) {
+        return message;
+    }
+    let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+        return message;
+    };
+    if !crate::tasks::legacy_inbound(&mut value) {
+        return message;
+    }
+    serde_json::from_value::<ClientJsonRpcMessage>(value).unwrap_or(message)
+}
+
+/// A message of rmcp's as its line, with what rmcp's types cannot carry added to two
+/// answers (`crate::tasks`): `initialize`'s `tasks` capability and `tools/list`'s
+/// `execution.taskSupport`.
+fn server_line(item: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
+    use rmcp::model::ServerResult;
+    let patch: Option<fn(&mut Value)> = match item {
+        ServerJsonRpcMessage::Response(r) => match &r.result {
+            ServerResult::InitializeResult(_) => Some(crate::tasks::patch_initialize),
+            ServerResult::ListToolsResult(_) => Some(crate::tasks::patch_tools),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(patch) = patch else {
+        return serde_json::to_vec(item);
+    };
+    let mut value = serde_json::to_value(item)?;
+    if let Some(result) = value.get_mut("result") {
+        patch(result);
+    }
+    serde_json::to_vec(&value)
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -381,7 +424,7 @@ impl Transport<RoleServer> for LineTransport {
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let out = self.out.clone();
         async move {
-            let mut line = serde_json::to_vec(&item)?;
+            let mut line = server_line(&item)?;
             line.push(b'\n');
             out.send(line)
                 .await

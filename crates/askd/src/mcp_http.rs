@@ -180,6 +180,28 @@ impl Backend for InProcess {
         self.0.view(&ask).map_err(|e| tool_error(e, Some(ask_id)))
     }
 
+    async fn session_asks(&self, session: &str) -> Result<Vec<Value>, ToolError> {
+        let asks = self
+            .0
+            .store
+            .asks(&askd_store::AskFilter {
+                session_id: Some(session.to_string()),
+                limit: Some(askd_daemon::http::asks::LIST_DEFAULT),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| tool_error(ApiError::store(e, "-"), None))?;
+        Ok(asks
+            .into_iter()
+            .map(|a| {
+                let url = self.0.ask_url(&a.id);
+                let mut v = serde_json::json!(a);
+                v["url"] = serde_json::json!(url);
+                v
+            })
+            .collect())
+    }
+
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> Result<(), ToolError> {
         self.0
             .store
@@ -387,8 +409,77 @@ pub async fn body_rules(State(d): State<Arc<Daemon>>, req: Request, next: Next) 
         )
         .into_response();
     }
-    let req = Request::from_parts(parts, Body::from(checked.bytes().clone()));
-    json_errors(next.run(req).await).await
+    // The 2025-11-25 task requests under askd's method names, and the two answers that
+    // carry what rmcp's types cannot (`askd_mcp::tasks`).
+    let (method, has_task) = askd_mcp::tasks::probe(checked.bytes()).unwrap_or_default();
+    let mut body = checked.bytes().clone();
+    if askd_mcp::tasks::may_rename(&method, has_task)
+        && let Ok(mut value) = serde_json::from_slice::<Value>(&body)
+        && askd_mcp::tasks::legacy_inbound(&mut value)
+        && let Ok(renamed) = serde_json::to_vec(&value)
+    {
+        body = renamed.into();
+    }
+    let patch: Option<fn(&mut Value)> = match method.as_str() {
+        "initialize" => Some(askd_mcp::tasks::patch_initialize),
+        "tools/list" => Some(askd_mcp::tasks::patch_tools),
+        _ => None,
+    };
+    let req = Request::from_parts(parts, Body::from(body));
+    let resp = json_errors(next.run(req).await).await;
+    match patch {
+        Some(patch) => patch_result(resp, patch).await,
+        None => resp,
+    }
+}
+
+/// The longest answer [`patch_result`] reads (a tool list is ~100 KB).
+const PATCHED_MAX: usize = 8 * 1024 * 1024;
+
+/// rmcp's answer to `initialize` or `tools/list` with `patch` applied to its `result`: a
+/// JSON body, or the `data:` of an event stream's message (the stream of one POST ends
+/// with its answer). Anything else passes unchanged.
+async fn patch_result(resp: Response, patch: fn(&mut Value)) -> Response {
+    let content_type = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let sse = content_type.starts_with("text/event-stream");
+    if !resp.status().is_success() || !(sse || content_type.starts_with("application/json")) {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, PATCHED_MAX).await else {
+        return ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the MCP answer could not be read",
+        )
+        .into_response();
+    };
+    let one = |text: &str| -> Option<String> {
+        let mut v: Value = serde_json::from_str(text).ok()?;
+        patch(v.get_mut("result")?);
+        serde_json::to_string(&v).ok()
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let patched = if sse {
+        text.split('\n')
+            .map(|line| match line.strip_prefix("data:") {
+                Some(data) => one(data.trim_start())
+                    .map(|d| format!("data: {d}"))
+                    .unwrap_or_else(|| line.to_string()),
+                None => line.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        one(&text).unwrap_or_else(|| text.into_owned())
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(patched))
 }
 
 /// rmcp answers its own refusals (406, 404 for an unknown session, 405…) in plain text:

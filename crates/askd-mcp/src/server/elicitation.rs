@@ -332,9 +332,10 @@ impl AskdServer {
         budget: Option<Duration>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<ToolOutcome, ToolError> {
-        if Self::apps(ctx) {
-            // The host renders the app from this result (issue 20): the pending handle goes
-            // back at once, and the agent continues with await_answer.
+        if Self::apps(ctx) || super::tasks::starting() {
+            // The host renders the app from this result (issue 20), or the client polls the
+            // task it starts (issue 33): the pending handle goes back at once, and the agent
+            // continues with await_answer or the task's requests.
             let _ = budget;
             return self
                 .wait(ask_id, Some(Duration::ZERO), ctx)

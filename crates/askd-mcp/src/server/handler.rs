@@ -53,6 +53,7 @@ impl ServerHandler for AskdServer {
                 .enable_prompts()
                 .enable_prompts_list_changed()
                 .enable_resources()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(Implementation::new("askd", env!("CARGO_PKG_VERSION")))
@@ -227,6 +228,49 @@ impl ServerHandler for AskdServer {
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
+    /// The 2025-11-25 task requests a transport handed over (`crate::tasks`): a
+    /// task-augmented `tools/call`, `tasks/get`, `tasks/result`, `tasks/list`,
+    /// `tasks/cancel`.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        let params = request.params.clone().unwrap_or_else(|| json!({}));
+        match self.legacy_request(&request.method, params, &context).await {
+            Some(r) => r.map(rmcp::model::CustomResult),
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            )),
+        }
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.modern_get(request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.modern_update(request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.modern_cancel(request, &context).await
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -239,6 +283,14 @@ impl ServerHandler for AskdServer {
         // A retry's requestState is askd's own, unaltered, or the retry is refused: it never
         // falls back to running the call as new, nor to waiting on whatever it names.
         let result = match request.request_state.as_deref() {
+            // A 2026-07-28 client that declared tasks gets an ask tool's call as a task
+            // (`super::tasks`); what needs no waiting comes back as the plain result.
+            None if Self::wants_task(&request.name, &context) => {
+                match self.modern_call(&request.name, args, &context).await? {
+                    Ok(task) => return Ok(CallToolResponse::Task(task)),
+                    Err(done) => done.map(ToolOutcome::Done),
+                }
+            }
             Some(sealed) => match self
                 .opts
                 .seal

@@ -19,6 +19,8 @@
 //! - `app` — the MCP App's `askd_app` tool and the grants it checks.
 //! - `alignment` — the alignment tools, their gate, the result's alignment tail, drift.
 //! - `errors` — argument errors and the one mapping of a result to a `CallToolResult`.
+//! - `tasks` — every ask a durable MCP task, in both eras (issue 33; the wire is
+//!   [`crate::tasks`]'s): a task's id is its ask's, its state read from the daemon.
 
 mod alignment;
 mod app;
@@ -27,6 +29,7 @@ mod errors;
 mod handler;
 mod round;
 mod session;
+mod tasks;
 mod wait;
 
 use round::ToolOutcome;

@@ -25,6 +25,7 @@ mod remote_mcp;
 mod result_shapes;
 mod review_cli;
 mod review_mcp;
+mod tasks_mcp;
 mod team;
 mod tidy;
 mod tidy_size;
