@@ -46,6 +46,15 @@ pub(super) fn starting() -> bool {
     STARTING.try_with(|_| ()).is_ok()
 }
 
+/// Whether a client moves a task to the background and tells its model to go on without
+/// it: Claude Code (2.1.332, measured) declares the tasks extension under 2026-07-28, and
+/// answers a task with "running in the background … do not wait for it". An ask is a
+/// decision the agent needs before it goes on, so such a client's ask calls stay what they
+/// were — the form in its terminal, the page, the pending handle — and are not tasks.
+pub fn backgrounds_tasks(client: &str) -> bool {
+    client.to_ascii_lowercase().starts_with("claude-code")
+}
+
 /// How many tasks one `tasks/list` page holds.
 const PAGE: usize = 100;
 
@@ -81,12 +90,14 @@ fn not_started(e: &ToolError) -> ErrorData {
 
 impl AskdServer {
     /// Whether a 2026-07-28 call of `tool` is to be a task: an ask tool, called by a client
-    /// that declared the tasks extension (per request, or at `initialize`).
+    /// that declared the tasks extension (per request, or at `initialize`) and awaits a task
+    /// ([`backgrounds_tasks`] says which do not).
     pub(super) fn wants_task(tool: &str, ctx: &RequestContext<RoleServer>) -> bool {
         wire::TASK_TOOLS.contains(&tool)
             && ctx
                 .client_capabilities()
                 .is_some_and(|caps| caps.supports_tasks())
+            && !backgrounds_tasks(&Self::client_name(ctx))
     }
 
     /// Runs an ask tool as a task's start: the ask created (or re-attached) as a plain call

@@ -299,3 +299,25 @@ async fn a_2026_task_takes_its_answer_through_tasks_update() {
     .await;
     assert_eq!(got["status"], "cancelled", "{got}");
 }
+
+/// Claude Code declares the tasks extension under 2026-07-28 and moves a task to the
+/// background, telling its model to go on without it: its ask calls are not tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_backgrounds_tasks_gets_its_ask_call_as_before() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    let mut meta = meta_2026();
+    meta["io.modelcontextprotocol/clientInfo"]["name"] = json!("claude-code");
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"extensions": {TASKS: {}}});
+    let mut args = questions(7);
+    args["timeout_s"] = json!(0);
+    let r = rpc(
+        &mut a,
+        1,
+        "tools/call",
+        json!({"name": "ask_user_question", "arguments": args, "_meta": meta}),
+    )
+    .await;
+    assert_ne!(r["resultType"], "task", "{r}");
+    assert_eq!(r["structuredContent"]["outcome"], "pending", "{r}");
+}
