@@ -160,13 +160,40 @@ impl AskdServer {
         Ok((ask, status))
     }
 
-    /// The tool's result for a settled ask, shaped as `await_answer` returns it.
+    /// The tool's result for a settled ask, shaped as `await_answer` returns it; `Err` when
+    /// the daemon could not give it.
     async fn settled_result(
         &self,
         task_id: &str,
         ctx: &RequestContext<RoleServer>,
-    ) -> rmcp::model::CallToolResult {
-        to_call_result(self.await_answer(json!({"ask_id": task_id}), ctx).await)
+    ) -> Result<Value, ToolError> {
+        let result = self.await_answer(json!({"ask_id": task_id}), ctx).await?;
+        serde_json::to_value(to_call_result(Ok(result)))
+            .map_err(|e| ToolError::new("internal", e.to_string()))
+    }
+
+    /// A finished task's 2026-07-28 payload: `completed` with the tool's result, `failed`
+    /// with the error (its envelope as `data`) when the result could not be read.
+    async fn final_payload(
+        &self,
+        task_id: &str,
+        status: Status,
+        ctx: &RequestContext<RoleServer>,
+    ) -> TaskPayload {
+        if status == Status::Cancelled {
+            return TaskPayload::Cancelled;
+        }
+        match self.settled_result(task_id, ctx).await {
+            Ok(result) => TaskPayload::Completed {
+                result: result.as_object().cloned().unwrap_or_default(),
+            },
+            Err(e) => TaskPayload::Failed {
+                error: json!({"code": -32603, "message": e.message, "data": e.envelope()})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            },
+        }
     }
 
     /// Withdraws a task's pending ask; refused when it is already finished.
@@ -276,9 +303,15 @@ impl AskdServer {
             };
             waited.map_err(|e| no_task(task_id, &e))?;
         }
-        let result = self.settled_result(task_id, ctx).await;
-        let mut v = serde_json::to_value(result)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let mut v = self.settled_result(task_id, ctx).await.map_err(|e| {
+            ErrorData::internal_error(
+                format!(
+                    "the result of task {task_id:?} could not be read: {}",
+                    e.message
+                ),
+                Some(e.envelope()),
+            )
+        })?;
         v["_meta"][wire::META_RELATED_TASK] = json!({"taskId": task_id});
         Ok(v)
     }
@@ -424,14 +457,7 @@ impl AskdServer {
         let (ask, status) = self.task_state(&id, ctx).await?;
         let payload = match status {
             Status::Working => TaskPayload::Working,
-            Status::Cancelled => TaskPayload::Cancelled,
-            Status::Completed => {
-                let result = serde_json::to_value(self.settled_result(&id, ctx).await)
-                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-                TaskPayload::Completed {
-                    result: result.as_object().cloned().unwrap_or_default(),
-                }
-            }
+            Status::Cancelled | Status::Completed => self.final_payload(&id, status, ctx).await,
             Status::InputRequired => match self.current_form(&id, ctx).await {
                 Some((key, request)) => TaskPayload::InputRequired {
                     input_requests: [(key, InputRequest::Elicitation(request))]
@@ -441,15 +467,10 @@ impl AskdServer {
                 // Nothing to ask after all (a walked survey was just submitted): read again.
                 None => {
                     let (ask, status) = self.task_state(&id, ctx).await?;
-                    let payload = match status {
-                        Status::Cancelled => TaskPayload::Cancelled,
-                        Status::Completed => TaskPayload::Completed {
-                            result: serde_json::to_value(self.settled_result(&id, ctx).await)
-                                .ok()
-                                .and_then(|v| v.as_object().cloned())
-                                .unwrap_or_default(),
-                        },
-                        _ => TaskPayload::Working,
+                    let payload = if status.is_terminal() {
+                        self.final_payload(&id, status, ctx).await
+                    } else {
+                        TaskPayload::Working
                     };
                     return Ok(GetTaskResult::new(DetailedTask::new(
                         wire::modern_task(&ask, status),

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::common_mcp;
 
+use common_mcp::stateless::Stateless;
 use common_mcp::*;
 use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{Value, json};
@@ -219,64 +220,7 @@ async fn access_3_app_proxy_refuses_another_conversations_ask() {
     assert_eq!(api.ask(&id).await["outcome"], "cancelled");
 }
 
-/// One stateless 2026-07-28 client of a daemon's `/mcp` (its URL and token): every request
-/// carries its clientInfo name and capabilities in `_meta`, as Claude Code's do.
-struct Stateless<'a> {
-    url: String,
-    token: String,
-    name: &'a str,
-    caps: Value,
-}
-
-impl<'a> Stateless<'a> {
-    fn of(s: &crate::common_daemon::TestServer, name: &'a str, caps: Value) -> Self {
-        Stateless {
-            url: s.url.clone(),
-            token: s.token.clone(),
-            name,
-            caps,
-        }
-    }
-
-    /// The JSON-RPC `result` of one request (`params._meta` gets the client's own keys).
-    async fn rpc(&self, method: &str, mut params: Value) -> Value {
-        use reqwest::Method;
-        let meta = params
-            .as_object_mut()
-            .unwrap()
-            .entry("_meta")
-            .or_insert_with(|| json!({}));
-        meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
-        meta["io.modelcontextprotocol/clientCapabilities"] = self.caps.clone();
-        meta["io.modelcontextprotocol/clientInfo"] = json!({"name": self.name, "version": "1.0.0"});
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let mut rb = crate::common_daemon::client()
-            .request(Method::POST, format!("{}/mcp", self.url))
-            .bearer_auth(&self.token)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", method);
-        if let Some(name) = params.get("name").and_then(Value::as_str) {
-            rb = rb.header("Mcp-Name", name);
-        }
-        let r = rb.body(body.to_string()).send().await.expect("POST /mcp");
-        let status = r.status().as_u16();
-        let all = r.text().await.unwrap_or_default();
-        assert_eq!(status, 200, "{all}");
-        let text = all
-            .lines()
-            .find_map(|l| l.strip_prefix("data: "))
-            .unwrap_or(&all);
-        let msg: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {all}"));
-        msg["result"].clone()
-    }
-
-    async fn call(&self, name: &str, arguments: Value) -> Value {
-        self.rpc("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
-    }
-
+impl Stateless<'_> {
     async fn app(&self, method: &str, path: &str, handle: Option<&str>, meta: Value) -> Value {
         let mut args = json!({"method": method, "path": path});
         if method != "GET" {
@@ -597,12 +541,7 @@ async fn access_3_the_handle_outlives_its_adapter_on_the_same_install() {
     let r = app(&again, "GET", &path, Some(&handle), None).await;
     assert_eq!(structured(&r)["status"], 200, "{r}");
     let d = home.daemon().unwrap();
-    let web = Stateless {
-        url: d.url.clone(),
-        token: d.token.clone(),
-        name: "apps-web-host",
-        caps: apps_caps(),
-    };
+    let web = Stateless::at(&d.url, &d.token, "apps-web-host", apps_caps());
     let r = web.app("GET", &path, Some(&handle), json!({})).await;
     assert_eq!(r["structuredContent"]["status"], 200, "{r}");
     let r = web.app("GET", &path, None, json!({})).await;

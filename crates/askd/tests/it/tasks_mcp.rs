@@ -321,3 +321,82 @@ async fn a_client_that_backgrounds_tasks_gets_its_ask_call_as_before() {
     assert_ne!(r["resultType"], "task", "{r}");
     assert_eq!(r["structuredContent"]["outcome"], "pending", "{r}");
 }
+
+/// Team mode: a task started through one daemon's `/mcp` is the same task on another — read,
+/// answered there, its result inline on the first (2026-07-28, stateless requests).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_the_same_task_on_every_daemon_of_a_team() {
+    use askd_testkit::serve::Launch;
+    let db = askd_store::pg_test::cluster().database().await;
+    let start = || {
+        Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+            .env("ASKD_DATABASE_URL", &db.url)
+            .start()
+    };
+    let (a, b) = (start(), start());
+    let caps = json!({"extensions": {TASKS: {}}});
+    let on_a = common_mcp::stateless::Stateless::at(&a.url, &a.token, "task-test", caps.clone());
+    let on_b = common_mcp::stateless::Stateless::at(&b.url, &b.token, "task-test", caps);
+    let created = on_a.call("ask_user_question", questions(8)).await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_string();
+    let got = on_b.rpc("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["status"], "working", "{got}");
+    let (status, body) = b
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/asks/{id}/submit"),
+            Some(json!({"answers": [{"id": "q", "selected": ["Yes (Recommended)"]}]})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let done = on_a.rpc("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["answers"][0]["selected"],
+        json!(["Yes (Recommended)"])
+    );
+}
+
+/// 2025-11-25 with form elicitation: the task is `input_required`, and `tasks/result` puts
+/// askd's form out with `elicitation/create`; the reply answers the ask.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_task_the_client_can_show_is_answered_in_its_form_through_tasks_result() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    initialize_2025(&mut a, true).await;
+    let created = rpc(&mut a, 1, "tools/call", task_call(questions(9))).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(created["task"]["status"], "input_required", "{created}");
+    a.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": id}}))
+        .await;
+    let request = loop {
+        let m = a.message().await;
+        if m["method"] == "elicitation/create" {
+            break m;
+        }
+    };
+    assert!(
+        request["params"]["requestedSchema"]["properties"]
+            .get("q")
+            .is_some(),
+        "{request}"
+    );
+    a.send(&json!({"jsonrpc": "2.0", "id": request["id"],
+                   "result": {"action": "accept", "content": {"q": "No"}}}))
+        .await;
+    let result = loop {
+        let m = a.message().await;
+        if m["id"] == 2 {
+            break m["result"].clone();
+        }
+    };
+    assert_eq!(
+        result["structuredContent"]["surface"], "client-form",
+        "{result}"
+    );
+    assert_eq!(
+        result["structuredContent"]["answers"][0]["selected"],
+        json!(["No"])
+    );
+}

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod raw;
+pub mod stateless;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
