@@ -55,6 +55,10 @@ pub fn backgrounds_tasks(client: &str) -> bool {
     client.to_ascii_lowercase().starts_with("claude-code")
 }
 
+fn status_pending(result: &Value) -> bool {
+    result["outcome"] == "pending"
+}
+
 /// How many tasks one `tasks/list` page holds.
 const PAGE: usize = 100;
 
@@ -101,7 +105,8 @@ impl AskdServer {
     }
 
     /// Runs an ask tool as a task's start: the ask created (or re-attached) as a plain call
-    /// would, the pending handle at once. The ask stays awaited: a task's client polls it.
+    /// would, the pending handle at once — like a pending handle, no longer awaited, until a
+    /// connection watches it ([`Self::watch`]) or a call waits on it.
     async fn start(
         &self,
         tool: &str,
@@ -116,11 +121,6 @@ impl AskdServer {
                 "a task's start asked for input; call the tool again without a task",
             ));
         };
-        if result["outcome"] == "pending"
-            && let Some(id) = result["ask_id"].as_str()
-        {
-            let _ = self.backend.set_awaited(id, true).await;
-        }
         Ok(result)
     }
 
@@ -270,8 +270,12 @@ impl AskdServer {
                 None,
             ));
         };
+        if status_pending(&result) {
+            // This connection watches its task: an agent waits on the ask while it lives.
+            let _ = self.backend.set_awaited(id, true).await;
+            self.watch(id, ctx);
+        }
         let (ask, status) = self.task_state(id, ctx).await?;
-        self.watch(id, ctx);
         Ok(json!({"task": wire::legacy_task(&ask, status)}))
     }
 
@@ -368,6 +372,8 @@ impl AskdServer {
         tokio::spawn(async move {
             loop {
                 if peer.is_transport_closed() {
+                    // Nobody watches any more: the ask is no longer awaited.
+                    let _ = backend.set_awaited(&ask_id, false).await;
                     return;
                 }
                 match backend.wait(&ask_id, Duration::from_secs(30)).await {
@@ -438,7 +444,7 @@ impl AskdServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Result<CreateTaskResult, Result<Value, ToolError>>, ErrorData> {
         let result = match self.start(tool, args, ctx).await {
-            Ok(r) if r["outcome"] == "pending" => r,
+            Ok(r) if status_pending(&r) => r,
             other => return Ok(Err(other)),
         };
         let id = result["ask_id"].as_str().unwrap_or_default();
