@@ -193,10 +193,11 @@ impl Status {
                 Status::Working
             };
         }
-        match ask["outcome"].as_str() {
+        use askd_core::Outcome;
+        match ask["outcome"].as_str().and_then(Outcome::parse) {
             // A withdrawal, whoever made it: an agent's `withdraw_ask`, `tasks/cancel`, an
             // operator's `POST …/withdraw`, a drift card the agent withdrew.
-            Some("aborted" | "withdrawn") => Status::Cancelled,
+            Some(Outcome::Aborted | Outcome::Withdrawn) => Status::Cancelled,
             _ => Status::Completed,
         }
     }
@@ -224,7 +225,12 @@ pub fn status_message(ask: &Value, status: Status) -> String {
         Status::InputRequired => {
             format!("waiting for the human: answer in the client's form, or at {url}")
         }
-        Status::Completed => format!("settled: {}", ask["outcome"].as_str().unwrap_or("answered")),
+        Status::Completed => format!(
+            "settled: {}",
+            ask["outcome"]
+                .as_str()
+                .unwrap_or(askd_core::Outcome::Answered.as_str())
+        ),
         Status::Cancelled => "withdrawn: the ask no longer waits for an answer".to_string(),
     }
 }
