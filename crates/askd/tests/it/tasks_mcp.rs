@@ -342,6 +342,21 @@ async fn a_task_is_the_same_task_on_every_daemon_of_a_team() {
     let id = created["taskId"].as_str().unwrap().to_string();
     let got = on_b.rpc("tasks/get", json!({"taskId": id})).await;
     assert_eq!(got["status"], "working", "{got}");
+    // Answering in the client is the asker's: a request from elsewhere is refused.
+    let refused = on_b
+        .error(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"askd_answer": {"action": "accept", "content": {"q": "No"}}}}),
+        )
+        .await;
+    assert_eq!(refused["code"], -32602, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("another connection"),
+        "{refused}"
+    );
     let (status, body) = b
         .call(
             reqwest::Method::POST,

@@ -60,7 +60,17 @@ impl<'a> Stateless<'a> {
             .find_map(|l| l.strip_prefix("data: "))
             .unwrap_or(&all);
         let msg: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {all}"));
-        msg["result"].clone()
+        match msg.get("result") {
+            Some(r) => r.clone(),
+            None => json!({"error": msg["error"]}),
+        }
+    }
+
+    /// The JSON-RPC `error` of one request that must fail.
+    pub async fn error(&self, method: &str, params: Value) -> Value {
+        let r = self.rpc(method, params).await;
+        assert!(r.get("error").is_some(), "expected an error: {r}");
+        r["error"].clone()
     }
 
     pub async fn call(&self, name: &str, arguments: Value) -> Value {
