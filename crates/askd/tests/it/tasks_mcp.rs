@@ -415,3 +415,73 @@ async fn a_2025_task_the_client_can_show_is_answered_in_its_form_through_tasks_r
         json!(["No"])
     );
 }
+
+/// A survey as a 2026-07-28 task: `tasks/get` asks one path question at a time (keyed by
+/// the question), each `tasks/update` banks its answer (write-ahead), and the last one
+/// settles the survey with the client's answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_survey_task_is_walked_one_question_per_update() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    let meta = meta_2026();
+    let created = rpc(
+        &mut a,
+        1,
+        "tools/call",
+        json!({"name": "ask_survey", "arguments": fixture("release-scope.json"), "_meta": meta}),
+    )
+    .await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_string();
+    let mut keys = Vec::new();
+    for (n, content) in [
+        json!({"answer": "b"}),
+        json!({"answer": "store"}),
+        json!({"answer": ["d"]}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let n = n as i64;
+        let got = rpc(
+            &mut a,
+            10 + n,
+            "tasks/get",
+            json!({"taskId": id, "_meta": meta}),
+        )
+        .await;
+        assert_eq!(got["status"], "input_required", "{got}");
+        let key = got["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        rpc(
+            &mut a,
+            20 + n,
+            "tasks/update",
+            json!({"taskId": id, "_meta": meta,
+                   "inputResponses": {&key: {"action": "accept", "content": content}}}),
+        )
+        .await;
+        keys.push(key);
+    }
+    assert_eq!(
+        keys,
+        ["askd_answer:scope", "askd_answer:core", "askd_answer:ship"]
+    );
+    let done = rpc(
+        &mut a,
+        30,
+        "tasks/get",
+        json!({"taskId": id, "_meta": meta}),
+    )
+    .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let sc = &done["result"]["structuredContent"];
+    assert_eq!(sc["surface"], "client-form", "{done}");
+    let banked = home.api().ask(&id).await["banked"].clone();
+    assert_eq!(banked.as_array().unwrap().len(), 3, "{banked}");
+}
