@@ -4,6 +4,8 @@
 //! - [`alignment`] — requirements alignment: the per-session state folded from events, the
 //!   alignment tail (no-repeat guard), the policy text, the `align` check's note limit,
 //!   `establish_baseline`'s fields and rules, `report_drift`'s limits and reasons.
+//! - [`deadline`] — an ask's `deadline` (issue 35): when it stops waiting, and whether the
+//!   agent's default is applied or the ask closed; the default as the submit body it stands for.
 //! - [`vocab`] — the typed vocabulary: [`AskKind`], [`Outcome`], [`EventKind`], [`AlignOp`],
 //!   [`Actor`] and the review verdicts, each stored and sent as the same strings as always;
 //!   the tidy test keeps those strings' literals in this module.
@@ -29,6 +31,7 @@
 //! - No panic on any input: agent and human input only ever produce [`problem::Problem`]s.
 
 pub mod alignment;
+pub mod deadline;
 pub mod html;
 pub mod json;
 pub mod lang;

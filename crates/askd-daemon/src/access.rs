@@ -570,6 +570,7 @@ pub fn event_view<'e>(
         | EventKind::AskBanked
         | EventKind::AskAutosaved
         | EventKind::AskClaimed
+        | EventKind::AskDeadline
         | EventKind::AskSettled => {
             let readable = ask.is_some_and(|a| may_read(who, a));
             if readable {

@@ -34,6 +34,7 @@ macro_rules! conformance_tests {
             supersede_and_seed_in_one_transaction,
             supersede_ignores_other_sessions_and_settled_asks,
             awaited_flag,
+            deadlines_are_kept_listed_soonest_first_and_moved,
             list_and_count_filters,
             events_replay_in_commit_order,
             records_filter_and_order,
@@ -87,6 +88,7 @@ fn new_ask(id: &str, session_id: &str, payload: Value) -> NewAsk {
         seed_banked: Vec::new(),
         seed_autosave: None,
         return_undelivered: false,
+        expiry: None,
     }
 }
 
@@ -221,6 +223,7 @@ pub async fn reattach_is_per_session_and_kind_and_ends_at_settle(store: Arc<dyn 
 pub async fn undelivered_result_is_returned_to_an_identical_repeat(store: Arc<dyn Store>) {
     let new_ask = |id: &str, session: &str, payload: Value| NewAsk {
         return_undelivered: true,
+        expiry: None,
         ..new_ask(id, session, payload)
     };
     let s = store.open_session(session("c")).await.unwrap();
@@ -307,6 +310,7 @@ pub async fn undelivered_result_is_returned_to_an_identical_repeat(store: Arc<dy
 pub async fn withdrawn_ask_is_not_returned_to_an_identical_repeat(store: Arc<dyn Store>) {
     let new_ask = |id: &str, session: &str, payload: Value| NewAsk {
         return_undelivered: true,
+        expiry: None,
         ..new_ask(id, session, payload)
     };
     let s = store.open_session(session("c")).await.unwrap();
@@ -656,6 +660,63 @@ pub async fn awaited_flag(store: Arc<dyn Store>) {
     assert_eq!(
         store.set_awaited("zz", true).await.unwrap_err(),
         StoreError::NotFound
+    );
+}
+
+pub async fn deadlines_are_kept_listed_soonest_first_and_moved(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let expiring = |id: &str, payload: Value, at: &str| {
+        let mut a = new_ask(id, &s.id, payload);
+        a.expiry = Some(crate::Expiry {
+            expires_at: at.into(),
+            deadline: json!({"then": "cancel"}),
+        });
+        a
+    };
+    let late = "2030-01-02T00:00:00.000Z";
+    let soon = "2030-01-01T00:00:00.000Z";
+    let created = store
+        .create_ask(expiring("a1", json!({"entry": "q1"}), late))
+        .await
+        .unwrap();
+    assert_eq!(created.ask.expires_at.as_deref(), Some(late));
+    store
+        .create_ask(expiring("a2", json!({"entry": "q2"}), soon))
+        .await
+        .unwrap();
+    store
+        .create_ask(new_ask("a3", &s.id, json!({"entry": "q3"})))
+        .await
+        .unwrap();
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.expires_at.as_deref(), Some(late));
+    assert_eq!(read.deadline, Some(json!({"then": "cancel"})));
+    let listed = store.asks(&AskFilter::default()).await.unwrap();
+    let a2 = listed.iter().find(|a| a.id == "a2").unwrap();
+    assert_eq!(a2.expires_at.as_deref(), Some(soon));
+    assert_eq!(
+        store.expiring(10).await.unwrap(),
+        vec![
+            ("a2".to_string(), soon.to_string()),
+            ("a1".to_string(), late.to_string())
+        ]
+    );
+    // Moved: the event says where to; an ask without a deadline has none to move.
+    let moved = "2030-01-03T00:00:00.000Z";
+    let e = store.set_expiry("a2", moved).await.unwrap();
+    assert_eq!(e.kind, "ask.deadline");
+    assert_eq!(e.payload["expires_at"], moved);
+    assert_eq!(store.expiring(1).await.unwrap()[0].0, "a1");
+    assert!(matches!(
+        store.set_expiry("a3", moved).await.unwrap_err(),
+        StoreError::Conflict(_)
+    ));
+    // A settled ask is no longer expiring, and its deadline cannot move.
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    assert_eq!(store.expiring(10).await.unwrap().len(), 1);
+    assert_eq!(
+        store.set_expiry("a1", moved).await.unwrap_err(),
+        StoreError::NotPending
     );
 }
 

@@ -239,6 +239,15 @@ pub trait AskStore: Send + Sync {
     /// Marks whether an agent is still waiting on the ask (an MCP cancellation clears it).
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()>;
 
+    /// Moves a pending ask's deadline to `expires_at` and emits `ask.deadline` `{ask_id,
+    /// expires_at}` (issue 35). An ask without a deadline is [`StoreError::Conflict`], a
+    /// settled one [`StoreError::NotPending`].
+    async fn set_expiry(&self, ask_id: &str, expires_at: &str) -> StoreResult<Event>;
+
+    /// The pending asks that have a deadline, soonest first, at most `limit`: `(id,
+    /// expires_at)` (the `asks_expiring` index).
+    async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>>;
+
     /// Settled records, newest first.
     async fn records(&self, filter: &RecordFilter) -> StoreResult<Vec<Record>>;
 }

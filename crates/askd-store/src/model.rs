@@ -87,6 +87,17 @@ pub struct NewAsk {
     /// (clients.md §2.5), not for plain API creates. The caller decides which kinds it
     /// applies to; the store looks whenever it is set.
     pub return_undelivered: bool,
+    /// The ask's deadline, when it has one (issue 35).
+    pub expiry: Option<Expiry>,
+}
+
+/// When a pending ask stops waiting and what happens then (issue 35): `expires_at` (UTC,
+/// RFC 3339 with milliseconds), and `deadline` as the daemon stores it (`{then, default?,
+/// set_at}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expiry {
+    pub expires_at: String,
+    pub deadline: Value,
 }
 
 /// A session event written in the same transaction as an ask's creation or settle: its
@@ -138,6 +149,8 @@ impl NewAsk {
             delivered_at: None,
             claim: None,
             submission: None,
+            expires_at: self.expiry.as_ref().map(|e| e.expires_at.clone()),
+            deadline: self.expiry.map(|e| e.deadline),
             client,
             workspace,
         }
@@ -176,6 +189,12 @@ pub struct Ask {
     /// the serialised form when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub submission: Option<String>,
+    /// When the pending ask stops waiting (issue 35); `None` without a deadline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// What happens at `expires_at` (`{then, default?, set_at}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Value>,
     /// Client name and workspace of the asking session.
     pub client: String,
     pub workspace: Option<String>,
@@ -198,6 +217,9 @@ pub struct AskSummary {
     pub banked: u64,
     /// [`Ask::claim`].
     pub claim: Option<Value>,
+    /// [`Ask::expires_at`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -118,6 +118,8 @@ pub(crate) fn ask_from_row(row: &Row, banked: Vec<BankedEntry>) -> StoreResult<A
         delivered_at: row.get("delivered_at")?,
         claim: row.opt_json("claim")?,
         submission: row.get("submission")?,
+        expires_at: row.get("expires_at")?,
+        deadline: row.opt_json("deadline")?,
         client: row.get("client")?,
         workspace: row.get("workspace")?,
     })
@@ -322,8 +324,8 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
     let mut events = Vec::new();
     let inserted = db
         .try_execute(
-            "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited)
-             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited, expires_at, deadline)
+             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             args![
                 &a.id,
                 &a.session_id,
@@ -333,7 +335,9 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
                 &a.payload_key,
                 &a.fingerprint,
                 &at,
-                true
+                true,
+                a.expiry.as_ref().map(|e| e.expires_at.clone()),
+                a.expiry.as_ref().map(|e| to_text(&e.deadline))
             ],
         )
         .await;
@@ -525,6 +529,43 @@ async fn mark_delivered(db: &mut Db<'_>, ask_id: &str) -> StoreResult<bool> {
         )
         .await?;
     Ok(changed > 0)
+}
+
+async fn set_expiry(db: &mut Db<'_>, ask_id: &str, expires_at: &str) -> StoreResult<Event> {
+    require_pending(db, ask_id).await?;
+    let changed = db
+        .execute(
+            "UPDATE asks SET expires_at = ?2 WHERE id = ?1 AND expires_at IS NOT NULL",
+            args![ask_id, expires_at],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(StoreError::Conflict(format!(
+            "ask {ask_id} has no deadline to move"
+        )));
+    }
+    db.append_event(
+        EventKind::AskDeadline.as_str(),
+        Some(ask_id),
+        json!({"ask_id": ask_id, "expires_at": expires_at}),
+        &now(),
+        None,
+    )
+    .await
+}
+
+async fn expiring(db: &mut Db<'_>, limit: u32) -> StoreResult<Vec<(String, String)>> {
+    let rows = db
+        .fetch_all(
+            "SELECT id, expires_at FROM asks
+             WHERE state = 'pending' AND expires_at IS NOT NULL
+             ORDER BY expires_at LIMIT ?1",
+            args![i64::from(limit)],
+        )
+        .await?;
+    rows.iter()
+        .map(|r| Ok((r.get("id")?, r.get("expires_at")?)))
+        .collect()
 }
 
 async fn set_awaited(db: &mut Db<'_>, ask_id: &str, awaited: bool) -> StoreResult<()> {
@@ -1001,6 +1042,15 @@ impl<B: Backend> AskStore for B {
     async fn set_awaited(&self, ask_id: &str, awaited: bool) -> StoreResult<()> {
         let ask_id = ask_id.to_string();
         run!(write, self, |db| set_awaited(&mut db, &ask_id, awaited))
+    }
+
+    async fn set_expiry(&self, ask_id: &str, expires_at: &str) -> StoreResult<Event> {
+        let (ask_id, expires_at) = (ask_id.to_string(), expires_at.to_string());
+        run!(write, self, |db| set_expiry(&mut db, &ask_id, &expires_at))
+    }
+
+    async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>> {
+        run!(read, self, |db| expiring(&mut db, limit))
     }
 
     async fn records(&self, f: &RecordFilter) -> StoreResult<Vec<Record>> {

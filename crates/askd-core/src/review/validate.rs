@@ -43,7 +43,15 @@ impl Default for Limits {
 }
 
 /// Top-level fields, in the order of the §2.1 table.
-pub const TOP_FIELDS: [&str; 6] = ["title", "items", "lang", "persist", "offline", "timeout_s"];
+pub const TOP_FIELDS: [&str; 7] = [
+    "title",
+    "items",
+    "lang",
+    "persist",
+    "offline",
+    "timeout_s",
+    "deadline",
+];
 /// Item fields, in the order of the §2.2 and §2.3 tables.
 pub const ITEM_FIELDS: [&str; 14] = [
     "id",

@@ -62,7 +62,7 @@ pub fn resolve(args: Json<'_>) -> Result<Resolved<'_>, Problem> {
             // Step 3: the spec sent without its wrapper.
             if args.contains("entry") && args.contains("questions") {
                 let mut extras = Object::new();
-                for name in ["replaces", "timeout_s"] {
+                for name in ["replaces", "timeout_s", "deadline"] {
                     if let Some(v) = args.remove(name) {
                         extras.insert(name, v);
                     }

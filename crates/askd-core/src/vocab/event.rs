@@ -16,6 +16,8 @@ words! {
         AskBanked => "ask.banked",
         /// Unbanked answers were autosaved.
         AskAutosaved => "ask.autosaved",
+        /// A pending ask's deadline moved (`{ask_id, expires_at}`: a person extended it).
+        AskDeadline => "ask.deadline",
         /// A reminder about a waiting ask went out (notifications only; never stored).
         AskReminder => "ask.reminder",
         /// A session began (new, continued, forked).

@@ -22,6 +22,9 @@ words! {
         Push => "push",
         /// Survey pre-flight: talk it through first.
         Discuss => "discuss",
+        /// Nobody answered by the ask's deadline: the agent's default was applied (marked
+        /// `defaulted`), or the ask was closed unanswered (issue 35).
+        Expired => "expired",
     }
 }
 
@@ -63,7 +66,8 @@ mod tests {
                 "withdrawn",
                 "reroll",
                 "push",
-                "discuss"
+                "discuss",
+                "expired"
             ]
         );
         for o in Outcome::ALL {

@@ -219,6 +219,7 @@ mod tests {
                 seed_banked: vec![],
                 seed_autosave: None,
                 return_undelivered: false,
+                expiry: None,
             })
             .await
             .unwrap();

@@ -231,6 +231,7 @@ impl Daemon {
                     seed_banked: Vec::new(),
                     seed_autosave: None,
                     return_undelivered: false,
+                    expiry: None,
                 },
                 &follow,
             )

@@ -101,6 +101,7 @@ impl Room for Questions {
             seed_banked: Vec::new(),
             seed_autosave: None,
             return_undelivered: false,
+            expiry: None,
         })
     }
 

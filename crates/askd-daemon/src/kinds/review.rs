@@ -149,6 +149,7 @@ impl Room for Review {
             seed_banked: Vec::new(),
             seed_autosave: None,
             return_undelivered: false,
+            expiry: None,
         })
     }
 

@@ -94,6 +94,7 @@ impl Room for Survey {
             seed_banked: Vec::new(),
             seed_autosave: None,
             return_undelivered: false,
+            expiry: None,
         };
         let Some(old_id) = req.replaces.or(resolved.replaces()) else {
             return Ok(new);

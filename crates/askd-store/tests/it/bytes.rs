@@ -43,6 +43,7 @@ async fn tiny_asks() -> (u64, Vec<(String, i64)>) {
                 seed_banked: vec![],
                 seed_autosave: None,
                 return_undelivered: false,
+                expiry: None,
             })
             .await
             .unwrap();

@@ -33,6 +33,7 @@ fn ask(id: &str, session: &str) -> NewAsk {
         seed_banked: vec![],
         seed_autosave: None,
         return_undelivered: false,
+        expiry: None,
     }
 }
 

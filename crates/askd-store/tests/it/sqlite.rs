@@ -62,6 +62,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
                 seed_banked: vec![],
                 seed_autosave: None,
                 return_undelivered: false,
+                expiry: None,
             })
             .await
             .unwrap();

@@ -33,6 +33,7 @@ fn new_ask(id: &str, session: &str, kind: &str, payload: Value) -> NewAsk {
         seed_banked: vec![],
         seed_autosave: None,
         return_undelivered: true,
+        expiry: None,
     }
 }
 

@@ -1,0 +1,343 @@
+//! Deadlines (issue 35): an ask may say when it stops waiting and what happens then.
+//!
+//! `deadline: {in_s | at, then?, default?}` beside an ask's arguments (`ask_user_question`,
+//! `batch_review`, `ask_survey`):
+//! - `in_s` — seconds from now (> 0, at most [`MAX_S`]); or `at` — an RFC 3339 time (the
+//!   daemon reads it: this crate has no clock). Exactly one.
+//! - `then` — `default` (apply `default`) or `cancel` (close the ask unanswered); `default`
+//!   when `default` is given, else `cancel`.
+//! - `default` — what the agent chose in advance, by id: for questions an option label (or
+//!   several, for a multi-select question) per question id; for a review a verdict per item
+//!   id. A survey's deadline can only cancel (its path depends on its answers).
+//!
+//! An applied default is never a human's answer: the daemon settles the ask `expired`,
+//! marks the result `defaulted`, and says so in words ([`HANDLING_DEFAULTED`]).
+
+use serde_json::{Value, json};
+
+use crate::AskKind;
+use crate::json::Json;
+use crate::problem::Problem;
+
+/// The argument's name.
+pub const FIELD: &str = "deadline";
+
+/// The longest deadline, in seconds: 30 days.
+pub const MAX_S: f64 = 30.0 * 24.0 * 3600.0;
+
+/// What happens at the deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Then {
+    /// The agent's `default` is applied, marked as such.
+    Default,
+    /// The ask is closed unanswered.
+    Cancel,
+}
+
+/// When a deadline falls: seconds from the ask's creation, or a time the agent named.
+#[derive(Debug, Clone, PartialEq)]
+pub enum When {
+    In(f64),
+    At(String),
+}
+
+/// A validated deadline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deadline {
+    pub when: When,
+    pub then: Then,
+    /// The submit body the default stands for (`{"answers": […]}`), for [`Then::Default`].
+    pub default: Option<Value>,
+}
+
+/// What the agent is told of a default applied at the deadline.
+pub const HANDLING_DEFAULTED: &str = "Nobody answered by the deadline: askd applied the default YOU named, not the human's choice. Tell the user which default was applied, treat it as provisional, and let them revisit it.";
+
+/// What the agent is told of an ask closed at its deadline.
+pub const HANDLING_CLOSED: &str = "Nobody answered by the deadline, so askd closed the ask unanswered. Go on without these answers, or ask again later; do not read silence as consent.";
+
+fn problem(path: &str, code: &'static str, message: String) -> Problem {
+    Problem::new(path, code, message)
+}
+
+/// The `deadline` of an ask's arguments, if any, for an ask of `kind`.
+pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Deadline>, Vec<Problem>> {
+    let Some(d) = args.as_object().and_then(|o| o.get_present(FIELD)) else {
+        return Ok(None);
+    };
+    let Some(o) = d.as_object() else {
+        return Err(vec![problem(
+            FIELD,
+            "deadline_type",
+            format!(
+                "deadline must be an object {{in_s | at, then?, default?}}, got {} — e.g. {{\"in_s\": 3600, \"default\": {{…}}}}",
+                d.kind()
+            ),
+        )]);
+    };
+    let mut problems = Vec::new();
+    for key in o.keys() {
+        if !["in_s", "at", "then", "default"].contains(&key) {
+            problems.push(problem(
+                &format!("deadline.{key}"),
+                "unknown_field",
+                format!("unknown field {key:?}; deadline takes in_s or at, then, default"),
+            ));
+        }
+    }
+    let when = match (o.get_present("in_s"), o.get_present("at")) {
+        (Some(_), Some(_)) => {
+            problems.push(problem(
+                FIELD,
+                "deadline_when",
+                "give deadline.in_s or deadline.at, not both".into(),
+            ));
+            None
+        }
+        (None, None) => {
+            problems.push(problem(
+                FIELD,
+                "deadline_when",
+                "deadline needs in_s (seconds from now) or at (an RFC 3339 time)".into(),
+            ));
+            None
+        }
+        (Some(Json::Number(n)), None) => match n.as_f64() {
+            Some(s) if s.is_finite() && s > 0.0 && s <= MAX_S => Some(When::In(s)),
+            _ => {
+                problems.push(problem(
+                    "deadline.in_s",
+                    "deadline_range",
+                    format!("deadline.in_s must be more than 0 and at most {MAX_S} seconds (30 days), got {n}"),
+                ));
+                None
+            }
+        },
+        (Some(other), None) => {
+            problems.push(problem(
+                "deadline.in_s",
+                "deadline_type",
+                format!(
+                    "deadline.in_s must be a number of seconds, got {}",
+                    other.kind()
+                ),
+            ));
+            None
+        }
+        (None, Some(at)) => match at.as_str() {
+            Some(s) if !s.trim().is_empty() => Some(When::At(s.trim().to_string())),
+            _ => {
+                problems.push(problem(
+                    "deadline.at",
+                    "deadline_type",
+                    "deadline.at must be an RFC 3339 time such as \"2026-12-24T09:00:00Z\"".into(),
+                ));
+                None
+            }
+        },
+    };
+    let given = o.get_present("default");
+    let then = match o.get_present("then").map(|t| t.as_str()) {
+        None => {
+            if given.is_some() {
+                Then::Default
+            } else {
+                Then::Cancel
+            }
+        }
+        Some(Some("default")) => Then::Default,
+        Some(Some("cancel")) => Then::Cancel,
+        Some(_) => {
+            problems.push(problem(
+                "deadline.then",
+                "deadline_then",
+                "deadline.then must be \"default\" (apply deadline.default) or \"cancel\" (close the ask unanswered)".into(),
+            ));
+            Then::Cancel
+        }
+    };
+    let default = match (then, given) {
+        (Then::Cancel, Some(_)) => {
+            problems.push(problem(
+                "deadline.default",
+                "deadline_default",
+                "deadline.default is applied only with then \"default\" — drop it, or set then to \"default\"".into(),
+            ));
+            None
+        }
+        (Then::Cancel, None) => None,
+        (Then::Default, None) => {
+            problems.push(problem(
+                "deadline.default",
+                "deadline_default",
+                "deadline.then \"default\" needs deadline.default: what to apply, by id".into(),
+            ));
+            None
+        }
+        (Then::Default, Some(g)) => default_body(g, kind, &mut problems),
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(when.map(|when| Deadline {
+        when,
+        then,
+        default,
+    }))
+}
+
+/// The submit body a `default` stands for: `{"answers": [{id, selected}]}` for questions,
+/// `{"answers": [{id, verdict}]}` for a review. The daemon validates it against the ask as
+/// a submit would, before anything is stored.
+fn default_body(given: &Json, kind: AskKind, problems: &mut Vec<Problem>) -> Option<Value> {
+    let at = "deadline.default";
+    if kind == AskKind::Survey {
+        problems.push(problem(
+            at,
+            "deadline_default",
+            "a survey's deadline can only cancel (its path depends on its answers) — drop deadline.default".into(),
+        ));
+        return None;
+    }
+    let Some(map) = given.as_object().filter(|m| m.len() > 0) else {
+        problems.push(problem(
+            at,
+            "deadline_default",
+            match kind {
+                AskKind::Review => "deadline.default must be an object of verdicts by item id, e.g. {\"c1\": \"pass\"}".into(),
+                _ => "deadline.default must be an object of option labels by question id, e.g. {\"db\": \"SQLite\"}".into(),
+            },
+        ));
+        return None;
+    };
+    let mut answers = Vec::new();
+    for (id, v) in map.iter() {
+        let path = format!("{at}.{id}");
+        match (kind, v) {
+            (AskKind::Review, Json::String(verdict)) => {
+                answers.push(json!({"id": id, "verdict": verdict.as_ref()}));
+            }
+            (AskKind::Questions, Json::String(label)) => {
+                answers.push(json!({"id": id, "selected": [label.as_ref()]}));
+            }
+            (AskKind::Questions, Json::Array(labels))
+                if !labels.is_empty() && labels.iter().all(|l| l.as_str().is_some()) =>
+            {
+                let labels: Vec<&str> = labels.iter().filter_map(Json::as_str).collect();
+                answers.push(json!({"id": id, "selected": labels}));
+            }
+            _ => problems.push(problem(
+                &path,
+                "deadline_default",
+                match kind {
+                    AskKind::Review => format!("{path} must be a verdict (a string)"),
+                    _ => format!("{path} must be an option label, or a list of labels for a multi-select question"),
+                },
+            )),
+        }
+    }
+    Some(json!({"answers": answers}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(v: Value, kind: AskKind) -> Result<Option<Deadline>, Vec<Problem>> {
+        parse(&Json::from_value(&v), kind)
+    }
+
+    #[test]
+    fn a_default_becomes_the_submit_body_and_then_defaults_to_it() {
+        let d = parsed(
+            json!({"deadline": {"in_s": 2, "default": {"db": "SQLite", "langs": ["Rust", "Go"]}}}),
+            AskKind::Questions,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(d.when, When::In(2.0));
+        assert_eq!(d.then, Then::Default);
+        assert_eq!(
+            d.default.unwrap(),
+            json!({"answers": [{"id": "db", "selected": ["SQLite"]},
+                               {"id": "langs", "selected": ["Rust", "Go"]}]})
+        );
+        let r = parsed(
+            json!({"deadline": {"at": "2026-12-24T09:00:00Z", "default": {"c1": "pass"}}}),
+            AskKind::Review,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            r.default.unwrap(),
+            json!({"answers": [{"id": "c1", "verdict": "pass"}]})
+        );
+        let c = parsed(json!({"deadline": {"in_s": 60}}), AskKind::Survey)
+            .unwrap()
+            .unwrap();
+        assert_eq!((c.then, c.default), (Then::Cancel, None));
+        assert_eq!(parsed(json!({}), AskKind::Survey).unwrap(), None);
+    }
+
+    #[test]
+    fn every_mistake_names_its_field() {
+        let paths = |v: Value, kind| -> Vec<String> {
+            parsed(v, kind)
+                .unwrap_err()
+                .into_iter()
+                .map(|p| p.path)
+                .collect()
+        };
+        assert_eq!(
+            paths(json!({"deadline": 5}), AskKind::Questions),
+            ["deadline"]
+        );
+        assert_eq!(
+            paths(json!({"deadline": {"in_s": 0}}), AskKind::Questions),
+            ["deadline.in_s"]
+        );
+        assert_eq!(
+            paths(
+                json!({"deadline": {"in_s": 5, "at": "x"}}),
+                AskKind::Questions
+            ),
+            ["deadline"]
+        );
+        assert_eq!(
+            paths(
+                json!({"deadline": {"in_s": 5, "then": "default"}}),
+                AskKind::Questions
+            ),
+            ["deadline.default"]
+        );
+        assert_eq!(
+            paths(
+                json!({"deadline": {"in_s": 5, "then": "later"}}),
+                AskKind::Questions
+            ),
+            ["deadline.then"]
+        );
+        assert_eq!(
+            paths(
+                json!({"deadline": {"in_s": 5, "default": {"db": 3}}}),
+                AskKind::Questions
+            ),
+            ["deadline.default.db"]
+        );
+        assert_eq!(
+            paths(
+                json!({"deadline": {"in_s": 5, "default": {"q": "a"}}}),
+                AskKind::Survey
+            ),
+            ["deadline.default"]
+        );
+        assert_eq!(
+            paths(
+                json!({"deadline": {"in_s": 5, "soon": true}}),
+                AskKind::Questions
+            ),
+            ["deadline.soon"]
+        );
+    }
+}
