@@ -950,7 +950,6 @@ impl Builder<'_> {
             args: Json::from_value(&args),
             replaces: replaces.as_deref(),
             return_undelivered: false,
-            expiry: None,
         };
         let new = super::Room::admit(&super::survey::Survey, self.d, &session.id, &req).await?;
         let now = askd_store::now();
