@@ -51,6 +51,15 @@ pub struct Deadline {
     pub default: Option<Value>,
 }
 
+/// The `deadline` argument's schema, as the ask tools declare it (one short description:
+/// the validation messages carry the rest).
+pub fn schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "Stop waiting at {in_s | at: RFC 3339}; with default {id: option label | verdict} askd then applies it (outcome expired, defaulted: true), else closes the ask."
+    })
+}
+
 /// What the agent is told of a default applied at the deadline.
 pub const HANDLING_DEFAULTED: &str = "Nobody answered by the deadline: askd applied the default YOU named, not the human's choice. Tell the user which default was applied, treat it as provisional, and let them revisit it.";
 
@@ -200,7 +209,7 @@ fn default_body(given: &Json, kind: AskKind, problems: &mut Vec<Problem>) -> Opt
         ));
         return None;
     }
-    let Some(map) = given.as_object().filter(|m| m.len() > 0) else {
+    let Some(map) = given.as_object().filter(|m| !m.is_empty()) else {
         problems.push(problem(
             at,
             "deadline_default",

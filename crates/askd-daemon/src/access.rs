@@ -137,6 +137,8 @@ impl Allow {
     pub const HISTORY: Allow = Allow(1 | 2 | 4);
     /// Claims are people's.
     pub const CLAIM: Allow = Allow(1 | 4);
+    /// Moving a deadline is the people's who answer (the agent set it when it asked).
+    pub const DEADLINE: Allow = Allow(1 | 4 | 8);
 
     pub const fn or(self, other: Allow) -> Allow {
         Allow(self.0 | other.0)

@@ -61,6 +61,7 @@ pub mod asks;
 pub mod atomic;
 pub mod config;
 pub mod daemon;
+pub mod deadlines;
 pub mod devices;
 pub mod diagram;
 pub mod error;

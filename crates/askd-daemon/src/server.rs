@@ -228,6 +228,7 @@ pub async fn start_with(
     // Subscribed before the first request, so no new ask is missed.
     let notify_events = daemon.hub.subscribe();
     let keeper_events = daemon.hub.subscribe();
+    let deadline_events = daemon.hub.subscribe();
     let info = DaemonInfo {
         url: base_url.clone(),
         pid: std::process::id(),
@@ -249,6 +250,11 @@ pub async fn start_with(
     tokio::spawn(crate::keeper::run(
         daemon.clone(),
         keeper_events,
+        stop_rx.clone(),
+    ));
+    tokio::spawn(crate::deadlines::run(
+        daemon.clone(),
+        deadline_events,
         stop_rx.clone(),
     ));
     let app = router_with(daemon.clone(), mount(&daemon));

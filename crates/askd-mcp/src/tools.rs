@@ -119,7 +119,10 @@ fn result_schema(outcomes: &[&str], extra: Value) -> Value {
         "instruction": {"type": "string", "description": "What to do next (pending, pre-flight and superseded outcomes)."},
         "handling": {"type": "string", "description": "How to treat the answers (answered)."},
         "skipped": {"type": "array", "items": {"type": "string"}, "description": "Question ids asked but left without an answer."},
-        "answered_by": answered_by()
+        "answered_by": answered_by(),
+        "expires_at": {"type": "string", "description": "When a pending ask stops waiting (its deadline)."},
+        "expired_at": {"type": "string"},
+        "defaulted": {"type": "boolean", "description": "expired: your deadline default was applied, not the human's answer."}
     });
     if let (Some(p), Value::Object(e)) = (props.as_object_mut(), extra) {
         p.extend(e);
@@ -239,6 +242,7 @@ fn batch_review() -> Tool {
             Outcome::Answered.as_str(),
             Outcome::Cancelled.as_str(),
             Outcome::Aborted.as_str(),
+            Outcome::Expired.as_str(),
             PENDING,
         ],
         review_result(),
@@ -256,6 +260,7 @@ const SURVEY_OUTCOMES: &[&str] = &[
     Outcome::Push.as_str(),
     Outcome::Discuss.as_str(),
     Outcome::Superseded.as_str(),
+    Outcome::Expired.as_str(),
     PENDING,
 ];
 
@@ -274,11 +279,20 @@ fn ask_user_question() -> Tool {
     let mut t = Tool::new(
         ASK_USER_QUESTION,
         ASK_USER_QUESTION_DESCRIPTION,
-        object(undescribed(&askd_core::questions::args_schema())),
+        object({
+            let mut s = undescribed(&askd_core::questions::args_schema());
+            // The one field whose shape is not in the description.
+            s["properties"]["deadline"] = askd_core::deadline::schema();
+            s
+        }),
     );
     t.title = Some("Ask the user 1-4 quick questions".into());
     t.output_schema = Some(object(result_schema(
-        &[Outcome::Answered.as_str(), PENDING],
+        &[
+            Outcome::Answered.as_str(),
+            Outcome::Expired.as_str(),
+            PENDING,
+        ],
         question_answers(),
     )));
     t
@@ -331,6 +345,7 @@ fn await_answer() -> Tool {
             "decided",
             "dismissed",
             Outcome::Withdrawn.as_str(),
+            Outcome::Expired.as_str(),
         ],
         extra,
     )));

@@ -57,7 +57,12 @@ pub use sqlite::SqliteStore;
 
 /// The current instant as RFC 3339 UTC with milliseconds: askd's timestamp format.
 pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    time_text(chrono::Utc::now())
+}
+
+/// A time as the store keeps it: UTC, RFC 3339 with milliseconds (so it sorts as text).
+pub fn time_text(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 use async_trait::async_trait;

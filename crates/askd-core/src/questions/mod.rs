@@ -177,6 +177,14 @@ pub struct QuestionsArgs {
     /// When it runs out the call returns a pending handle; resume with await_answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<u64>,
+    /// When the ask stops waiting, and what happens then ([`crate::deadline`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "deadline_schema")]
+    pub deadline: Option<serde_json::Value>,
+}
+
+fn deadline_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(crate::deadline::schema()).unwrap_or_default()
 }
 
 /// The JSON Schema of the `ask_user_question` arguments (nested shapes inlined, so clients that

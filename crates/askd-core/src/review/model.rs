@@ -354,7 +354,8 @@ pub fn args_schema() -> Value {
             "lang": {"type": "string", "enum": ["en", "zh-CN", "zh"], "description": "Language of the labels and report_text; inferred from the text when absent."},
             "persist": {"type": "string", "minLength": 1, "maxLength": MAX_PERSIST, "description": "A file inside the workspace for a copy of the result: .md gets report_text, anything else JSON."},
             "offline": {"type": "boolean", "default": false, "description": "Reviewed as a spreadsheet or offline page through askd review export / import instead of the panel."},
-            "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds; when it runs out the call returns a pending handle — resume with await_answer."}
+            "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds; when it runs out the call returns a pending handle — resume with await_answer."},
+            "deadline": crate::deadline::schema()
         },
         "required": ["title", "items"],
         "additionalProperties": false

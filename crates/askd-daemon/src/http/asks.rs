@@ -304,6 +304,17 @@ pub async fn withdraw(
     ))
 }
 
+/// `{extend_s}` or `{at}`: a person moves a pending ask's deadline (issue 35).
+pub async fn deadline(
+    State(d): St,
+    AskId(id): AskId,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    refuse_unknown(&b, &["extend_s", "at"])?;
+    Ok(AxumJson(d.move_deadline(&id, &b).await?))
+}
+
 /// Marks whether an agent still waits on the ask (`{"awaited": false}` after an MCP cancel).
 pub async fn awaited(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;

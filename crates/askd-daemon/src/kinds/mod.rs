@@ -229,6 +229,7 @@ macro_rules! in_room {
         }
     };
 }
+pub(crate) use in_room;
 
 /// Names who makes this settle (`answered_by`: `{kind, id, name}`,
 /// [`crate::fence::answered_by`]) in its result and its record: a member, a paired device, or
@@ -328,6 +329,7 @@ impl Daemon {
         follow: &[FollowEvent],
     ) -> Result<Settlement, StoreError> {
         stamp(&mut settlement);
+        crate::deadlines::mark(&mut settlement);
         let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
         let more = room.settled(self, ask, &settlement).await;
         self.hub.publish(events.into_iter().chain(more));
@@ -343,6 +345,7 @@ impl Daemon {
         };
         let kind = AskKind::parse(req.kind).map_err(|_| unknown_kind(req.kind))?;
         let mut new = in_room!(kind, r => r.admit(self, &session_id, &req).await?);
+        new.expiry = crate::deadlines::checked(kind, &req.args, &new.payload)?;
         new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces
@@ -493,9 +496,15 @@ impl Daemon {
         }
     }
 
-    /// What a waiting agent gets while the ask is pending, kind by kind.
+    /// What a waiting agent gets while the ask is pending, kind by kind; with its deadline
+    /// (`expires_at`, `deadline`) when it has one.
     pub fn pending_handle(&self, ask: &Ask) -> ApiResult<Value> {
-        in_room!(kind_of(ask)?, r => r.pending(self, ask))
+        let mut handle = in_room!(kind_of(ask)?, r => r.pending(self, ask))?;
+        if let Some(d) = crate::deadlines::shown(ask) {
+            handle["expires_at"] = d["expires_at"].clone();
+            handle["deadline"] = d;
+        }
+        Ok(handle)
     }
 
     /// The path for a map of answers `{id: {selected, custom?, skipped?}}` (surveys only).
@@ -532,6 +541,9 @@ impl Daemon {
         });
         if let Some(t) = &ask.title {
             v["title"] = json!(t);
+        }
+        if let Some(d) = crate::deadlines::shown(ask) {
+            v["deadline"] = d;
         }
         in_room!(kind, r => r.view(self, ask, &mut v)?);
         if ask.state == AskState::Settled {

@@ -14,6 +14,7 @@ mod common_mcp;
 mod config_refusals;
 mod context_budget;
 mod crash;
+mod deadlines;
 mod docs;
 mod doctor;
 mod elicitation;

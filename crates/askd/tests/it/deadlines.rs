@@ -1,0 +1,196 @@
+//! Issue 35, deadlines: an ask with a deadline settles by itself when nobody answers — the
+//! agent's default applied and marked `expired`/`defaulted`, or the ask closed — after a
+//! daemon restart too, and exactly once across the daemons of a team. Driven through the
+//! built `askd mcp` (raw JSON-RPC) and the daemon's API.
+
+use crate::common_mcp;
+
+use std::time::{Duration, Instant};
+
+use common_mcp::raw::Raw;
+use common_mcp::*;
+use serde_json::{Value, json};
+
+async fn initialize(a: &mut Raw) {
+    a.send(&json!({
+        "jsonrpc": "2.0", "id": "init", "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "deadline-test", "version": "1.0.0"}}
+    }))
+    .await;
+    a.response().await;
+    a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+}
+
+/// One tool call's `structuredContent` (or the whole answer when it has none).
+async fn call(a: &mut Raw, id: i64, tool: &str, arguments: Value) -> Value {
+    a.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}}))
+        .await;
+    let r = a.response().await;
+    match r["result"].get("structuredContent") {
+        Some(s) => s.clone(),
+        None => r,
+    }
+}
+
+fn with_deadline(n: usize, deadline: Value) -> Value {
+    let mut args = questions(n);
+    args["timeout_s"] = json!(0);
+    args["deadline"] = deadline;
+    args
+}
+
+/// Waits until the ask is settled; its view.
+async fn settled(api: &Api, id: &str, within: Duration) -> Value {
+    let until = Instant::now() + within;
+    loop {
+        let v = api.ask(id).await;
+        if v["state"] == "settled" {
+            return v;
+        }
+        assert!(Instant::now() < until, "ask {id} did not settle: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_applies_the_default_marked_and_the_agent_is_told() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    initialize(&mut a).await;
+    let pending = call(
+        &mut a,
+        1,
+        "ask_user_question",
+        with_deadline(1, json!({"in_s": 2, "default": {"q": "No"}})),
+    )
+    .await;
+    assert_eq!(pending["outcome"], "pending", "{pending}");
+    assert!(pending["expires_at"].is_string(), "{pending}");
+    assert_eq!(pending["deadline"]["then"], "default");
+    let id = pending["ask_id"].as_str().unwrap().to_string();
+    let api = home.api();
+    assert!(api.ask(&id).await["deadline"]["expires_at"].is_string());
+    let view = settled(&api, &id, Duration::from_secs(10)).await;
+    assert_eq!(view["outcome"], "expired", "{view}");
+    let result = call(&mut a, 2, "await_answer", json!({"ask_id": id})).await;
+    assert_eq!(result["outcome"], "expired", "{result}");
+    assert_eq!(result["defaulted"], true);
+    assert_eq!(result["answers"][0]["selected"], json!(["No"]));
+    assert!(result.get("surface").is_none(), "nobody answered: {result}");
+    assert!(
+        result["handling"]
+            .as_str()
+            .unwrap()
+            .contains("not the human's choice"),
+        "{result}"
+    );
+    // The record says so too.
+    let records = api.get("/api/records?kind=questions").await;
+    let record = &records["records"][0]["record"];
+    assert_eq!(record["outcome"], "expired", "{records}");
+    assert_eq!(record["defaulted"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_fires_after_a_restart_and_a_person_may_move_it() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    initialize(&mut a).await;
+    // Without a default the ask closes at its deadline.
+    let closing = call(
+        &mut a,
+        1,
+        "ask_user_question",
+        with_deadline(2, json!({"in_s": 2})),
+    )
+    .await;
+    let id = closing["ask_id"].as_str().unwrap().to_string();
+    let moved = call(
+        &mut a,
+        2,
+        "ask_user_question",
+        with_deadline(3, json!({"in_s": 2})),
+    )
+    .await;
+    let moved_id = moved["ask_id"].as_str().unwrap().to_string();
+    let api = home.api();
+    let r = api
+        .post(
+            &format!("/api/asks/{moved_id}/deadline"),
+            json!({"extend_s": 3600}),
+        )
+        .await;
+    assert!(r["expires_at"].as_str().unwrap() > moved["expires_at"].as_str().unwrap());
+    drop(a);
+    kill_daemon(&home).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The next adapter starts the daemon again: the passed deadline fires at once.
+    let mut b = Raw::spawn(&home);
+    initialize(&mut b).await;
+    let result = call(
+        &mut b,
+        1,
+        "await_answer",
+        json!({"ask_id": id, "timeout_s": 10}),
+    )
+    .await;
+    assert_eq!(result["outcome"], "expired", "{result}");
+    assert_eq!(result["defaulted"], false);
+    assert!(result.get("error").is_none(), "{result}");
+    let api = home.api();
+    assert_eq!(api.ask(&moved_id).await["state"], "pending");
+    // A refused deadline names its field.
+    let bad = call(
+        &mut b,
+        2,
+        "ask_user_question",
+        with_deadline(4, json!({"in_s": 5, "default": {"q": "Maybe"}})),
+    )
+    .await;
+    let text = bad.to_string();
+    assert!(text.contains("deadline.default"), "{text}");
+}
+
+/// Three daemons on one PostgreSQL database reach the same deadline: one settles it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_fires_exactly_once_across_a_team() {
+    use askd_testkit::serve::Launch;
+    let db = askd_store::pg_test::cluster().database().await;
+    let start = || {
+        Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+            .env("ASKD_DATABASE_URL", &db.url)
+            .start()
+    };
+    let daemons = [start(), start(), start()];
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let mut args = questions(100 + n);
+        args["deadline"] = json!({"in_s": 2, "default": {"q": "Yes (Recommended)"}});
+        let (status, body) = daemons[n % 3]
+            .call(
+                reqwest::Method::POST,
+                "/api/asks",
+                Some(json!({"kind": "questions", "args": args})),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        ids.push(body["ask_id"].as_str().unwrap().to_string());
+    }
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    for id in &ids {
+        // The log holds one settle of each: one event, hence one notification, one record.
+        let settles = db
+            .sql(&format!(
+                "SELECT count(*)::text FROM events WHERE kind = 'ask.settled' AND ask_id = '{id}'"
+            ))
+            .await;
+        assert_eq!(settles, ["1"], "ask {id}");
+        let (_, view) = daemons[2]
+            .call(reqwest::Method::GET, &format!("/api/asks/{id}"), None)
+            .await;
+        assert_eq!(view["outcome"], "expired", "{view}");
+    }
+}
