@@ -143,6 +143,38 @@ pub async fn start(cfg: Settings) -> Result<Running, String> {
     start_with(cfg, |_| crate::http::routes::Routes::new()).await
 }
 
+/// The daemon's background work, each on the hub's events from before the first request:
+/// the notifier, the checkpoint keeper and the deadline runner.
+struct Background {
+    notify: tokio::sync::broadcast::Receiver<askd_store::Event>,
+    keeper: tokio::sync::broadcast::Receiver<askd_store::Event>,
+    deadlines: tokio::sync::broadcast::Receiver<askd_store::Event>,
+}
+
+impl Background {
+    fn subscribe(daemon: &Daemon) -> Background {
+        Background {
+            notify: daemon.hub.subscribe(),
+            keeper: daemon.hub.subscribe(),
+            deadlines: daemon.hub.subscribe(),
+        }
+    }
+
+    fn spawn(self, daemon: &Arc<Daemon>, stop: &tokio::sync::watch::Receiver<bool>) {
+        tokio::spawn(notifier(daemon.clone(), self.notify, stop.clone()));
+        tokio::spawn(crate::keeper::run(
+            daemon.clone(),
+            self.keeper,
+            stop.clone(),
+        ));
+        tokio::spawn(crate::deadlines::run(
+            daemon.clone(),
+            self.deadlines,
+            stop.clone(),
+        ));
+    }
+}
+
 /// [`start`], with the routes `mount` returns (given the daemon) served beside the
 /// daemon's own, behind the fence ([`crate::router_with`]).
 pub async fn start_with(
@@ -226,9 +258,7 @@ pub async fn start_with(
         )
         .await;
     // Subscribed before the first request, so no new ask is missed.
-    let notify_events = daemon.hub.subscribe();
-    let keeper_events = daemon.hub.subscribe();
-    let deadline_events = daemon.hub.subscribe();
+    let background = Background::subscribe(&daemon);
     let info = DaemonInfo {
         url: base_url.clone(),
         pid: std::process::id(),
@@ -246,17 +276,7 @@ pub async fn start_with(
     .map_err(|e| format!("cannot write {}: {e}", info_path.display()))?;
     reserve::ensure(&data_dir);
 
-    tokio::spawn(notifier(daemon.clone(), notify_events, stop_rx.clone()));
-    tokio::spawn(crate::keeper::run(
-        daemon.clone(),
-        keeper_events,
-        stop_rx.clone(),
-    ));
-    tokio::spawn(crate::deadlines::run(
-        daemon.clone(),
-        deadline_events,
-        stop_rx.clone(),
-    ));
+    background.spawn(&daemon, &stop_rx);
     let app = router_with(daemon.clone(), mount(&daemon));
     let task = {
         let daemon = daemon.clone();

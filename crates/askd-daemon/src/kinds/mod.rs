@@ -13,9 +13,12 @@
 //! - [`questions`] — `ask_user_question`.
 //! - [`review`] — `batch_review`: create, the locked settle with `persist`, export, import.
 //! - [`drift`] — drift cards: `report_drift`, the card's answer, its view.
+//! - [`expiry`] — an ask's deadline: checked at create, the expiry (default or close), the
+//!   mark on its settle, moving it (issue 35; [`crate::deadlines`] fires them).
 
 pub mod drafts;
 pub mod drift;
+pub mod expiry;
 pub mod questions;
 pub mod review;
 pub mod survey;
@@ -329,7 +332,7 @@ impl Daemon {
         follow: &[FollowEvent],
     ) -> Result<Settlement, StoreError> {
         stamp(&mut settlement);
-        crate::deadlines::mark(&mut settlement);
+        expiry::mark(&mut settlement);
         let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
         let more = room.settled(self, ask, &settlement).await;
         self.hub.publish(events.into_iter().chain(more));
@@ -345,7 +348,7 @@ impl Daemon {
         };
         let kind = AskKind::parse(req.kind).map_err(|_| unknown_kind(req.kind))?;
         let mut new = in_room!(kind, r => r.admit(self, &session_id, &req).await?);
-        new.expiry = crate::deadlines::checked(kind, &req.args, &new.payload)?;
+        new.expiry = expiry::checked(kind, &req.args, &new.payload)?;
         new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces
@@ -500,7 +503,7 @@ impl Daemon {
     /// (`expires_at`, `deadline`) when it has one.
     pub fn pending_handle(&self, ask: &Ask) -> ApiResult<Value> {
         let mut handle = in_room!(kind_of(ask)?, r => r.pending(self, ask))?;
-        if let Some(d) = crate::deadlines::shown(ask) {
+        if let Some(d) = expiry::shown(ask) {
             handle["expires_at"] = d["expires_at"].clone();
             handle["deadline"] = d;
         }
@@ -542,7 +545,7 @@ impl Daemon {
         if let Some(t) = &ask.title {
             v["title"] = json!(t);
         }
-        if let Some(d) = crate::deadlines::shown(ask) {
+        if let Some(d) = expiry::shown(ask) {
             v["deadline"] = d;
         }
         in_room!(kind, r => r.view(self, ask, &mut v)?);
