@@ -6,6 +6,7 @@ import { h, icon, revealText, plainText } from './dom.js';
 import { setDraftOwner } from './autosave.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
+import { DeadlineBar } from './deadline.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
 
@@ -49,6 +50,10 @@ let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
 app.after(sessionLink);
+// An ask's deadline (issue 35), above its view: the views re-render only their own root.
+const deadlineEl = h('div', { class: 'deadline-bar', hidden: true });
+app.before(deadlineEl);
+const deadlineBar = new DeadlineBar(deadlineEl, live);
 let routes = 0; // a route that awaited while the human moved on does not mount
 
 function dropView() {
@@ -115,6 +120,7 @@ async function showSignedOut(code) {
   dropView();
   const gen = ++routes;
   sessionLink.hidden = true;
+  deadlineBar.hide();
   showBanner();
   document.documentElement.dataset.who = 'signed-out';
   const want = userLanguage();
@@ -224,6 +230,7 @@ async function route() {
       return;
     }
     await view.mount();
+    if (gen === routes) deadlineBar.show(data);
   } catch (e) {
     crash(e, route);
   }

@@ -10,6 +10,7 @@ import { h, icon, duration, plainText } from './dom.js';
 import { DRAFT_KEY, hasCopy } from './autosave.js';
 import { t, tn, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
 import { Builder } from './builder.js';
+import { deadlineChip, tickChips } from './deadline.js';
 
 /** desk-d: the strings of the inbox's filters and bulk actions, loaded with it only (a test checks the keys). */
 export const INBOX_STRINGS = {
@@ -258,6 +259,13 @@ export class Inbox {
         this.render();
       }
       this.reloadSoon();
+    } else if (kind === 'ask.deadline') {
+      // A person moved the deadline (here, or on another device).
+      const a = this.pending.find((x) => x.id === data.ask_id);
+      if (a) {
+        a.expires_at = data.expires_at;
+        this.render();
+      }
     } else if (kind === 'ask.claimed') {
       // Team mode: who is on it, live on every member's inbox.
       const a = this.pending.find((x) => x.id === data.ask_id);
@@ -556,6 +564,7 @@ export class Inbox {
     for (const el of this.list.querySelectorAll('.wait-live')) {
       el.textContent = waiting(now - Number(el.getAttribute('data-since')));
     }
+    tickChips(this.list, now);
   }
 
   /** desk-b: j / k move the focus down / up the list of asks (Enter then opens the focused one). */
@@ -628,6 +637,7 @@ export class Inbox {
             a.banked ? h('span', { class: 'chip' }, t('inbox.bankedCount', { n: a.banked })) : null,
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
             a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
+            deadlineChip(a, now),
             waitingSpan('muted', since, now))),
         h('span', { class: 'btn small' }, a.kind === 'survey' ? this.surveyAction(a) : t('nav.open'))),
       this.who && this.who.kind === 'member' ? this.claimButton(a) : null);

@@ -80,6 +80,7 @@ const ASSETS: &[Asset] = assets![
     "js/api.js" => JS,
     "js/builder.js" => JS,
     "js/diagram.js" => JS,
+    "js/deadline.js" => JS,
     "js/dialog.js" => JS,
     "js/dom.js" => JS,
     "js/drift.js" => JS,
