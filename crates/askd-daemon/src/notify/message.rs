@@ -19,6 +19,9 @@ pub enum MessageKind {
     New,
     /// An ask still pending after `after` (and every `remindEvery`).
     Reminder,
+    /// An ask nobody answered by its deadline (issue 35): the agent's default was applied,
+    /// or the ask closed.
+    Expired,
 }
 
 impl MessageKind {
@@ -27,6 +30,7 @@ impl MessageKind {
         match self {
             Self::New => EventKind::AskCreated.as_str(),
             Self::Reminder => EventKind::AskReminder.as_str(),
+            Self::Expired => EventKind::AskSettled.as_str(),
         }
     }
 
@@ -35,6 +39,7 @@ impl MessageKind {
         match self {
             Self::New => "askd: a new question for you",
             Self::Reminder => "askd: still waiting for your answer",
+            Self::Expired => "askd: nobody answered by the deadline",
         }
     }
 }
@@ -87,6 +92,10 @@ impl Message {
         match self.kind {
             MessageKind::New => format!("{} asks: {}", self.who, self.title),
             MessageKind::Reminder => format!("Reminder: {} asks: {}", self.who, self.title),
+            MessageKind::Expired => format!(
+                "Expired: {} asked: {} — nobody answered by the deadline",
+                self.who, self.title
+            ),
         }
     }
 

@@ -621,7 +621,17 @@ impl Scheduler {
                 Ok(_) => {}
                 Err(err) => tracing::error!(error = %err, "notifier: cannot read a new ask"),
             },
-            Some(EventKind::AskSettled) => self.forget(id),
+            Some(EventKind::AskSettled) => {
+                // An ask nobody answered by its deadline is worth a word: the agent went on
+                // with its default (or without an answer). Any other settle needs none.
+                let expired = e.payload.get("outcome") == Some(&json!(askd_core::Outcome::Expired));
+                let t = self.tracked.remove(id);
+                self.forget(id);
+                if let (true, Some(t)) = (expired, t) {
+                    let m = self.message(MessageKind::Expired, id, &t);
+                    self.emit(m);
+                }
+            }
             _ => {}
         }
     }
@@ -691,6 +701,8 @@ fn one_per_ask(batch: Vec<Message>) -> Vec<Message> {
     for m in batch {
         match out.iter_mut().find(|o| o.ask_id == m.ask_id) {
             None => out.push(m),
+            // The expiry says the last word about its ask.
+            Some(o) if m.kind == MessageKind::Expired => *o = m,
             Some(o) if o.kind == MessageKind::New => {}
             Some(o) => *o = m,
         }

@@ -159,9 +159,13 @@ async fn a_deadline_fires_after_a_restart_and_a_person_may_move_it() {
 async fn a_deadline_fires_exactly_once_across_a_team() {
     use askd_testkit::serve::Launch;
     let db = askd_store::pg_test::cluster().database().await;
+    let (got, hook) = common_mcp::webhook::receiver().await;
+    let webhook = format!("json={hook}");
     let start = || {
         Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
             .env("ASKD_DATABASE_URL", &db.url)
+            .env("ASKD_NOTIFY_WEBHOOK", &webhook)
+            .env("ASKD_NOTIFY_DESKTOP", "false")
             .start()
     };
     let daemons = [start(), start(), start()];
@@ -192,5 +196,26 @@ async fn a_deadline_fires_exactly_once_across_a_team() {
             .call(reqwest::Method::GET, &format!("/api/asks/{id}"), None)
             .await;
         assert_eq!(view["outcome"], "expired", "{view}");
+        // One message said it was asked, one that nobody answered in time (and no more:
+        // a second would come within a second of the first).
+        let about = || -> Vec<String> {
+            got.lock()
+                .unwrap()
+                .iter()
+                .filter(|b| b.contains(id.as_str()))
+                .cloned()
+                .collect()
+        };
+        let until = Instant::now() + Duration::from_secs(10);
+        while about().len() < 2 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let about = about();
+        assert_eq!(about.len(), 2, "{about:?}");
+        assert!(
+            about[1].contains("nobody answered by the deadline"),
+            "{about:?}"
+        );
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod raw;
 pub mod stateless;
+pub mod webhook;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
