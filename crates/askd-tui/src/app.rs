@@ -28,6 +28,8 @@ pub struct InboxRow {
     pub kind: String,
     pub title: String,
     pub created_at: String,
+    /// When it stops waiting (its deadline), if it has one.
+    pub expires_at: Option<String>,
 }
 
 /// An open ask.
@@ -530,6 +532,13 @@ impl App {
                     focus_style(focused),
                 ),
                 Span::styled(format!("  {created}"), Style::default().fg(Color::DarkGray)),
+                match &row.expires_at {
+                    Some(at) => Span::styled(
+                        format!("  ⏱ {} {}", t("deadline.until"), crate::text::minute(at)),
+                        Style::default().fg(Color::Yellow),
+                    ),
+                    None => Span::raw(""),
+                },
             ]));
         }
         let offset = focus_line.saturating_sub(main.height as usize / 2);
@@ -674,6 +683,7 @@ fn parse_inbox(body: &Value) -> Vec<InboxRow> {
                     kind: a["kind"].as_str().unwrap_or_default().to_string(),
                     title: a["title"].as_str().unwrap_or_default().to_string(),
                     created_at: a["created_at"].as_str().unwrap_or_default().to_string(),
+                    expires_at: a["expires_at"].as_str().map(str::to_string),
                 })
                 .collect()
         })

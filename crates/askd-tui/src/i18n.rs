@@ -96,6 +96,17 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("kind.questions", "Questions", "问题"),
     ("kind.review", "Review", "验收"),
     ("kind.drift", "Requirement drift", "需求偏移"),
+    ("deadline.until", "stops waiting at", "停止等待于"),
+    (
+        "deadline.thenDefault",
+        "then the agent's default applies",
+        "届时采用 agent 预设的默认值",
+    ),
+    (
+        "deadline.thenClose",
+        "then it closes unanswered",
+        "届时不作答直接关闭",
+    ),
     ("loading", "Loading…", "加载中…"),
     ("network", "The daemon did not answer", "守护进程没有响应"),
     ("help.title", "Keys (Esc closes)", "按键（Esc 关闭）"),

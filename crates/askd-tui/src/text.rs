@@ -283,6 +283,16 @@ pub fn chars(s: &str) -> usize {
     s.chars().count()
 }
 
+/// An RFC 3339 time to the minute, as the terminal shows it (`2026-12-03 17:42 UTC`).
+pub fn minute(at: &str) -> String {
+    let shown = at.get(..16).unwrap_or(at).replace('T', " ");
+    if at.ends_with('Z') {
+        format!("{shown} UTC")
+    } else {
+        shown
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

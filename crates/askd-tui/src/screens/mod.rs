@@ -81,6 +81,8 @@ pub struct Base {
     pub busy: bool,
     /// The caret of the text field being edited (a character index; `usize::MAX`: the end).
     pub caret: usize,
+    /// The ask's deadline line, when it has one: when it stops waiting and what then.
+    pub deadline: Option<String>,
 }
 
 impl Base {
@@ -103,6 +105,7 @@ impl Base {
             confirm: None,
             busy: false,
             caret: usize::MAX,
+            deadline: deadline_line(view, Lang::of_ask(view)),
         }
     }
 
@@ -440,7 +443,14 @@ pub fn draw_screen(
         ratatui::layout::Constraint::Length(1),
     ])
     .areas(area);
-    f.render_widget(Paragraph::new(base.header()), head);
+    let mut header = vec![base.header()];
+    if let Some(d) = &base.deadline {
+        header.push(Line::from(Span::styled(
+            format!(" ⏱ {d}"),
+            Style::default().fg(Color::Yellow),
+        )));
+    }
+    f.render_widget(Paragraph::new(header), head);
     let offset = focus.saturating_sub((main.height as usize) / 3);
     f.render_widget(
         Paragraph::new(body)
@@ -468,6 +478,45 @@ pub fn draw_screen(
     if let Some(c) = &base.confirm {
         draw_confirm(f, area, base.lang, c);
     }
+}
+
+/// "stops waiting at 2026-12-03 17:42 UTC — then the agent's default applies (db: SQLite)"
+/// for an ask with a deadline (issue 35); the default's labels are agent text, one line.
+fn deadline_line(view: &Value, lang: Lang) -> Option<String> {
+    let d = view.get("deadline")?;
+    let at = d["expires_at"].as_str()?;
+    let then = if d["then"] == "default" {
+        let answers: Vec<String> = d["default"]["answers"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| {
+                        let chosen: Vec<&str> = match x["selected"].as_array() {
+                            Some(s) => s.iter().filter_map(Value::as_str).collect(),
+                            None => x["verdict"].as_str().into_iter().collect(),
+                        };
+                        format!(
+                            "{}: {}",
+                            x["id"].as_str().unwrap_or_default(),
+                            chosen.join(", ")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        format!(
+            "{} ({})",
+            lang.t("deadline.thenDefault"),
+            clean_line(&answers.join("; "))
+        )
+    } else {
+        lang.t("deadline.thenClose").to_string()
+    };
+    Some(format!(
+        "{} {} — {then}",
+        lang.t("deadline.until"),
+        crate::text::minute(at)
+    ))
 }
 
 /// A box in the middle of `area`.

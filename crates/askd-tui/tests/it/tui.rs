@@ -691,3 +691,28 @@ async fn a_repeated_terminal_submit_gets_the_saved_result() {
     assert_eq!(status, 409, "without the key, a second submit is refused");
     h.stop().await;
 }
+
+/// Issue 35: an ask with a deadline says when it stops waiting, in the inbox and on its
+/// screen, and what happens then (the agent's default, as plain text).
+#[tokio::test]
+async fn a_deadline_is_shown_in_the_inbox_and_on_the_ask() {
+    let mut h = Harness::start().await;
+    let args = json!({
+        "questions": [{"id": "db", "question": "Which database?",
+                       "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}],
+        "deadline": {"in_s": 1800, "default": {"db": "SQLite"}}
+    });
+    let id = h.create("questions", None, args).await;
+    let at = h.view(&id).await["deadline"]["expires_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shown = format!("{} UTC", at[..16].replace('T', " "));
+    h.refresh().await;
+    h.shows(&format!("⏱ stops waiting at {shown}"));
+    h.open(&id).await;
+    h.shows(&format!(
+        "⏱ stops waiting at {shown} — then the agent's default applies (db: SQLite)"
+    ));
+    h.stop().await;
+}
