@@ -1,0 +1,39 @@
+// Issue 35: an ask with a deadline, through the official TypeScript SDK (1.32.2) over stdio.
+// Nobody answers; at the deadline the agent's default is applied, and the result the SDK
+// hands the agent — validated by callTool against the tool's outputSchema — says so:
+// outcome "expired", defaulted, and a handling text that names it the agent's default.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { requireBinary, freshHome, workspaceOf, serverEnv, stopDaemonOf, questionArgs, jsonText } from './lib.mjs';
+
+let home;
+let client;
+
+after(async () => {
+  await client?.close().catch(() => {});
+  if (home) await stopDaemonOf(home);
+});
+
+test('a deadline with a default settles by itself and the agent is told it was its default', async () => {
+  requireBinary();
+  home = freshHome('askd-deadline-');
+  const transport = new StdioClientTransport({
+    command: 'askd', args: ['mcp'], env: serverEnv(home), cwd: workspaceOf(home), stderr: 'pipe',
+  });
+  client = new Client({ name: 'askd-deadline-test', version: '1.0.0' });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  assert.equal(tools.find((t) => t.name === 'ask_user_question').inputSchema.properties.deadline.type, 'object');
+  const args = { ...questionArgs('Which database, if nobody says?'), deadline: { in_s: 2, default: { db: 'SQLite' } } };
+  const result = await client.callTool({ name: 'ask_user_question', arguments: args }, undefined, { timeout: 30000 });
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+  const s = result.structuredContent;
+  assert.equal(s.outcome, 'expired');
+  assert.equal(s.defaulted, true);
+  assert.deepEqual(s.answers.map((a) => [a.id, a.selected]), [['db', ['SQLite']]]);
+  assert.match(s.handling, /default YOU named, not the human's choice/);
+  // A client that shows the model only text gets the same.
+  assert.equal(jsonText(result).outcome, 'expired');
+});
