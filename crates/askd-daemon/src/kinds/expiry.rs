@@ -52,6 +52,16 @@ fn expired(s: &mut Settlement, e: &Expiring) {
             deadline::HANDLING_CLOSED
         };
         r.insert("handling".into(), json!(words));
+        // A review's report is the first thing its agent reads: it opens with the same.
+        if let Some(report) = r.get("report_text").and_then(Value::as_str) {
+            let lead = if e.defaulted {
+                "EXPIRED: nobody answered by the deadline. The verdicts below are the defaults the agent named, not the human's."
+            } else {
+                "EXPIRED: nobody answered by the deadline; the review closed without verdicts."
+            };
+            let report = format!("{lead}\n\n{report}");
+            r.insert("report_text".into(), json!(report));
+        }
     }
     if let Some(r) = s.record.as_object_mut() {
         r.insert("outcome".into(), json!(Outcome::Expired));

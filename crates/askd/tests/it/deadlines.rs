@@ -219,3 +219,47 @@ async fn a_deadline_fires_exactly_once_across_a_team() {
         );
     }
 }
+
+/// A review's deadline applies the verdicts the agent named; its report, the first thing the
+/// agent reads, opens by saying they are not the human's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_deadline_applies_the_named_verdicts_and_its_report_says_so() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    initialize(&mut a).await;
+    let args = json!({
+        "title": "Release checklist",
+        "items": [
+            {"id": "c1", "title": "Copy button copies the full path"},
+            {"id": "c2", "title": "Download keeps the file name"}
+        ],
+        "timeout_s": 0,
+        "deadline": {"in_s": 2, "default": {"c1": "pass"}}
+    });
+    let pending = call(&mut a, 1, "batch_review", args).await;
+    let id = pending["ask_id"].as_str().unwrap().to_string();
+    assert!(pending["expires_at"].is_string(), "{pending}");
+    settled(&home.api(), &id, Duration::from_secs(10)).await;
+    a.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "await_answer", "arguments": {"ask_id": id}}}))
+        .await;
+    let r = a.response().await;
+    let first = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        first.starts_with("EXPIRED: nobody answered by the deadline."),
+        "{first}"
+    );
+    let s = &r["result"]["structuredContent"];
+    assert_eq!(s["outcome"], "expired", "{s}");
+    assert_eq!(s["defaulted"], true);
+    // A verdict for an item the review does not have is refused at the start.
+    let bad = call(
+        &mut a,
+        3,
+        "batch_review",
+        json!({"title": "Another checklist", "items": [{"id": "c1", "title": "One"}],
+               "deadline": {"in_s": 5, "default": {"zz": "pass"}}}),
+    )
+    .await;
+    assert!(bad.to_string().contains("deadline.default"), "{bad}");
+}
