@@ -148,6 +148,7 @@ async fn tools_are_listed_with_input_and_output_schemas() {
             "push",
             "discuss",
             "superseded",
+            "expired",
             "pending"
         ])
     );
@@ -193,7 +194,12 @@ async fn tools_are_listed_with_input_and_output_schemas() {
     let out = &auq["outputSchema"]["anyOf"][0];
     assert_eq!(
         out["properties"]["outcome"]["enum"],
-        json!(["answered", "pending"])
+        json!(["answered", "expired", "pending"])
+    );
+    // The deadline (issue 35) is the one described field of its input.
+    assert_eq!(
+        schema_at(&auq["inputSchema"], &["properties", "deadline"])["type"],
+        "object"
     );
     let a_item = schema_at(out, &["properties", "answers", "items"]);
     assert_eq!(required(a_item), ["id", "selected"]);

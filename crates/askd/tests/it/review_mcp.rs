@@ -158,7 +158,7 @@ async fn batch_review_is_listed_with_its_schemas_and_guidance() {
     let out = &t["outputSchema"]["anyOf"][0];
     assert_eq!(
         out["properties"]["outcome"]["enum"],
-        json!(["answered", "cancelled", "aborted", "pending"])
+        json!(["answered", "cancelled", "aborted", "expired", "pending"])
     );
     for m in [
         "cancelled",
