@@ -77,6 +77,9 @@ pub struct Settings {
     pub database_wait: std::time::Duration,
     /// `[notify]`: reminders, quiet hours, desktop notifications, webhooks.
     pub notify: NotifyConfig,
+    /// `[asks] deadline`: how long an ask without a deadline of its own waits before it
+    /// closes unanswered; `None` = until answered (issue 35).
+    pub asks_deadline: Option<std::time::Duration>,
     /// `DBUS_SESSION_BUS_ADDRESS` at start: where desktop notifications go (none: no
     /// desktop session, so none are sent).
     pub dbus_address: Option<String>,
@@ -106,6 +109,7 @@ impl std::fmt::Debug for Settings {
             database_url,
             database_wait,
             notify,
+            asks_deadline,
             dbus_address,
         } = self;
         f.debug_struct("Settings")
@@ -132,6 +136,7 @@ impl std::fmt::Debug for Settings {
             )
             .field("database_wait", database_wait)
             .field("notify", notify)
+            .field("asks_deadline", asks_deadline)
             .field("dbus_address", dbus_address)
             .finish()
     }
@@ -162,6 +167,8 @@ impl Settings {
             database_url: config.database_url.clone(),
             database_wait: std::time::Duration::from_secs(config.database_wait.0),
             notify: config.notify.clone(),
+            asks_deadline: (config.asks.deadline.0 > 0)
+                .then(|| std::time::Duration::from_secs(config.asks.deadline.0)),
             dbus_address: env
                 .get("DBUS_SESSION_BUS_ADDRESS")
                 .filter(|a| !a.is_empty())

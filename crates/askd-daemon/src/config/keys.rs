@@ -44,6 +44,7 @@ pub(super) enum Key {
     PublicUrl,
     DatabaseUrl,
     DatabaseWait,
+    AsksDeadline,
     After,
     RemindEvery,
     QuietHours,
@@ -92,7 +93,7 @@ pub(super) struct KeyDef {
     pub(super) default: &'static str,
 }
 
-pub(super) const TABLES: [&str; 4] = ["survey", "batch_review", "alignment", "notify"];
+pub(super) const TABLES: [&str; 5] = ["survey", "batch_review", "alignment", "notify", "asks"];
 
 pub(super) const fn int(range: &RangeInclusive<u64>, hint: &'static str) -> Kind {
     Kind::Int {
@@ -289,6 +290,17 @@ pub(super) const KEYS: &[KeyDef] = &[
         file_only: false,
         help: "Team mode: how long a starting daemon waits for an unreachable database (0 = exit at once).",
         default: "60s",
+    },
+    KeyDef {
+        key: Key::AsksDeadline,
+        table: Some("asks"),
+        name: "deadline",
+        env: "ASKD_ASKS_DEADLINE",
+        flag: "asks-deadline",
+        kind: Kind::Span,
+        file_only: false,
+        help: "An ask without a deadline of its own closes unanswered after this, e.g. 8h (0 = waits until answered).",
+        default: "0",
     },
     KeyDef {
         key: Key::After,

@@ -384,6 +384,16 @@ pub struct Config {
     pub batch_review: BatchReviewConfig,
     pub alignment: AlignmentConfig,
     pub notify: NotifyConfig,
+    pub asks: AsksConfig,
+}
+
+/// `[asks]`: what every ask gets unless it says otherwise (issue 35).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AsksConfig {
+    /// `deadline`: an ask without a deadline of its own closes unanswered after this long;
+    /// 0 = it waits until answered.
+    pub deadline: Span,
 }
 
 impl Default for Config {
@@ -403,6 +413,7 @@ impl Default for Config {
             batch_review: BatchReviewConfig::default(),
             alignment: AlignmentConfig::default(),
             notify: NotifyConfig::default(),
+            asks: AsksConfig::default(),
         }
     }
 }
@@ -425,6 +436,7 @@ impl std::fmt::Debug for Config {
             batch_review,
             alignment,
             notify,
+            asks,
         } = self;
         f.debug_struct("Config")
             .field("listen", listen)
@@ -441,6 +453,7 @@ impl std::fmt::Debug for Config {
             .field("batch_review", batch_review)
             .field("alignment", alignment)
             .field("notify", notify)
+            .field("asks", asks)
             .finish()
     }
 }

@@ -176,6 +176,9 @@ const SETTINGS: &[Case] = &[
     ("databaseWait", "\"2m\"", "2m", |c| {
         c.database_wait == Span(120)
     }),
+    ("deadline", "\"8h\"", "8h", |c| {
+        c.asks.deadline == Span(8 * 3600)
+    }),
     ("after", "\"2s\"", "2s", |c| c.notify.after == Span(2)),
     ("remindEvery", "\"1h\"", "1h", |c| {
         c.notify.remind_every == Span(3600)

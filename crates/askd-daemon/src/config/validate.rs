@@ -571,6 +571,7 @@ pub(super) fn set(cfg: &mut Config, key: Key, val: Val) {
         (Key::PublicUrl, Val::Url(u)) => cfg.public_url = Some(u),
         (Key::DatabaseUrl, Val::Url(u)) => cfg.database_url = Some(u),
         (Key::DatabaseWait, Val::Span(d)) => cfg.database_wait = d,
+        (Key::AsksDeadline, Val::Span(d)) => cfg.asks.deadline = d,
         (Key::After, Val::Span(d)) => cfg.notify.after = d,
         (Key::RemindEvery, Val::Span(d)) => cfg.notify.remind_every = d,
         (Key::QuietHours, Val::Quiet(q)) => cfg.notify.quiet_hours = q,

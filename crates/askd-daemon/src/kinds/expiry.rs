@@ -112,10 +112,13 @@ fn expires_at(d: &Deadline) -> ApiResult<String> {
 
 /// The deadline of a create's arguments, checked against the ask `payload` as admitted:
 /// its default must be an answer the ask's own submit takes.
+/// `configured` is `[asks] deadline`: an ask without a deadline of its own (a drift card
+/// aside) closes unanswered after it.
 pub(crate) fn checked(
     kind: AskKind,
     args: &Json<'_>,
     payload: &Value,
+    configured: Option<std::time::Duration>,
 ) -> ApiResult<Option<Expiry>> {
     let text_args;
     let args = match args {
@@ -125,12 +128,12 @@ pub(crate) fn checked(
                 text_args = v;
                 Json::from_value(&text_args)
             }
-            Err(_) => return Ok(None),
+            Err(_) => return configured_expiry(kind, configured),
         },
         other => other.clone(),
     };
     let Some(d) = deadline::parse(&args, kind).map_err(refused)? else {
-        return Ok(None);
+        return configured_expiry(kind, configured);
     };
     if kind == AskKind::Drift {
         return Err(refused(vec![askd_core::Problem::new(
@@ -176,6 +179,27 @@ pub(crate) fn checked(
             "default": d.default,
             "set_at": askd_store::now(),
         }),
+    }))
+}
+
+/// `[asks] deadline` for an ask that names none: closed unanswered after it (a drift card
+/// waits for the human whatever the configuration says).
+fn configured_expiry(
+    kind: AskKind,
+    configured: Option<std::time::Duration>,
+) -> ApiResult<Option<Expiry>> {
+    let Some(after) = configured.filter(|_| kind != AskKind::Drift) else {
+        return Ok(None);
+    };
+    let d = Deadline {
+        when: When::In(after.as_secs_f64().min(deadline::MAX_S)),
+        then: Then::Cancel,
+        default: None,
+    };
+    Ok(Some(Expiry {
+        expires_at: expires_at(&d)?,
+        deadline: json!({"then": d.then, "default": null, "set_at": askd_store::now(),
+                         "configured": true}),
     }))
 }
 

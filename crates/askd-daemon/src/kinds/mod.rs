@@ -348,7 +348,7 @@ impl Daemon {
         };
         let kind = AskKind::parse(req.kind).map_err(|_| unknown_kind(req.kind))?;
         let mut new = in_room!(kind, r => r.admit(self, &session_id, &req).await?);
-        new.expiry = expiry::checked(kind, &req.args, &new.payload)?;
+        new.expiry = expiry::checked(kind, &req.args, &new.payload, self.settings.asks_deadline)?;
         new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces

@@ -263,3 +263,47 @@ async fn a_review_deadline_applies_the_named_verdicts_and_its_report_says_so() {
     .await;
     assert!(bad.to_string().contains("deadline.default"), "{bad}");
 }
+
+/// `[asks] deadline` (here `ASKD_ASKS_DEADLINE`): an ask without a deadline of its own
+/// closes unanswered after it; one that names its own keeps it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_deadline_closes_asks_that_name_none() {
+    use askd_testkit::serve::Launch;
+    let d = Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+        .env("ASKD_ASKS_DEADLINE", "2s")
+        .start();
+    let create = |args: Value| {
+        let d = &d;
+        async move {
+            let (status, body) = d
+                .call(
+                    reqwest::Method::POST,
+                    "/api/asks",
+                    Some(json!({"kind": "questions", "args": args})),
+                )
+                .await;
+            assert_eq!(status, 201, "{body}");
+            body["ask_id"].as_str().unwrap().to_string()
+        }
+    };
+    let plain = create(questions(200)).await;
+    let mut own = questions(201);
+    own["deadline"] = json!({"in_s": 3600});
+    let own = create(own).await;
+    let until = Instant::now() + Duration::from_secs(10);
+    let view = loop {
+        let (_, v) = d
+            .call(reqwest::Method::GET, &format!("/api/asks/{plain}"), None)
+            .await;
+        if v["state"] == "settled" || Instant::now() > until {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(view["outcome"], "expired", "{view}");
+    assert_eq!(view["result"]["defaulted"], false);
+    let (_, v) = d
+        .call(reqwest::Method::GET, &format!("/api/asks/{own}"), None)
+        .await;
+    assert_eq!(v["state"], "pending", "{v}");
+}
