@@ -307,3 +307,44 @@ async fn a_configured_deadline_closes_asks_that_name_none() {
         .await;
     assert_eq!(v["state"], "pending", "{v}");
 }
+
+/// A survey's deadline closes it (its path depends on its answers, so it takes no default).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_survey_deadline_closes_it_and_a_survey_default_is_refused() {
+    use askd_testkit::serve::Launch;
+    let d = Launch::temp_home(env!("CARGO_BIN_EXE_askd")).start();
+    let mut args = fixture("release-scope.json");
+    args["deadline"] = json!({"in_s": 2});
+    let (status, body) = d
+        .call(
+            reqwest::Method::POST,
+            "/api/asks",
+            Some(json!({"kind": "survey", "args": args.clone()})),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["ask_id"].as_str().unwrap().to_string();
+    let until = Instant::now() + Duration::from_secs(10);
+    let view = loop {
+        let (_, v) = d
+            .call(reqwest::Method::GET, &format!("/api/asks/{id}"), None)
+            .await;
+        if v["state"] == "settled" || Instant::now() > until {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(view["outcome"], "expired", "{view}");
+    assert_eq!(view["result"]["defaulted"], false);
+    assert!(view["result"].get("error").is_none(), "{view}");
+    args["deadline"] = json!({"in_s": 2, "default": {"scope": "a"}});
+    let (status, body) = d
+        .call(
+            reqwest::Method::POST,
+            "/api/asks",
+            Some(json!({"kind": "survey", "args": args})),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["code"], "DEADLINE_INVALID", "{body}");
+}
