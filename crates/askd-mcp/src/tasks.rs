@@ -91,12 +91,10 @@ pub fn legacy_inbound(message: &mut Value) -> bool {
     true
 }
 
-/// A message's `method` and whether its params carry `task`, read without building the
-/// rest of the message (serde skips the other members without allocating).
+/// A message's `params.task`, read without building the rest of the message (serde skips
+/// the other members without allocating).
 #[derive(serde::Deserialize)]
-struct Probe<'a> {
-    #[serde(borrow, default)]
-    method: Option<std::borrow::Cow<'a, str>>,
+struct Probe {
     #[serde(default)]
     params: Option<ParamsProbe>,
 }
@@ -107,16 +105,12 @@ struct ParamsProbe {
     task: Option<serde::de::IgnoredAny>,
 }
 
-/// The `method` of one JSON-RPC message, and whether its params carry `task`.
-pub fn probe(message: &[u8]) -> Option<(String, bool)> {
-    let p = serde_json::from_slice::<Probe>(message).ok()?;
-    let has_task = p.params.is_some_and(|p| p.task.is_some());
-    Some((p.method?.into_owned(), has_task))
-}
-
 /// Whether a message's params carry `task` (a 2025-11-25 task-augmented request).
 pub fn has_task(message: &[u8]) -> bool {
-    probe(message).is_some_and(|(_, t)| t)
+    serde_json::from_slice::<Probe>(message)
+        .ok()
+        .and_then(|p| p.params)
+        .is_some_and(|p| p.task.is_some())
 }
 
 /// Whether a request (by its method and whether its params carry `task`) is one

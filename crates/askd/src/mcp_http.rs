@@ -401,17 +401,27 @@ pub async fn body_rules(State(d): State<Arc<Daemon>>, req: Request, next: Next) 
     if let Err(e) = checked.parse() {
         return e.into_response();
     }
-    if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(checked.bytes()) {
-        return ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid-request",
-            format!("the body is JSON but not one JSON-RPC 2.0 message: {e}"),
-        )
-        .into_response();
-    }
+    let message = match serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(checked.bytes())
+    {
+        Ok(m) => m,
+        Err(e) => {
+            return ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid-request",
+                format!("the body is JSON but not one JSON-RPC 2.0 message: {e}"),
+            )
+            .into_response();
+        }
+    };
     // The 2025-11-25 task requests under askd's method names, and the two answers that
-    // carry what rmcp's types cannot (`askd_mcp::tasks`).
-    let (method, has_task) = askd_mcp::tasks::probe(checked.bytes()).unwrap_or_default();
+    // carry what rmcp's types cannot (`askd_mcp::tasks`). Only a `tools/call` body is read
+    // again, for its `params.task`.
+    let method = match &message {
+        rmcp::model::ClientJsonRpcMessage::Request(r) => r.request.method().to_string(),
+        _ => String::new(),
+    };
+    drop(message);
+    let has_task = method == "tools/call" && askd_mcp::tasks::has_task(checked.bytes());
     let mut body = checked.bytes().clone();
     if askd_mcp::tasks::may_rename(&method, has_task)
         && let Ok(mut value) = serde_json::from_slice::<Value>(&body)

@@ -354,15 +354,6 @@ impl AskdServer {
         wire::page(tasks, cursor, PAGE).map_err(|m| ErrorData::invalid_params(m, None))
     }
 
-    /// `tasks/cancel` (2025-11-25): the ask withdrawn; the cancelled task.
-    pub(super) async fn legacy_cancel(
-        &self,
-        task_id: &str,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Result<Value, ErrorData> {
-        self.cancel(task_id, ctx).await
-    }
-
     /// `notifications/tasks/status` when the ask of a task started on this connection
     /// settles (2025-11-25, stateful connections: a stateless request has no one to tell).
     fn watch(&self, ask_id: &str, ctx: &RequestContext<RoleServer>) {
@@ -421,7 +412,8 @@ impl AskdServer {
                 Err(e) => Err(e),
             },
             wire::CANCEL => match task_id() {
-                Ok(id) => self.legacy_cancel(&id, ctx).await,
+                // `tasks/cancel` (2025-11-25): the ask withdrawn; the cancelled task.
+                Ok(id) => self.cancel(&id, ctx).await,
                 Err(e) => Err(e),
             },
             wire::LIST => {

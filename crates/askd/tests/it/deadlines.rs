@@ -55,6 +55,30 @@ async fn settled(api: &Api, id: &str, within: Duration) -> Value {
     }
 }
 
+/// `POST /api/asks` of `kind` with `args` on a daemon started by the test.
+async fn create_on(d: &askd_testkit::serve::Serve, kind: &str, args: Value) -> (u16, Value) {
+    d.call(
+        reqwest::Method::POST,
+        "/api/asks",
+        Some(json!({"kind": kind, "args": args})),
+    )
+    .await
+}
+
+/// Waits (up to 10 s) until the ask is settled on `d`; its view as it then is.
+async fn settled_on(d: &askd_testkit::serve::Serve, id: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, v) = d
+            .call(reqwest::Method::GET, &format!("/api/asks/{id}"), None)
+            .await;
+        if v["state"] == "settled" || Instant::now() > until {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_applies_the_default_marked_and_the_agent_is_told() {
     let home = Home::new();
@@ -173,13 +197,7 @@ async fn a_deadline_fires_exactly_once_across_a_team() {
     for n in 0..5 {
         let mut args = questions(100 + n);
         args["deadline"] = json!({"in_s": 2, "default": {"q": "Yes (Recommended)"}});
-        let (status, body) = daemons[n % 3]
-            .call(
-                reqwest::Method::POST,
-                "/api/asks",
-                Some(json!({"kind": "questions", "args": args})),
-            )
-            .await;
+        let (status, body) = create_on(&daemons[n % 3], "questions", args).await;
         assert_eq!(status, 201, "{body}");
         ids.push(body["ask_id"].as_str().unwrap().to_string());
     }
@@ -275,13 +293,7 @@ async fn a_configured_deadline_closes_asks_that_name_none() {
     let create = |args: Value| {
         let d = &d;
         async move {
-            let (status, body) = d
-                .call(
-                    reqwest::Method::POST,
-                    "/api/asks",
-                    Some(json!({"kind": "questions", "args": args})),
-                )
-                .await;
+            let (status, body) = create_on(d, "questions", args).await;
             assert_eq!(status, 201, "{body}");
             body["ask_id"].as_str().unwrap().to_string()
         }
@@ -290,16 +302,7 @@ async fn a_configured_deadline_closes_asks_that_name_none() {
     let mut own = questions(201);
     own["deadline"] = json!({"in_s": 3600});
     let own = create(own).await;
-    let until = Instant::now() + Duration::from_secs(10);
-    let view = loop {
-        let (_, v) = d
-            .call(reqwest::Method::GET, &format!("/api/asks/{plain}"), None)
-            .await;
-        if v["state"] == "settled" || Instant::now() > until {
-            break v;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let view = settled_on(&d, &plain).await;
     assert_eq!(view["outcome"], "expired", "{view}");
     assert_eq!(view["result"]["defaulted"], false);
     let (_, v) = d
@@ -315,36 +318,15 @@ async fn a_survey_deadline_closes_it_and_a_survey_default_is_refused() {
     let d = Launch::temp_home(env!("CARGO_BIN_EXE_askd")).start();
     let mut args = fixture("release-scope.json");
     args["deadline"] = json!({"in_s": 2});
-    let (status, body) = d
-        .call(
-            reqwest::Method::POST,
-            "/api/asks",
-            Some(json!({"kind": "survey", "args": args.clone()})),
-        )
-        .await;
+    let (status, body) = create_on(&d, "survey", args.clone()).await;
     assert_eq!(status, 201, "{body}");
     let id = body["ask_id"].as_str().unwrap().to_string();
-    let until = Instant::now() + Duration::from_secs(10);
-    let view = loop {
-        let (_, v) = d
-            .call(reqwest::Method::GET, &format!("/api/asks/{id}"), None)
-            .await;
-        if v["state"] == "settled" || Instant::now() > until {
-            break v;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let view = settled_on(&d, &id).await;
     assert_eq!(view["outcome"], "expired", "{view}");
     assert_eq!(view["result"]["defaulted"], false);
     assert!(view["result"].get("error").is_none(), "{view}");
     args["deadline"] = json!({"in_s": 2, "default": {"scope": "a"}});
-    let (status, body) = d
-        .call(
-            reqwest::Method::POST,
-            "/api/asks",
-            Some(json!({"kind": "survey", "args": args})),
-        )
-        .await;
+    let (status, body) = create_on(&d, "survey", args).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["code"], "DEADLINE_INVALID", "{body}");
 }

@@ -210,6 +210,17 @@ async fn cancelling_a_task_withdraws_its_ask_and_a_refused_call_is_no_task() {
     assert_eq!(not_ask["error"]["code"], -32602, "{not_ask}");
 }
 
+/// A 2026-07-28 `tools/call` of `tool` with `meta` (see [`meta_2026`]); its result.
+async fn call_2026(a: &mut Raw, id: i64, tool: &str, arguments: Value, meta: &Value) -> Value {
+    rpc(
+        a,
+        id,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments, "_meta": meta}),
+    )
+    .await
+}
+
 /// A 2026-07-28 request's `_meta`: the tasks extension and form elicitation declared.
 fn meta_2026() -> Value {
     json!({
@@ -227,13 +238,7 @@ async fn a_2026_task_takes_its_answer_through_tasks_update() {
     let home = Home::new();
     let mut a = Raw::spawn(&home);
     let meta = meta_2026();
-    let created = rpc(
-        &mut a,
-        1,
-        "tools/call",
-        json!({"name": "ask_user_question", "arguments": questions(5), "_meta": meta}),
-    )
-    .await;
+    let created = call_2026(&mut a, 1, "ask_user_question", questions(5), &meta).await;
     assert_eq!(created["resultType"], "task", "{created}");
     let id = created["taskId"].as_str().unwrap().to_string();
     assert_eq!(created["pollIntervalMs"], 2000);
@@ -275,13 +280,7 @@ async fn a_2026_task_takes_its_answer_through_tasks_update() {
     assert_eq!(result["surface"], "client-form", "{done}");
 
     // tasks/cancel of a second task (2026): withdrawn.
-    let second = rpc(
-        &mut a,
-        6,
-        "tools/call",
-        json!({"name": "ask_user_question", "arguments": questions(6), "_meta": meta}),
-    )
-    .await;
+    let second = call_2026(&mut a, 6, "ask_user_question", questions(6), &meta).await;
     let id2 = second["taskId"].as_str().unwrap().to_string();
     rpc(
         &mut a,
@@ -311,13 +310,7 @@ async fn a_client_that_backgrounds_tasks_gets_its_ask_call_as_before() {
     meta["io.modelcontextprotocol/clientCapabilities"] = json!({"extensions": {TASKS: {}}});
     let mut args = questions(7);
     args["timeout_s"] = json!(0);
-    let r = rpc(
-        &mut a,
-        1,
-        "tools/call",
-        json!({"name": "ask_user_question", "arguments": args, "_meta": meta}),
-    )
-    .await;
+    let r = call_2026(&mut a, 1, "ask_user_question", args, &meta).await;
     assert_ne!(r["resultType"], "task", "{r}");
     assert_eq!(r["structuredContent"]["outcome"], "pending", "{r}");
 }
@@ -424,11 +417,12 @@ async fn a_2026_survey_task_is_walked_one_question_per_update() {
     let home = Home::new();
     let mut a = Raw::spawn(&home);
     let meta = meta_2026();
-    let created = rpc(
+    let created = call_2026(
         &mut a,
         1,
-        "tools/call",
-        json!({"name": "ask_survey", "arguments": fixture("release-scope.json"), "_meta": meta}),
+        "ask_survey",
+        fixture("release-scope.json"),
+        &meta,
     )
     .await;
     assert_eq!(created["resultType"], "task", "{created}");
