@@ -66,6 +66,14 @@ pub const HANDLING_DEFAULTED: &str = "Nobody answered by the deadline: askd appl
 /// What the agent is told of an ask closed at its deadline.
 pub const HANDLING_CLOSED: &str = "Nobody answered by the deadline, so askd closed the ask unanswered. Go on without these answers, or ask again later; do not read silence as consent.";
 
+/// The instruction of a pending handle whose ask the human put off until `until` (snooze):
+/// the agent goes on with other work, and is told when to come back.
+pub fn snoozed_instruction(until: &str) -> String {
+    format!(
+        "The human asked to be asked again at {until} (UTC), so the ask stays open and askd brings it back to them then. Do not wait and do not ask again: go on with work that does not need this answer, and call await_answer with this ask_id after {until}. Until they answer, nothing here is decided."
+    )
+}
+
 fn problem(path: &str, code: &'static str, message: String) -> Problem {
     Problem::new(path, code, message)
 }

@@ -137,7 +137,8 @@ impl Allow {
     pub const HISTORY: Allow = Allow(1 | 2 | 4);
     /// Claims are people's.
     pub const CLAIM: Allow = Allow(1 | 4);
-    /// Moving a deadline is the people's who answer (the agent set it when it asked).
+    /// Moving a deadline and putting an ask off (snooze) are the people's who answer (the
+    /// agent set the deadline when it asked).
     pub const DEADLINE: Allow = Allow(1 | 4 | 8);
 
     pub const fn or(self, other: Allow) -> Allow {
@@ -573,6 +574,7 @@ pub fn event_view<'e>(
         | EventKind::AskAutosaved
         | EventKind::AskClaimed
         | EventKind::AskDeadline
+        | EventKind::AskDeferred
         | EventKind::AskSettled => {
             let readable = ask.is_some_and(|a| may_read(who, a));
             if readable {

@@ -141,7 +141,8 @@ impl Daemon {
         Ok(serde_json::json!({"ask_id": ask_id, "claim": claim}))
     }
 
-    /// Waits up to `timeout` (None: until settled) for the ask to settle.
+    /// Waits up to `timeout` (None: until settled) for the ask to settle. With a `timeout`,
+    /// an ask the human has put off (snooze) is handed back pending at once.
     pub async fn wait_settled(&self, ask_id: &str, timeout: Option<Duration>) -> ApiResult<Waited> {
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
         loop {
@@ -152,6 +153,11 @@ impl Daemon {
             let ask = self.load(ask_id).await?;
             if ask.state == AskState::Settled {
                 return Ok(Waited::Settled(self.deliver(ask).await));
+            }
+            if deadline.is_some() && crate::kinds::snooze::deferred(&ask).is_some() {
+                // The human put it off: the agent gets its pending handle now, with when
+                // to come back, instead of waiting out its budget.
+                return Ok(Waited::Pending(Box::new(ask)));
             }
             match deadline {
                 Some(d) => {

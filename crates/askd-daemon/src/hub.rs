@@ -122,7 +122,8 @@ impl Hub {
     }
 
     fn wake_for(&self, e: &Event) {
-        if e.kind == EventKind::AskSettled
+        // A settle ends a wait; a snooze ends a wait that would hand back the pending handle.
+        if (e.kind == EventKind::AskSettled || e.kind == EventKind::AskDeferred)
             && let Some(id) = e.payload.get("ask_id").and_then(|v| v.as_str())
         {
             self.wake(id);

@@ -121,6 +121,7 @@ fn result_schema(outcomes: &[&str], extra: Value) -> Value {
         "skipped": {"type": "array", "items": {"type": "string"}, "description": "Question ids asked but left without an answer."},
         "answered_by": answered_by(),
         "expires_at": {"type": "string", "description": "When a pending ask stops waiting (its deadline)."},
+        "deferred_until": {"type": "string", "description": "Pending: the human put the ask off until then; do other work and call await_answer after it."},
         "expired_at": {"type": "string"},
         "defaulted": {"type": "boolean", "description": "expired: your deadline default was applied, not the human's answer."}
     });

@@ -35,6 +35,7 @@ macro_rules! conformance_tests {
             supersede_ignores_other_sessions_and_settled_asks,
             awaited_flag,
             deadlines_are_kept_listed_soonest_first_and_moved,
+            a_snooze_is_kept_listed_and_outlives_the_settle,
             list_and_count_filters,
             events_replay_in_commit_order,
             records_filter_and_order,
@@ -717,6 +718,39 @@ pub async fn deadlines_are_kept_listed_soonest_first_and_moved(store: Arc<dyn St
     assert_eq!(
         store.set_expiry("a1", moved).await.unwrap_err(),
         StoreError::NotPending
+    );
+}
+
+pub async fn a_snooze_is_kept_listed_and_outlives_the_settle(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let created = store
+        .create_ask(new_ask("a1", &s.id, json!({"entry": "q1"})))
+        .await
+        .unwrap();
+    assert_eq!(created.ask.deferred_until, None);
+    let until = "2030-01-01T09:00:00.000Z";
+    let e = store.defer("a1", until).await.unwrap();
+    assert_eq!(e.kind, "ask.deferred");
+    assert_eq!(e.payload, json!({"ask_id": "a1", "deferred_until": until}));
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.deferred_until.as_deref(), Some(until));
+    let listed = store.asks(&AskFilter::default()).await.unwrap();
+    assert_eq!(listed[0].deferred_until.as_deref(), Some(until));
+    // Put off again: the later time replaces the first.
+    let later = "2030-01-02T09:00:00.000Z";
+    store.defer("a1", later).await.unwrap();
+    // The settle keeps it (the record says the ask was put off); a settled ask is not put
+    // off again, and an unknown one is not found.
+    store.settle("a1", &settlement("answered")).await.unwrap();
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.deferred_until.as_deref(), Some(later));
+    assert_eq!(
+        store.defer("a1", later).await.unwrap_err(),
+        StoreError::NotPending
+    );
+    assert_eq!(
+        store.defer("zz", later).await.unwrap_err(),
+        StoreError::NotFound
     );
 }
 

@@ -249,6 +249,10 @@ pub trait AskStore: Send + Sync {
     /// settled one [`StoreError::NotPending`].
     async fn set_expiry(&self, ask_id: &str, expires_at: &str) -> StoreResult<Event>;
 
+    /// Puts a pending ask off until `until` (snooze, issue 35) and emits `ask.deferred`
+    /// `{ask_id, deferred_until}`. A settled ask is [`StoreError::NotPending`].
+    async fn defer(&self, ask_id: &str, until: &str) -> StoreResult<Event>;
+
     /// The pending asks that have a deadline, soonest first, at most `limit`: `(id,
     /// expires_at)` (the `asks_expiring` index).
     async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>>;

@@ -151,6 +151,7 @@ impl NewAsk {
             submission: None,
             expires_at: self.expiry.as_ref().map(|e| e.expires_at.clone()),
             deadline: self.expiry.map(|e| e.deadline),
+            deferred_until: None,
             client,
             workspace,
         }
@@ -195,6 +196,10 @@ pub struct Ask {
     /// What happens at `expires_at` (`{then, default?, set_at}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<Value>,
+    /// Snooze (issue 35): when the ask the human put off comes back to the inbox; kept
+    /// after the settle (the record says it was put off). Past: it is back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred_until: Option<String>,
     /// Client name and workspace of the asking session.
     pub client: String,
     pub workspace: Option<String>,
@@ -220,6 +225,9 @@ pub struct AskSummary {
     /// [`Ask::expires_at`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// [`Ask::deferred_until`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred_until: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -56,6 +56,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/postgres/0003_cursors.sql"),
     include_str!("../migrations/postgres/0004_submission.sql"),
     include_str!("../migrations/postgres/0005_deadlines.sql"),
+    include_str!("../migrations/postgres/0006_snooze.sql"),
 ];
 
 /// The advisory lock key every writing transaction takes (`askd` in ASCII, then `w`).

@@ -119,6 +119,7 @@ pub(crate) fn ask_from_row(row: &Row, banked: Vec<BankedEntry>) -> StoreResult<A
         submission: row.get("submission")?,
         expires_at: row.get("expires_at")?,
         deadline: row.opt_json("deadline")?,
+        deferred_until: row.get("deferred_until")?,
         client: row.get("client")?,
         workspace: row.get("workspace")?,
     })
@@ -553,6 +554,23 @@ async fn set_expiry(db: &mut Db<'_>, ask_id: &str, expires_at: &str) -> StoreRes
     .await
 }
 
+async fn defer(db: &mut Db<'_>, ask_id: &str, until: &str) -> StoreResult<Event> {
+    require_pending(db, ask_id).await?;
+    db.execute(
+        "UPDATE asks SET deferred_until = ?2 WHERE id = ?1",
+        args![ask_id, until],
+    )
+    .await?;
+    db.append_event(
+        EventKind::AskDeferred.as_str(),
+        Some(ask_id),
+        json!({"ask_id": ask_id, "deferred_until": until}),
+        &now(),
+        None,
+    )
+    .await
+}
+
 async fn expiring(db: &mut Db<'_>, limit: u32) -> StoreResult<Vec<(String, String)>> {
     let rows = db
         .fetch_all(
@@ -891,6 +909,11 @@ impl<B: Backend> AskStore for B {
     async fn set_expiry(&self, ask_id: &str, expires_at: &str) -> StoreResult<Event> {
         let (ask_id, expires_at) = (ask_id.to_string(), expires_at.to_string());
         run!(write, self, |db| set_expiry(&mut db, &ask_id, &expires_at))
+    }
+
+    async fn defer(&self, ask_id: &str, until: &str) -> StoreResult<Event> {
+        let (ask_id, until) = (ask_id.to_string(), until.to_string());
+        run!(write, self, |db| defer(&mut db, &ask_id, &until))
     }
 
     async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>> {

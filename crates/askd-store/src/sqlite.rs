@@ -48,6 +48,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0009_cursors.sql"),
     include_str!("../migrations/sqlite/0010_submission.sql"),
     include_str!("../migrations/sqlite/0011_deadlines.sql"),
+    include_str!("../migrations/sqlite/0012_snooze.sql"),
 ];
 
 /// SQLite settings as read back from a connection.

@@ -18,6 +18,8 @@ words! {
         AskAutosaved => "ask.autosaved",
         /// A pending ask's deadline moved (`{ask_id, expires_at}`: a person extended it).
         AskDeadline => "ask.deadline",
+        /// The human put a pending ask off (`{ask_id, deferred_until}`: "ask me again in …").
+        AskDeferred => "ask.deferred",
         /// A reminder about a waiting ask went out (notifications only; never stored).
         AskReminder => "ask.reminder",
         /// A session began (new, continued, forked).

@@ -323,6 +323,9 @@ pub struct NotifyConfig {
     pub after: Span,
     /// Later reminders, this far apart; `0` = only the first. Default `0`.
     pub remind_every: Span,
+    /// A reminder this long before an ask's deadline (issue 35), when the deadline was at
+    /// least twice as far when it was set; `0` = none. Default `10m`.
+    pub before_deadline: Span,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quiet_hours: Option<QuietHours>,
     /// Desktop notifications (freedesktop D-Bus, when a session bus is there; macOS
@@ -337,6 +340,7 @@ impl Default for NotifyConfig {
         Self {
             after: Span(600),
             remind_every: Span(0),
+            before_deadline: Span(600),
             quiet_hours: None,
             desktop: true,
             webhook: Vec::new(),

@@ -574,6 +574,7 @@ pub(super) fn set(cfg: &mut Config, key: Key, val: Val) {
         (Key::AsksDeadline, Val::Span(d)) => cfg.asks.deadline = d,
         (Key::After, Val::Span(d)) => cfg.notify.after = d,
         (Key::RemindEvery, Val::Span(d)) => cfg.notify.remind_every = d,
+        (Key::BeforeDeadline, Val::Span(d)) => cfg.notify.before_deadline = d,
         (Key::QuietHours, Val::Quiet(q)) => cfg.notify.quiet_hours = q,
         (Key::Desktop, Val::Bool(b)) => cfg.notify.desktop = b,
         (Key::Webhook, Val::Webhooks(w)) => cfg.notify.webhook = w,

@@ -315,6 +315,17 @@ pub async fn deadline(
     Ok(AxumJson(d.move_deadline(&id, &b).await?))
 }
 
+/// `{for_s}` or `{until}`: a person puts a pending ask off — "ask me again in …" (issue 35).
+pub async fn snooze(
+    State(d): St,
+    AskId(id): AskId,
+    body: JsonBody,
+) -> ApiResult<AxumJson<Value>> {
+    let b = body.object()?;
+    refuse_unknown(&b, &["for_s", "until"])?;
+    Ok(AxumJson(d.snooze(&id, &b).await?))
+}
+
 /// Marks whether an agent still waits on the ask (`{"awaited": false}` after an MCP cancel).
 pub async fn awaited(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;

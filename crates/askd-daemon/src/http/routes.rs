@@ -185,6 +185,7 @@ fn api() -> Routes {
         .post("/api/asks/{id}/preflight", A::ANSWER, asks::preflight)
         .post("/api/asks/{id}/withdraw", A::AGENTS, asks::withdraw)
         .post("/api/asks/{id}/deadline", A::DEADLINE, asks::deadline)
+        .post("/api/asks/{id}/snooze", A::DEADLINE, asks::snooze)
         .post("/api/asks/{id}/awaited", A::AGENTS, asks::awaited)
         .get("/api/asks/{id}/wait", A::AGENTS, asks::wait)
         .post("/api/asks/{id}/path", A::ANSWER, asks::path)

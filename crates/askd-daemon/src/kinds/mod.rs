@@ -15,12 +15,14 @@
 //! - [`drift`] — drift cards: `report_drift`, the card's answer, its view.
 //! - [`expiry`] — an ask's deadline: checked at create, the expiry (default or close), the
 //!   mark on its settle, moving it (issue 35; [`crate::deadlines`] fires them).
+//! - [`snooze`] — "ask me again in …": an ask put off until a time (issue 35).
 
 pub mod drafts;
 pub mod drift;
 pub mod expiry;
 pub mod questions;
 pub mod review;
+pub mod snooze;
 pub mod survey;
 
 use std::future::Future;
@@ -333,6 +335,10 @@ impl Daemon {
     ) -> Result<Settlement, StoreError> {
         stamp(&mut settlement);
         expiry::mark(&mut settlement);
+        if let (Some(until), Some(r)) = (&ask.deferred_until, settlement.record.as_object_mut()) {
+            // The record says the ask was put off (snooze), and until when.
+            r.insert("deferred_until".into(), json!(until));
+        }
         let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
         let more = room.settled(self, ask, &settlement).await;
         self.hub.publish(events.into_iter().chain(more));
@@ -500,12 +506,17 @@ impl Daemon {
     }
 
     /// What a waiting agent gets while the ask is pending, kind by kind; with its deadline
-    /// (`expires_at`, `deadline`) when it has one.
+    /// (`expires_at`, `deadline`) when it has one, and when to come back (`deferred_until`)
+    /// while the human has put it off.
     pub fn pending_handle(&self, ask: &Ask) -> ApiResult<Value> {
         let mut handle = in_room!(kind_of(ask)?, r => r.pending(self, ask))?;
         if let Some(d) = expiry::shown(ask) {
             handle["expires_at"] = d["expires_at"].clone();
             handle["deadline"] = d;
+        }
+        if let Some(until) = snooze::deferred(ask) {
+            handle["deferred_until"] = json!(until);
+            handle["instruction"] = json!(askd_core::deadline::snoozed_instruction(until));
         }
         Ok(handle)
     }
@@ -547,6 +558,9 @@ impl Daemon {
         }
         if let Some(d) = expiry::shown(ask) {
             v["deadline"] = d;
+        }
+        if let Some(until) = &ask.deferred_until {
+            v["deferred_until"] = json!(until);
         }
         in_room!(kind, r => r.view(self, ask, &mut v)?);
         if ask.state == AskState::Settled {

@@ -22,6 +22,10 @@ pub enum MessageKind {
     /// An ask nobody answered by its deadline (issue 35): the agent's default was applied,
     /// or the ask closed.
     Expired,
+    /// An ask whose deadline is near (`[notify] beforeDeadline` before it; issue 35).
+    Closing,
+    /// An ask the human put off (snooze) is back in the inbox.
+    Back,
 }
 
 impl MessageKind {
@@ -31,6 +35,8 @@ impl MessageKind {
             Self::New => EventKind::AskCreated.as_str(),
             Self::Reminder => EventKind::AskReminder.as_str(),
             Self::Expired => EventKind::AskSettled.as_str(),
+            Self::Closing => EventKind::AskDeadline.as_str(),
+            Self::Back => EventKind::AskDeferred.as_str(),
         }
     }
 
@@ -40,6 +46,8 @@ impl MessageKind {
             Self::New => "askd: a new question for you",
             Self::Reminder => "askd: still waiting for your answer",
             Self::Expired => "askd: nobody answered by the deadline",
+            Self::Closing => "askd: a question closes soon",
+            Self::Back => "askd: a question you put off is back",
         }
     }
 }
@@ -58,6 +66,8 @@ pub struct Message {
     /// The ask's page: `publicUrl` (or the daemon's URL) + `/a/{id}`.
     pub url: String,
     pub created_at: String,
+    /// A closing ask's deadline (RFC 3339, UTC): [`MessageKind::Closing`] says it.
+    pub expires_at: Option<String>,
 }
 
 impl Message {
@@ -84,6 +94,7 @@ impl Message {
             ask_kind: ask_kind.to_string(),
             url: format!("{}/a/{}", base_url.trim_end_matches('/'), ask_id),
             created_at: created_at.to_string(),
+            expires_at: None,
         }
     }
 
@@ -96,12 +107,19 @@ impl Message {
                 "Expired: {} asked: {} — nobody answered by the deadline",
                 self.who, self.title
             ),
+            MessageKind::Closing => format!(
+                "Closes at {}: {} asks: {} — answer before then, or the agent's deadline applies",
+                clock(self.expires_at.as_deref()),
+                self.who,
+                self.title
+            ),
+            MessageKind::Back => format!("Back in your inbox: {} asks: {}", self.who, self.title),
         }
     }
 
     /// The generic JSON body.
     pub fn json_body(&self) -> Value {
-        json!({
+        let mut body = json!({
             "event": self.kind.event(),
             "text": self.text(),
             "ask": {
@@ -112,7 +130,11 @@ impl Message {
                 "url": self.url,
                 "createdAt": self.created_at,
             },
-        })
+        });
+        if let Some(at) = &self.expires_at {
+            body["ask"]["expiresAt"] = json!(at);
+        }
+        body
     }
 
     /// A Slack-compatible incoming webhook's body: mrkdwn with `&<>` escaped, the link last.
@@ -169,6 +191,13 @@ fn cut(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max - 1).collect();
     out.push('…');
     out
+}
+
+/// `2026-12-03 21:40 UTC` of a stored time (the sinks' readers are anywhere).
+fn clock(at: Option<&str>) -> String {
+    at.and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|| "its deadline".to_string())
 }
 
 fn slack_escape(s: &str) -> String {

@@ -101,6 +101,8 @@ pub struct NotifyPlan {
     pub base_url: String,
     pub after: Option<Duration>,
     pub every: Option<Duration>,
+    /// A reminder this long before a deadline ([`closing_at`]).
+    pub before_deadline: Option<Duration>,
     pub quiet: Option<QuietHours>,
     pub webhooks: Vec<WebhookConfig>,
     /// The session bus when desktop notifications are on and a bus is there.
@@ -116,6 +118,7 @@ impl NotifyPlan {
             base_url: base_url.trim_end_matches('/').to_string(),
             after: cfg.after.duration(),
             every: cfg.remind_every.duration(),
+            before_deadline: cfg.before_deadline.duration(),
             quiet: cfg.quiet_hours,
             webhooks: cfg.webhook.clone(),
             dbus: dbus.filter(|_| cfg.desktop).map(str::to_string),
@@ -343,6 +346,31 @@ struct Tracked {
     k: u32,
     /// When it is due; `None`: no more reminders.
     due: Option<Instant>,
+    /// Its deadline, when it has one (issue 35).
+    expires_at: Option<String>,
+    /// When the "closes soon" reminder is due ([`closing_at`]); `None`: none (any more).
+    closing: Option<Instant>,
+    /// While the human has put the ask off (snooze): when it is back, and the "back in
+    /// your inbox" message goes. Reminders wait meanwhile.
+    back: Option<Instant>,
+}
+
+impl Tracked {
+    /// A pending ask as the store lists it, before [`Scheduler::track`] schedules it.
+    fn new(a: &askd_store::AskSummary, origin: Instant) -> Self {
+        Tracked {
+            title: a.title.clone(),
+            who: a.client.clone(),
+            kind: a.kind.clone(),
+            created_at: a.created_at.clone(),
+            origin,
+            k: 0,
+            due: None,
+            expires_at: a.expires_at.clone(),
+            closing: None,
+            back: a.deferred_until.as_deref().and_then(wall_instant),
+        }
+    }
 }
 
 struct Scheduler {
@@ -379,6 +407,7 @@ impl Scheduler {
         let plan = self.plan.clone();
         for t in self.tracked.values_mut() {
             t.due = due_at(&plan, t.origin, t.k).map(|d| d.max(now));
+            t.closing = closing_at(&plan, &t.created_at, t.expires_at.as_deref());
         }
         let held: Vec<Message> = std::mem::take(&mut self.deferred)
             .into_iter()
@@ -403,7 +432,7 @@ impl Scheduler {
     }
 
     fn message(&self, kind: MessageKind, id: &str, t: &Tracked) -> Message {
-        Message::new(
+        let mut m = Message::new(
             kind,
             id,
             t.title.as_deref(),
@@ -411,7 +440,9 @@ impl Scheduler {
             &t.kind,
             &self.plan.base_url,
             &t.created_at,
-        )
+        );
+        m.expires_at = t.expires_at.clone();
+        m
     }
 
     /// Starts following a pending ask. `fresh`: it was just created (a "new ask" message);
@@ -423,6 +454,7 @@ impl Scheduler {
         let mut t = summary;
         let now = Instant::now();
         t.due = self.due_at(t.origin, 0);
+        t.closing = closing_at(&self.plan, &t.created_at, t.expires_at.as_deref());
         if !fresh && t.due.is_some_and(|d| d <= now) {
             // Reminders missed while no daemon followed this ask: one now, then the schedule.
             let mut k = 0;
@@ -498,7 +530,11 @@ impl Scheduler {
     }
 
     fn next_wake(&self) -> Option<Instant> {
-        let due = self.tracked.values().filter_map(|t| t.due);
+        let due = self
+            .tracked
+            .values()
+            .flat_map(|t| [t.due, t.closing, t.back])
+            .flatten();
         let deferred = self.deferred.iter().map(|(at, _)| *at);
         let cursor = self.cursor.0.map(|_| self.cursor.1 + CURSOR_EVERY);
         due.chain(deferred).chain(cursor).min()
@@ -561,15 +597,7 @@ impl Scheduler {
             self.forget(&id);
         }
         for a in pending {
-            let t = Tracked {
-                title: a.title,
-                who: a.client,
-                kind: a.kind,
-                origin: origin_of(&a.created_at),
-                created_at: a.created_at,
-                k: 0,
-                due: None,
-            };
+            let t = Tracked::new(&a, origin_of(&a.created_at));
             // Asks missed while the event stream lagged are new to the human too, and so
             // are the ones no notifier announced before this one took over.
             let fresh = !at_start || unannounced.contains(&a.id);
@@ -612,6 +640,9 @@ impl Scheduler {
                         created_at: a.created_at,
                         k: 0,
                         due: None,
+                        expires_at: a.expires_at,
+                        closing: None,
+                        back: None,
                     };
                     self.track(a.id, t, true);
                     if self.team {
@@ -632,6 +663,18 @@ impl Scheduler {
                     self.emit(m);
                 }
             }
+            Some(EventKind::AskDeadline) => {
+                let plan = self.plan.clone();
+                if let Some(t) = self.tracked.get_mut(id) {
+                    t.expires_at = e.payload["expires_at"].as_str().map(str::to_string);
+                    t.closing = closing_at(&plan, &t.created_at, t.expires_at.as_deref());
+                }
+            }
+            Some(EventKind::AskDeferred) => {
+                if let Some(t) = self.tracked.get_mut(id) {
+                    t.back = e.payload["deferred_until"].as_str().and_then(wall_instant);
+                }
+            }
             _ => {}
         }
     }
@@ -648,6 +691,7 @@ impl Scheduler {
             .filter(|(_, t)| t.due.is_some_and(|d| d <= now))
             .map(|(id, _)| id.clone())
             .collect();
+        self.deadlines_and_snoozes(store, now).await;
         for id in due {
             if !still_pending(store, &id).await {
                 self.forget(&id);
@@ -656,6 +700,8 @@ impl Scheduler {
             let Some(t) = self.tracked.get(&id) else {
                 continue;
             };
+            // Put off by the human: no reminder until it is back (its "back" message is one).
+            let quiet = t.back.is_some();
             let m = self.message(MessageKind::Reminder, &id, t);
             let origin = t.origin;
             let mut k = t.k + 1;
@@ -668,7 +714,9 @@ impl Scheduler {
                 t.k = k;
                 t.due = next;
             }
-            self.emit(m);
+            if !quiet {
+                self.emit(m);
+            }
         }
         // Quiet hours are over by the wall clock: what they held goes, one message per ask.
         let ready: Vec<Message> = match self.quiet_left() {
@@ -691,6 +739,88 @@ impl Scheduler {
             }
         }
     }
+}
+
+impl Scheduler {
+    /// Sends the due "closes soon" reminders (of asks still pending, before their
+    /// deadline) and "back in your inbox" messages (snoozes that ended).
+    async fn deadlines_and_snoozes(&mut self, store: &dyn Store, now: Instant) {
+        let due: Vec<(String, MessageKind)> = self
+            .tracked
+            .iter()
+            .flat_map(|(id, t)| {
+                let closing = t.closing.filter(|d| *d <= now).map(|_| MessageKind::Closing);
+                let back = t.back.filter(|d| *d <= now).map(|_| MessageKind::Back);
+                [closing, back].into_iter().flatten().map(|k| (id.clone(), k))
+            })
+            .collect();
+        for (id, kind) in due {
+            let Some(t) = self.tracked.get_mut(&id) else {
+                continue;
+            };
+            match kind {
+                MessageKind::Closing => t.closing = None,
+                _ => t.back = None,
+            }
+            let open = t
+                .expires_at
+                .as_deref()
+                .is_none_or(|at| at > askd_store::now().as_str());
+            if kind == MessageKind::Closing && !open {
+                continue;
+            }
+            if !still_pending(store, &id).await {
+                self.forget(&id);
+                continue;
+            }
+            if let Some(t) = self.tracked.get(&id) {
+                let m = self.message(kind, &id, t);
+                self.emit(m);
+            }
+        }
+    }
+}
+
+/// When the "closes soon" reminder of an ask created at `created_at` with the deadline
+/// `expires_at` is due: `beforeDeadline` before the deadline, when the deadline was at
+/// least twice that far from the ask's creation (a two-minute deadline gets no reminder a
+/// minute in); already past but before the deadline (a restart, a deadline moved nearer):
+/// shortly, once. `None`: no reminder.
+fn closing_at(plan: &NotifyPlan, created_at: &str, expires_at: Option<&str>) -> Option<Instant> {
+    let lead = plan.before_deadline?;
+    let parse = |t: &str| {
+        chrono::DateTime::parse_from_rfc3339(t)
+            .ok()
+            .map(|t| t.with_timezone(&chrono::Utc))
+    };
+    let expires = parse(expires_at?)?;
+    let span = (expires - parse(created_at)?).to_std().ok()?;
+    if span < lead * 2 {
+        return None;
+    }
+    let lead = chrono::Duration::from_std(lead).ok()?;
+    let now = chrono::Utc::now();
+    if expires <= now {
+        return None;
+    }
+    let at = expires - lead;
+    if at <= now {
+        return Some(Instant::now() + CATCH_UP);
+    }
+    instant_of(at)
+}
+
+/// A stored wall-clock time (RFC 3339) on this process's clock; `None` when it has passed
+/// or cannot be read.
+fn wall_instant(at: &str) -> Option<Instant> {
+    let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
+    instant_of(t.with_timezone(&chrono::Utc))
+}
+
+/// A wall-clock time still to come, on this process's clock.
+fn instant_of(t: chrono::DateTime<chrono::Utc>) -> Option<Instant> {
+    let ahead = (t - chrono::Utc::now()).to_std().ok()?;
+    Some(Instant::now() + ahead)
 }
 
 /// What the end of quiet hours sends for a batch of messages: one per ask, in the batch's

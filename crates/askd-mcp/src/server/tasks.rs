@@ -368,6 +368,10 @@ impl AskdServer {
                     return;
                 }
                 match backend.wait(&ask_id, Duration::from_secs(30)).await {
+                    // Put off by the human: the wait answers at once until it is back.
+                    Ok(r) if r["deferred_until"].is_string() => {
+                        tokio::time::sleep(Duration::from_secs(30)).await;
+                    }
                     Ok(r) if r["outcome"] == "pending" => continue,
                     Ok(_) => break,
                     Err(_) => return,

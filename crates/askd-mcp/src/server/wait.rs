@@ -35,14 +35,24 @@ impl AskdServer {
             }
             let result = tokio::select! {
                 r = self.backend.wait(ask_id, chunk) => r?,
-                _ = ctx.ct.cancelled() => {
-                    // The turn was aborted: the ask stays answerable, no longer awaited.
-                    let _ = self.backend.set_awaited(ask_id, false).await;
-                    return Err(ToolError::new("CANCELLED", "the tool call was cancelled; the ask stays pending — collect it later with await_answer"));
-                }
+                _ = ctx.ct.cancelled() => return Err(self.cancelled(ask_id).await),
             };
             if result["outcome"] != "pending" {
                 return Ok(result);
+            }
+            if result["deferred_until"].is_string() {
+                // The human put the ask off ("ask me again in …"): a call with a budget
+                // hands back the pending handle now, saying when to come back; a wait for
+                // the settle (a task's result) looks again later instead of spinning.
+                if deadline.is_some() {
+                    let _ = self.backend.set_awaited(ask_id, false).await;
+                    return Ok(result);
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(self.opts.progress_interval) => {}
+                    _ = ctx.ct.cancelled() => return Err(self.cancelled(ask_id).await),
+                }
+                continue;
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 // The pending handle goes back: nobody waits on the ask until an
@@ -66,6 +76,15 @@ impl AskdServer {
                     .await;
             }
         }
+    }
+
+    /// The turn was aborted: the ask stays answerable, no longer awaited.
+    async fn cancelled(&self, ask_id: &str) -> ToolError {
+        let _ = self.backend.set_awaited(ask_id, false).await;
+        ToolError::new(
+            "CANCELLED",
+            "the tool call was cancelled; the ask stays pending — collect it later with await_answer",
+        )
     }
 
     /// `waiting for the user — 3 answered, 2 banked`.

@@ -187,6 +187,7 @@ async fn try_it(paths: &Paths, flags: &ConfigFlags, how: Answering) -> Result<Va
             "askd try: waiting for your answer (Ctrl-C stops waiting; the ask stays in the inbox; `askd tui` answers it in a terminal)…"
         );
     }
+    let mut told = false;
     loop {
         let result = body(
             client
@@ -195,6 +196,14 @@ async fn try_it(paths: &Paths, flags: &ConfigFlags, how: Answering) -> Result<Va
         )?;
         if result["outcome"] != "pending" {
             return Ok(result);
+        }
+        if let Some(until) = result["deferred_until"].as_str() {
+            // Put off from the page: the wait hands the pending ask back at once.
+            if !told {
+                eprintln!("askd try: you put the example off until {until} (UTC); still waiting…");
+                told = true;
+            }
+            tokio::time::sleep(Duration::from_secs(WAIT_SLICE_S)).await;
         }
     }
 }
