@@ -16,8 +16,9 @@ use serde_json::{Value, json};
 use crate::daemon::Daemon;
 use crate::error::{ApiError, ApiResult};
 
-/// The shortest snooze: a minute.
-const MIN_S: f64 = 60.0;
+/// The shortest snooze: a second (the page offers an hour and more; scripts and tests may
+/// want less).
+const MIN_S: f64 = 1.0;
 
 /// `until` when the ask is put off now (a time not passed yet), else `None`.
 pub(crate) fn deferred(ask: &Ask) -> Option<&str> {
@@ -45,7 +46,7 @@ impl Daemon {
                 _ => {
                     return Err(field(
                         "for_s",
-                        "for_s must be at least 60 and at most 30 days, in seconds",
+                        "for_s must be at least 1 and at most 30 days, in seconds",
                     ));
                 }
             },
@@ -62,7 +63,7 @@ impl Daemon {
                 if !(MIN_S..=deadline::MAX_S).contains(&s) {
                     return Err(field(
                         "until",
-                        "until must be at least a minute and at most 30 days away",
+                        "until must be at least a second and at most 30 days away",
                     ));
                 }
                 t

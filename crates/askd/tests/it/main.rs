@@ -15,6 +15,7 @@ mod config_refusals;
 mod context_budget;
 mod crash;
 mod deadlines;
+mod snooze;
 mod docs;
 mod doctor;
 mod elicitation;
