@@ -7,6 +7,7 @@ import { setDraftOwner } from './autosave.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
 import { DeadlineBar } from './deadline.js';
+import { SnoozeBar } from './snooze.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
 
@@ -54,6 +55,10 @@ app.after(sessionLink);
 const deadlineEl = h('div', { class: 'deadline-bar', hidden: true });
 app.before(deadlineEl);
 const deadlineBar = new DeadlineBar(deadlineEl, live);
+// "Ask me later" (issue 35), under the deadline.
+const snoozeEl = h('div', { class: 'snooze-bar', hidden: true });
+app.before(snoozeEl);
+const snoozeBar = new SnoozeBar(snoozeEl, live);
 let routes = 0; // a route that awaited while the human moved on does not mount
 
 function dropView() {
@@ -121,6 +126,7 @@ async function showSignedOut(code) {
   const gen = ++routes;
   sessionLink.hidden = true;
   deadlineBar.hide();
+  snoozeBar.hide();
   showBanner();
   document.documentElement.dataset.who = 'signed-out';
   const want = userLanguage();
@@ -230,7 +236,10 @@ async function route() {
       return;
     }
     await view.mount();
-    if (gen === routes) deadlineBar.show(data);
+    if (gen === routes) {
+      deadlineBar.show(data);
+      snoozeBar.show(data);
+    }
   } catch (e) {
     crash(e, route);
   }

@@ -11,6 +11,7 @@ import { DRAFT_KEY, hasCopy } from './autosave.js';
 import { t, tn, lang, setLang, saveUserLanguage, addStrings } from './i18n.js';
 import { Builder } from './builder.js';
 import { deadlineChip, tickChips } from './deadline.js';
+import { snoozeChip, snoozedUntil } from './snooze.js';
 
 /** desk-d: the strings of the inbox's filters and bulk actions, loaded with it only (a test checks the keys). */
 export const INBOX_STRINGS = {
@@ -196,6 +197,7 @@ export class Inbox {
     clearInterval(this.waitTicker);
     document.removeEventListener('keydown', this.onKey);
     clearTimeout(this.reloadTimer);
+    clearTimeout(this.backTimer);
     document.removeEventListener('visibilitychange', this.onVisible);
   }
 
@@ -259,6 +261,13 @@ export class Inbox {
         this.render();
       }
       this.reloadSoon();
+    } else if (kind === 'ask.deferred') {
+      // Put off (here, or on another device): listed apart until it is back.
+      const a = this.pending.find((x) => x.id === data.ask_id);
+      if (a) {
+        a.deferred_until = data.deferred_until;
+        this.render();
+      }
     } else if (kind === 'ask.deadline') {
       // A person moved the deadline (here, or on another device).
       const a = this.pending.find((x) => x.id === data.ask_id);
@@ -487,10 +496,17 @@ export class Inbox {
 
   render() {
     if (!this.loaded) return;
-    const active = this.pending.filter((a) => !this.away.has(a.id));
+    const now = Date.now();
+    // Put off by the human (snooze): listed apart, and back by themselves at their time.
+    const snoozed = this.pending.filter((a) => snoozedUntil(a, now));
+    clearTimeout(this.backTimer);
+    if (snoozed.length) {
+      const next = Math.min(...snoozed.map((a) => snoozedUntil(a, now)));
+      this.backTimer = setTimeout(() => this.render(), Math.min(next - now + 50, 2 ** 31 - 1));
+    }
+    const active = this.pending.filter((a) => !this.away.has(a.id) && !snoozedUntil(a, now));
     const n = active.length;
     document.title = n ? `(${n}) askd` : 'askd';
-    const now = Date.now();
     const shown = active.filter((a) => this.shows(a));
     const filtered = !!(this.filter.session || this.filter.kind);
     const parts = [];
@@ -530,7 +546,13 @@ export class Inbox {
         this.builder.cards(session),
         asks.length ? h('ul', { class: 'ask-list' }, asks.map((a) => this.pendingRow(a, now))) : null));
     }
-    const away = this.pending.filter((a) => this.away.has(a.id) && this.shows(a));
+    const later = snoozed.filter((a) => this.shows(a));
+    if (later.length) {
+      parts.push(h('h2', { class: 'section-title' }, t('inbox.snoozed.title'), h('span', { class: 'count muted-count' }, String(later.length))));
+      parts.push(h('section', { class: 'card snoozed-list', 'aria-label': t('inbox.snoozed.title') },
+        h('ul', { class: 'ask-list' }, later.map((a) => this.pendingRow(a, now)))));
+    }
+    const away = this.pending.filter((a) => this.away.has(a.id) && !snoozedUntil(a, now) && this.shows(a));
     if (away.length) {
       parts.push(h('h2', { class: 'section-title' }, t('inbox.putAway.title'), h('span', { class: 'count muted-count' }, String(away.length))));
       parts.push(h('section', { class: 'card away-list', 'aria-label': t('inbox.putAway.title') },
@@ -638,6 +660,7 @@ export class Inbox {
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
             a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
             deadlineChip(a, now),
+            snoozeChip(a, now),
             waitingSpan('muted', since, now))),
         h('span', { class: 'btn small' }, a.kind === 'survey' ? this.surveyAction(a) : t('nav.open'))),
       this.who && this.who.kind === 'member' ? this.claimButton(a) : null);

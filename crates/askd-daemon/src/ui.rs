@@ -81,6 +81,7 @@ const ASSETS: &[Asset] = assets![
     "js/builder.js" => JS,
     "js/diagram.js" => JS,
     "js/deadline.js" => JS,
+    "js/snooze.js" => JS,
     "js/dialog.js" => JS,
     "js/dom.js" => JS,
     "js/drift.js" => JS,
