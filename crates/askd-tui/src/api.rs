@@ -42,6 +42,8 @@ pub enum Purpose {
     Cancel(String),
     /// `POST /api/asks/{id}/preflight`.
     Preflight(String),
+    /// `POST /api/asks/{id}/snooze` from the inbox (`z`: ask me again in an hour).
+    Snooze(String),
 }
 
 /// One API call the App wants made.

@@ -30,6 +30,8 @@ pub struct InboxRow {
     pub created_at: String,
     /// When it stops waiting (its deadline), if it has one.
     pub expires_at: Option<String>,
+    /// While the human has put it off (snooze): when it is back.
+    pub deferred_until: Option<String>,
 }
 
 /// An open ask.
@@ -310,6 +312,17 @@ impl App {
             }
             KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
             KeyCode::Char('r') => return self.tick(),
+            KeyCode::Char('z') => {
+                // Ask me again in an hour (issue 35): the agent is told to come back then.
+                if let Some(row) = self.inbox.get(self.selected) {
+                    return vec![Request::post(
+                        format!("/api/asks/{}/snooze", seg(&row.id)),
+                        json!({"for_s": 3600}),
+                        Purpose::Snooze(row.id.clone()),
+                    )];
+                }
+                return vec![];
+            }
             KeyCode::Char('M') | KeyCode::Char('m') => {
                 if self.selected_session().is_some() {
                     self.mode_pick = true;
@@ -357,6 +370,14 @@ impl App {
                     }
                     _ => vec![],
                 }
+            }
+            Purpose::Snooze(_) => {
+                if reply.ok() {
+                    self.status = None;
+                    return vec![inbox_request()];
+                }
+                self.status = Some(reply.message());
+                vec![]
             }
             Purpose::Alignment(s) | Purpose::SetMode(s) => {
                 if reply.ok() {
@@ -539,6 +560,13 @@ impl App {
                     ),
                     None => Span::raw(""),
                 },
+                match &row.deferred_until {
+                    Some(at) => Span::styled(
+                        format!("  ⏾ {} {}", t("snooze.until"), crate::text::minute(at)),
+                        Style::default().fg(Color::Cyan),
+                    ),
+                    None => Span::raw(""),
+                },
             ]));
         }
         let offset = focus_line.saturating_sub(main.height as usize / 2);
@@ -625,6 +653,7 @@ impl App {
                 _ => vec![
                     ("↑ ↓ j k", "key.move"),
                     ("Enter", "key.open"),
+                    ("z", "key.snooze"),
                     ("M, then 1–4", "key.mode"),
                     ("r", "key.refresh"),
                 ],
@@ -684,6 +713,10 @@ fn parse_inbox(body: &Value) -> Vec<InboxRow> {
                     title: a["title"].as_str().unwrap_or_default().to_string(),
                     created_at: a["created_at"].as_str().unwrap_or_default().to_string(),
                     expires_at: a["expires_at"].as_str().map(str::to_string),
+                    deferred_until: a["deferred_until"]
+                        .as_str()
+                        .filter(|u| crate::text::to_come(u))
+                        .map(str::to_string),
                 })
                 .collect()
         })

@@ -89,14 +89,20 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("inbox.loading", "Loading…", "加载中…"),
     (
         "inbox.hint",
-        "↑↓ select · Enter open · M mode · r refresh · ? keys · q quit",
-        "↑↓ 选择 · Enter 打开 · M 模式 · r 刷新 · ? 按键 · q 退出",
+        "↑↓ select · Enter open · z later · M mode · r refresh · ? keys · q quit",
+        "↑↓ 选择 · Enter 打开 · z 稍后 · M 模式 · r 刷新 · ? 按键 · q 退出",
     ),
     ("kind.survey", "Survey", "问卷"),
     ("kind.questions", "Questions", "问题"),
     ("kind.review", "Review", "验收"),
     ("kind.drift", "Requirement drift", "需求偏移"),
     ("deadline.until", "stops waiting at", "停止等待于"),
+    ("snooze.until", "put off until", "推迟到"),
+    (
+        "snooze.note",
+        "the agent comes back then; you can still answer now",
+        "agent 届时再来；你现在仍可回答",
+    ),
     (
         "deadline.thenDefault",
         "then the agent's default applies",
@@ -161,6 +167,11 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("key.move", "move between rows", "在行之间移动"),
     ("key.open", "open the selected ask", "打开所选请求"),
+    (
+        "key.snooze",
+        "ask me again in an hour (the agent is told to come back then)",
+        "一小时后再问我（agent 会被告知届时再来）",
+    ),
     (
         "key.mode",
         "the selected session's alignment mode: 1 auto · 2 manual · 3 off · 4 default",

@@ -284,6 +284,12 @@ pub fn chars(s: &str) -> usize {
 }
 
 /// An RFC 3339 time to the minute, as the terminal shows it (`2026-12-03 17:42 UTC`).
+/// Whether a stored time (RFC 3339, as the daemon writes them) is still to come, by this
+/// machine's clock.
+pub fn to_come(at: &str) -> bool {
+    chrono::DateTime::parse_from_rfc3339(at).is_ok_and(|t| t > chrono::Utc::now())
+}
+
 pub fn minute(at: &str) -> String {
     let shown = at.get(..16).unwrap_or(at).replace('T', " ");
     if at.ends_with('Z') {

@@ -83,6 +83,9 @@ pub struct Base {
     pub caret: usize,
     /// The ask's deadline line, when it has one: when it stops waiting and what then.
     pub deadline: Option<String>,
+    /// While the human has put the ask off (snooze): until when, and that it can still be
+    /// answered.
+    pub snoozed: Option<String>,
 }
 
 impl Base {
@@ -106,6 +109,18 @@ impl Base {
             busy: false,
             caret: usize::MAX,
             deadline: deadline_line(view, Lang::of_ask(view)),
+            snoozed: view["deferred_until"]
+                .as_str()
+                .filter(|u| crate::text::to_come(u))
+                .map(|u| {
+                    let lang = Lang::of_ask(view);
+                    format!(
+                        "{} {} — {}",
+                        lang.t("snooze.until"),
+                        crate::text::minute(u),
+                        lang.t("snooze.note")
+                    )
+                }),
         }
     }
 
@@ -448,6 +463,12 @@ pub fn draw_screen(
         header.push(Line::from(Span::styled(
             format!(" ⏱ {d}"),
             Style::default().fg(Color::Yellow),
+        )));
+    }
+    if let Some(s) = &base.snoozed {
+        header.push(Line::from(Span::styled(
+            format!(" ⏾ {s}"),
+            Style::default().fg(Color::Cyan),
         )));
     }
     f.render_widget(Paragraph::new(header), head);

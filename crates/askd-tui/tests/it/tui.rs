@@ -716,3 +716,28 @@ async fn a_deadline_is_shown_in_the_inbox_and_on_the_ask() {
     ));
     h.stop().await;
 }
+
+/// Snooze (issue 35): `z` on the inbox puts the focused ask off for an hour; the row and the
+/// ask's header say until when, and that it can still be answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn z_puts_an_ask_off_and_the_inbox_and_the_ask_say_until_when() {
+    let mut h = Harness::start().await;
+    let args = json!({
+        "questions": [{"id": "db", "question": "Which database?",
+                       "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}]
+    });
+    let id = h.create("questions", None, args).await;
+    h.refresh().await;
+    h.press(KeyCode::Char('z')).await;
+    let until = h.view(&id).await["deferred_until"]
+        .as_str()
+        .expect("put off")
+        .to_string();
+    let shown = format!("{} UTC", until[..16].replace('T', " "));
+    h.shows(&format!("⏾ put off until {shown}"));
+    h.open(&id).await;
+    h.shows(&format!(
+        "⏾ put off until {shown} — the agent comes back then; you can still answer now"
+    ));
+    h.stop().await;
+}
