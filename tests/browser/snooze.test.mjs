@@ -1,6 +1,7 @@
 // Snooze (issue 35) in the page: "Ask me later" puts a pending ask off (only to times before
 // its deadline); the page then says until when and that it can still be answered; the inbox
-// lists it apart with "back at …", and moves it back by itself when the time comes.
+// lists it apart with "back at …", and moves it back by itself when the time comes; Records
+// say an answered ask had been put off.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDaemon, launchBrowser, openContext, screenshotPath } from './helpers.mjs';
@@ -63,6 +64,11 @@ test('ask me later puts the ask off, the page says until when, and the inbox lis
   const settled = await daemon.view(id);
   assert.equal(settled.state, 'settled');
   assert.equal(settled.result.answers[0].selected[0], 'SQLite');
+  // Records say it had been put off.
+  await page.goto(`${daemon.url}/records`);
+  const rec = page.locator(`.rec[data-ask-id="${id}"] .rec-meta`);
+  await rec.waitFor();
+  assert.match(await rec.textContent(), /put off until /);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -18,6 +18,8 @@ export default {
   'records.countMore': '{n} shown · more below',
   'records.open': 'Open',
   'records.surface': 'answered in {surface}',
+  'records.putOff': 'put off until {t}',
+  'records.defaulted': 'the agent\'s default, not an answer',
   'records.answers.none': 'No answers (settled as {outcome}).',
   'records.exporting': 'Exporting…',
 };

@@ -17,6 +17,8 @@ export default {
   'records.countMore': '已显示 {n} 条 · 下方还有',
   'records.open': '打开',
   'records.surface': '回答于 {surface}',
+  'records.putOff': '曾推迟到 {t}',
+  'records.defaulted': 'agent 的默认值，并非回答',
   'records.answers.none': '没有回答（结束方式：{outcome}）。',
   'records.exporting': '正在导出…',
 };

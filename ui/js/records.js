@@ -211,6 +211,9 @@ export class RecordsPage {
       [rec.client, rec.workspace].filter(Boolean).join(' · '),
       rec.surface ? t('records.surface', { surface: rec.surface }) : null,
       rec.answered_by && rec.answered_by.name ? t('who.answeredBy', { name: rec.answered_by.name }) : null,
+      rec.defaulted ? t('records.defaulted') : null,
+      // Snooze (issue 35): the human had put the ask off.
+      rec.deferred_until ? t('records.putOff', { t: new Date(rec.deferred_until).toLocaleString() }) : null,
     ].filter(Boolean).join(' · ');
     const items = recordItems(r);
     return h('li', { class: `rec card outcome-${r.outcome}`, 'data-ask-id': r.ask_id, 'data-kind': r.kind },
