@@ -40,6 +40,13 @@ pub fn require_pending(ask: &Ask) -> ApiResult<()> {
     }
 }
 
+/// `until` while the human has put the ask off (snooze, a time not passed yet), else `None`.
+pub fn deferred(ask: &Ask) -> Option<&str> {
+    ask.deferred_until
+        .as_deref()
+        .filter(|u| *u > askd_store::now().as_str())
+}
+
 /// 403 unless the calling principal may read the ask ([`crate::access::may_read`]): a
 /// paired device reads the pending asks and the ones it answered, nothing else.
 pub fn require_readable(ask: &Ask) -> ApiResult<()> {
@@ -154,7 +161,7 @@ impl Daemon {
             if ask.state == AskState::Settled {
                 return Ok(Waited::Settled(self.deliver(ask).await));
             }
-            if deadline.is_some() && crate::kinds::snooze::deferred(&ask).is_some() {
+            if deadline.is_some() && deferred(&ask).is_some() {
                 // The human put it off: the agent gets its pending handle now, with when
                 // to come back, instead of waiting out its budget.
                 return Ok(Waited::Pending(Box::new(ask)));

@@ -316,11 +316,7 @@ pub async fn deadline(
 }
 
 /// `{for_s}` or `{until}`: a person puts a pending ask off — "ask me again in …" (issue 35).
-pub async fn snooze(
-    State(d): St,
-    AskId(id): AskId,
-    body: JsonBody,
-) -> ApiResult<AxumJson<Value>> {
+pub async fn snooze(State(d): St, AskId(id): AskId, body: JsonBody) -> ApiResult<AxumJson<Value>> {
     let b = body.object()?;
     refuse_unknown(&b, &["for_s", "until"])?;
     Ok(AxumJson(d.snooze(&id, &b).await?))

@@ -514,7 +514,7 @@ impl Daemon {
             handle["expires_at"] = d["expires_at"].clone();
             handle["deadline"] = d;
         }
-        if let Some(until) = snooze::deferred(ask) {
+        if let Some(until) = crate::asks::deferred(ask) {
             handle["deferred_until"] = json!(until);
             handle["instruction"] = json!(askd_core::deadline::snoozed_instruction(until));
         }

@@ -10,7 +10,6 @@
 
 use askd_core::deadline;
 use askd_core::json::Json;
-use askd_store::Ask;
 use serde_json::{Value, json};
 
 use crate::daemon::Daemon;
@@ -19,13 +18,6 @@ use crate::error::{ApiError, ApiResult};
 /// The shortest snooze: a second (the page offers an hour and more; scripts and tests may
 /// want less).
 const MIN_S: f64 = 1.0;
-
-/// `until` when the ask is put off now (a time not passed yet), else `None`.
-pub(crate) fn deferred(ask: &Ask) -> Option<&str> {
-    ask.deferred_until
-        .as_deref()
-        .filter(|u| *u > askd_store::now().as_str())
-}
 
 impl Daemon {
     /// `POST /api/asks/{id}/snooze` `{for_s}` or `{until}`: a person puts a pending ask off;

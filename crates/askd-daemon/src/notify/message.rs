@@ -196,7 +196,11 @@ fn cut(s: &str, max: usize) -> String {
 /// `2026-12-03 21:40 UTC` of a stored time (the sinks' readers are anywhere).
 fn clock(at: Option<&str>) -> String {
     at.and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-        .map(|t| t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M UTC").to_string())
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .format("%Y-%m-%d %H:%M UTC")
+                .to_string()
+        })
         .unwrap_or_else(|| "its deadline".to_string())
 }
 

@@ -749,9 +749,15 @@ impl Scheduler {
             .tracked
             .iter()
             .flat_map(|(id, t)| {
-                let closing = t.closing.filter(|d| *d <= now).map(|_| MessageKind::Closing);
+                let closing = t
+                    .closing
+                    .filter(|d| *d <= now)
+                    .map(|_| MessageKind::Closing);
                 let back = t.back.filter(|d| *d <= now).map(|_| MessageKind::Back);
-                [closing, back].into_iter().flatten().map(|k| (id.clone(), k))
+                [closing, back]
+                    .into_iter()
+                    .flatten()
+                    .map(|k| (id.clone(), k))
             })
             .collect();
         for (id, kind) in due {

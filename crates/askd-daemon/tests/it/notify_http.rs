@@ -110,6 +110,7 @@ fn notify_config(base: &str, after: u64, every: u64) -> NotifyConfig {
     NotifyConfig {
         after: Span(after),
         remind_every: Span(every),
+        before_deadline: Span(0),
         quiet_hours: None,
         desktop: false,
         webhook: hooks(base),
@@ -173,6 +174,7 @@ async fn a_failing_or_hanging_webhook_does_not_delay_a_healthy_one() {
     let notify = NotifyConfig {
         after: Span(0),
         remind_every: Span(0),
+        before_deadline: Span(0),
         quiet_hours: None,
         desktop: false,
         webhook: vec![webhook("bad"), webhook("hang"), webhook("ok")],

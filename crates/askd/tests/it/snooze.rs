@@ -48,7 +48,10 @@ async fn a_waiting_agent_is_told_when_to_come_back_and_the_ask_stays_answerable(
         .await;
     let until = snoozed["deferred_until"].as_str().unwrap().to_string();
     let r = a.response().await;
-    assert!(asked.elapsed() < Duration::from_secs(20), "the call came back at once");
+    assert!(
+        asked.elapsed() < Duration::from_secs(20),
+        "the call came back at once"
+    );
     let handle = &r["result"]["structuredContent"];
     assert_eq!(handle["outcome"], "pending", "{r}");
     assert_eq!(handle["deferred_until"], until.as_str());
@@ -71,14 +74,14 @@ async fn a_waiting_agent_is_told_when_to_come_back_and_the_ask_stays_answerable(
     .await;
     let r = a.response().await;
     assert!(started.elapsed() < Duration::from_secs(10), "{r}");
-    assert_eq!(r["result"]["structuredContent"]["deferred_until"], until.as_str());
+    assert_eq!(
+        r["result"]["structuredContent"]["deferred_until"],
+        until.as_str()
+    );
     // The human answers before the time after all: the agent gets the answer, and the
     // record says the ask had been put off.
-    api.submit(
-        &id,
-        json!({"answers": [{"id": "q", "selected": ["No"]}]}),
-    )
-    .await;
+    api.submit(&id, json!({"answers": [{"id": "q", "selected": ["No"]}]}))
+        .await;
     a.send(&tool_call(3, "await_answer", json!({"ask_id": id})))
         .await;
     let r = a.response().await;
@@ -120,15 +123,19 @@ async fn a_snooze_cannot_outlast_the_deadline_and_a_bad_one_names_its_field() {
     let snooze = |body: Value| {
         let api = api.clone();
         let path = format!("/api/asks/{id}/snooze");
-        async move {
-            api.call(reqwest::Method::POST, &path, Some(body)).await
-        }
+        async move { api.call(reqwest::Method::POST, &path, Some(body)).await }
     };
     let (status, body) = snooze(json!({"for_s": 3600})).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["code"], "snooze-after-deadline", "{body}");
     assert_eq!(body["errors"][0]["path"], "for_s", "{body}");
-    assert!(body["message"].as_str().unwrap().contains("move the deadline"), "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("move the deadline"),
+        "{body}"
+    );
     for (bad, path) in [
         (json!({"for_s": 0}), "for_s"),
         (json!({"for_s": "1h"}), "for_s"),
@@ -199,10 +206,18 @@ async fn the_notifier_warns_before_a_deadline_and_says_when_a_snoozed_ask_is_bac
             .collect()
     };
     let until = Instant::now() + Duration::from_secs(15);
-    while messages(&parked).iter().all(|m| m["event"] != "ask.deferred")
-        || messages(&closing).iter().all(|m| m["event"] != "ask.deadline")
+    while messages(&parked)
+        .iter()
+        .all(|m| m["event"] != "ask.deferred")
+        || messages(&closing)
+            .iter()
+            .all(|m| m["event"] != "ask.deadline")
     {
-        assert!(Instant::now() < until, "messages: {:?}", got.lock().unwrap());
+        assert!(
+            Instant::now() < until,
+            "messages: {:?}",
+            got.lock().unwrap()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // Let the deadlines pass, so any late message is in.
@@ -213,7 +228,10 @@ async fn the_notifier_warns_before_a_deadline_and_says_when_a_snoozed_ask_is_bac
         .collect();
     assert_eq!(warned.len(), 1, "{warned:?}");
     let text = warned[0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Closes at ") && text.contains("UTC"), "{text}");
+    assert!(
+        text.starts_with("Closes at ") && text.contains("UTC"),
+        "{text}"
+    );
     assert!(warned[0]["ask"]["expiresAt"].is_string(), "{warned:?}");
     let near: Vec<String> = messages(&near)
         .iter()
