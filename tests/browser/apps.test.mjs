@@ -487,3 +487,24 @@ test('the app is told when the ask settles elsewhere, and does not poll meanwhil
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// Issue 35: the app shows an ask's deadline as the page does — the countdown and what happens
+// then — without "One more hour" (a person moves a deadline on askd's page), and says so when
+// nobody answered in time.
+test('the app counts down to a deadline and says when the default was applied', async () => {
+  const questions = [{ id: 'go', question: 'Ship it before the train?', options: [{ label: 'Yes' }, { label: 'No' }] }];
+  const result = await askTool('ask_user_question', { questions, deadline: { in_s: 4, default: { go: 'No' } } });
+  assert.ok(result.structuredContent.expires_at, JSON.stringify(result.structuredContent));
+  const { context, page, problems } = await hostPage('light');
+  const app = await render(page, { questions }, result, 'light');
+  await app.locator('.card.flat').waitFor();
+  await app.locator('.deadline-bar .deadline-left').waitFor();
+  assert.match(await app.locator('.deadline-bar').textContent(), /This ask stops waiting in .*go: No/);
+  assert.equal(await app.locator('.deadline-extend').count(), 0);
+  await app.locator('.deadline-bar:has-text("Nobody answered by the deadline")').waitFor({ timeout: 20000 });
+  const got = await awaitAnswer(result.structuredContent.ask_id);
+  assert.equal(got.outcome, 'expired');
+  assert.equal(got.defaulted, true);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

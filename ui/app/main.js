@@ -14,6 +14,7 @@ import { Wizard } from '../js/wizard.js';
 import { QuestionsCard } from '../js/questions.js';
 import { ReviewPanel } from '../js/review.js';
 import { DriftCard } from '../js/drift.js';
+import { DeadlineBar } from '../js/deadline.js';
 
 const VIEWS = { survey: Wizard, questions: QuestionsCard, review: ReviewPanel, drift: DriftCard };
 // After a failed watch (the host or askd did not answer), the next one waits this long.
@@ -57,6 +58,18 @@ class Live {
   }
 }
 const live = new Live();
+// An ask's deadline (issue 35), above the view: the countdown and what happens then; a
+// change the watch reports reads the view again (the deadline moved, the ask expired).
+const deadlineEl = h('div', { class: 'deadline-bar', hidden: true });
+app.before(deadlineEl);
+const deadlineBar = new DeadlineBar(deadlineEl, live, { extend: false });
+live.subscribe(({ kind }) => {
+  const id = shown;
+  if (kind !== 'poll' || !id || !view) return;
+  askApi.view(id).then((v) => {
+    if (id === shown && view) deadlineBar.show(v);
+  }, () => {});
+});
 
 function applyContext(ctx) {
   if (!ctx) return;
@@ -84,6 +97,7 @@ function putAway() {
   const id = shown;
   if (view && view.unmount) view.unmount();
   view = null;
+  deadlineBar.hide();
   live.follow(null);
   delete document.body.dataset.askdApp;
   app.replaceChildren(h('section', { class: 'card app-put-away', role: 'status' },
@@ -100,6 +114,7 @@ async function show(id) {
   shown = id;
   if (view && view.unmount) view.unmount();
   view = null;
+  deadlineBar.hide();
   live.follow(id);
   try {
     const data = await askApi.view(id);
@@ -112,6 +127,7 @@ async function show(id) {
     document.title = `${t(`kind.${data.kind}`)} · askd`;
     view = new View(app, data, { live, navigate: putAway, onCrash: crash });
     await view.mount();
+    deadlineBar.show(data);
     document.body.dataset.askdApp = data.kind;
   } catch (e) {
     crash(e);

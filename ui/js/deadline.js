@@ -38,9 +38,12 @@ function defaultLine(d) {
 }
 
 export class DeadlineBar {
-  constructor(el, live) {
+  /** `extend: false` (the MCP App): the countdown without "One more hour" — moving a
+   * deadline is the people's, on askd's page. */
+  constructor(el, live, { extend = true } = {}) {
     this.el = el;
     this.live = live;
+    this.extend = extend;
     this.timer = null;
     this.unsubscribe = null;
   }
@@ -114,7 +117,7 @@ export class DeadlineBar {
       }
     });
     this.el.replaceChildren(h('p', { class: 'deadline-text', role: 'status' },
-      t('deadline.closesIn'), ' ', this.count, ' — ', then), more);
+      t('deadline.closesIn'), ' ', this.count, ' — ', then), this.extend ? more : null);
     this.tick();
   }
 

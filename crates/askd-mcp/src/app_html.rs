@@ -18,6 +18,7 @@ const MODULES: &[(&str, &str)] = &[
     ("app/api.js", include_str!("../../../ui/app/api.js")),
     ("js/align.js", include_str!("../../../ui/js/align.js")),
     ("js/autosave.js", include_str!("../../../ui/js/autosave.js")),
+    ("js/deadline.js", include_str!("../../../ui/js/deadline.js")),
     ("js/diagram.js", include_str!("../../../ui/js/diagram.js")),
     ("js/dialog.js", include_str!("../../../ui/js/dialog.js")),
     ("js/dom.js", include_str!("../../../ui/js/dom.js")),

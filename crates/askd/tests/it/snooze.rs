@@ -182,7 +182,7 @@ async fn the_notifier_warns_before_a_deadline_and_says_when_a_snoozed_ask_is_bac
         }
     };
     let mut closing = questions(10);
-    closing["deadline"] = json!({"in_s": 6});
+    closing["deadline"] = json!({"in_s": 8});
     let closing = create(closing).await;
     // Too near to be worth a warning: 3 s before a 4 s deadline.
     let mut near = questions(11);
