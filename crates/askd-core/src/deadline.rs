@@ -51,6 +51,15 @@ pub struct Deadline {
     pub default: Option<Value>,
 }
 
+/// A survey's `deadline` (it takes no default: its path depends on its answers), as
+/// `ask_survey` declares it.
+pub fn survey_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "Stop waiting at {in_s | at: RFC 3339}: askd then closes the survey (outcome expired)."
+    })
+}
+
 /// The `deadline` argument's schema, as the ask tools declare it (one short description:
 /// the validation messages carry the rest).
 pub fn schema() -> Value {

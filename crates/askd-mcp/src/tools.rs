@@ -99,6 +99,7 @@ fn ask_survey_schema() -> Value {
             *n = next.clone();
         }
     }
+    s["properties"]["deadline"] = askd_core::deadline::survey_schema();
     s
 }
 

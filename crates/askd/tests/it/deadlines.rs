@@ -330,3 +330,42 @@ async fn a_survey_deadline_closes_it_and_a_survey_default_is_refused() {
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["code"], "DEADLINE_INVALID", "{body}");
 }
+
+/// `ask_survey` declares `deadline` and takes it: the pending handle says when, and the
+/// agent's await_answer gets `expired` (a survey closes: it takes no default).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_survey_takes_a_deadline_through_mcp() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    initialize(&mut a).await;
+    a.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
+        .await;
+    let tools = a.response().await;
+    let survey = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "ask_survey")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        survey["inputSchema"]["properties"]["deadline"]["type"],
+        "object"
+    );
+    let mut args = fixture("release-scope.json");
+    args["deadline"] = json!({"in_s": 2});
+    args["timeout_s"] = json!(0);
+    let pending = call(&mut a, 1, "ask_survey", args).await;
+    assert_eq!(pending["outcome"], "pending", "{pending}");
+    assert!(pending["expires_at"].is_string(), "{pending}");
+    let id = pending["ask_id"].as_str().unwrap().to_string();
+    let result = call(
+        &mut a,
+        2,
+        "await_answer",
+        json!({"ask_id": id, "timeout_s": 15}),
+    )
+    .await;
+    assert_eq!(result["outcome"], "expired", "{result}");
+    assert_eq!(result["defaulted"], false);
+}
