@@ -4,8 +4,9 @@
 //! `batch_review`, `ask_survey`):
 //! - `in_s` — seconds from now (> 0, at most [`MAX_S`]); or `at` — an RFC 3339 time (the
 //!   daemon reads it: this crate has no clock). Exactly one.
-//! - `then` — `default` (apply `default`) or `cancel` (close the ask unanswered); `default`
-//!   when `default` is given, else `cancel`.
+//! - `then` — `default` (apply `default`), `cancel` (close the ask unanswered) or
+//!   `escalate` (team mode: offer it to `to`, a member's name or `everyone`, and wait on);
+//!   `default` when `default` is given, else `cancel`.
 //! - `default` — what the agent chose in advance, by id: for questions an option label (or
 //!   several, for a multi-select question) per question id; for a review a verdict per item
 //!   id. A survey's deadline can only cancel (its path depends on its answers).
@@ -33,7 +34,12 @@ pub enum Then {
     Default,
     /// The ask is closed unanswered.
     Cancel,
+    /// Team mode: the ask is offered to [`Deadline::to`] (notified) and waits on.
+    Escalate,
 }
+
+/// `to` that offers an escalated ask to every member.
+pub const EVERYONE: &str = "everyone";
 
 /// When a deadline falls: seconds from the ask's creation, or a time the agent named.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +55,9 @@ pub struct Deadline {
     pub then: Then,
     /// The submit body the default stands for (`{"answers": […]}`), for [`Then::Default`].
     pub default: Option<Value>,
+    /// Whom an escalation offers the ask to (a member's name, or [`EVERYONE`]), for
+    /// [`Then::Escalate`]; the daemon checks the name.
+    pub to: Option<String>,
 }
 
 /// A survey's `deadline` (it takes no default: its path depends on its answers), as
@@ -65,7 +74,7 @@ pub fn survey_schema() -> Value {
 pub fn schema() -> Value {
     json!({
         "type": "object",
-        "description": "Stop waiting at {in_s | at: RFC 3339}; with default {id: option label | verdict} askd then applies it (outcome expired, defaulted: true), else closes the ask."
+        "description": "Stop waiting at {in_s | at: RFC 3339}; with default {id: option label | verdict} askd then applies it (outcome expired, defaulted: true), else closes the ask; then: escalate + to: member | everyone offers it on (team)."
     })
 }
 
@@ -104,11 +113,11 @@ pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Deadline>, Vec<Problem
     };
     let mut problems = Vec::new();
     for key in o.keys() {
-        if !["in_s", "at", "then", "default"].contains(&key) {
+        if !["in_s", "at", "then", "default", "to"].contains(&key) {
             problems.push(problem(
                 &format!("deadline.{key}"),
                 "unknown_field",
-                format!("unknown field {key:?}; deadline takes in_s or at, then, default"),
+                format!("unknown field {key:?}; deadline takes in_s or at, then, default, to"),
             ));
         }
     }
@@ -174,16 +183,27 @@ pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Deadline>, Vec<Problem
         }
         Some(Some("default")) => Then::Default,
         Some(Some("cancel")) => Then::Cancel,
+        Some(Some("escalate")) => Then::Escalate,
         Some(_) => {
             problems.push(problem(
                 "deadline.then",
                 "deadline_then",
-                "deadline.then must be \"default\" (apply deadline.default) or \"cancel\" (close the ask unanswered)".into(),
+                "deadline.then must be \"default\" (apply deadline.default), \"cancel\" (close the ask unanswered) or \"escalate\" (offer it to deadline.to)".into(),
             ));
             Then::Cancel
         }
     };
+    let to = escalation_target(then, o.get_present("to"), kind, &mut problems);
     let default = match (then, given) {
+        (Then::Escalate, Some(_)) => {
+            problems.push(problem(
+                "deadline.default",
+                "deadline_default",
+                "an escalation offers the ask to a person and waits: drop deadline.default, or set then to \"default\"".into(),
+            ));
+            None
+        }
+        (Then::Escalate, None) => None,
         (Then::Cancel, Some(_)) => {
             problems.push(problem(
                 "deadline.default",
@@ -210,7 +230,50 @@ pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Deadline>, Vec<Problem
         when,
         then,
         default,
+        to,
     }))
+}
+
+/// `deadline.to`: a name (1 to 40 characters) with `then: "escalate"`, nothing otherwise.
+fn escalation_target(
+    then: Then,
+    to: Option<&Json>,
+    kind: AskKind,
+    problems: &mut Vec<Problem>,
+) -> Option<String> {
+    let at = "deadline.to";
+    match (then, to) {
+        (Then::Escalate, _) if kind == AskKind::Survey => {
+            problems.push(problem(
+                "deadline.then",
+                "deadline_then",
+                "a survey's deadline can only cancel — use then \"cancel\"".into(),
+            ));
+            None
+        }
+        (Then::Escalate, Some(Json::String(name)))
+            if !name.trim().is_empty() && name.trim().chars().count() <= 40 =>
+        {
+            Some(name.trim().to_string())
+        }
+        (Then::Escalate, _) => {
+            problems.push(problem(
+                at,
+                "deadline_to",
+                format!("deadline.then \"escalate\" needs deadline.to: a team member's name, or \"{EVERYONE}\""),
+            ));
+            None
+        }
+        (_, Some(_)) => {
+            problems.push(problem(
+                at,
+                "deadline_to",
+                "deadline.to is used only with then \"escalate\" — drop it, or set then to \"escalate\"".into(),
+            ));
+            None
+        }
+        (_, None) => None,
+    }
 }
 
 /// The submit body a `default` stands for: `{"answers": [{id, selected}]}` for questions,

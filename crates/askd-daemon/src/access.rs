@@ -575,6 +575,7 @@ pub fn event_view<'e>(
         | EventKind::AskClaimed
         | EventKind::AskDeadline
         | EventKind::AskDeferred
+        | EventKind::AskEscalated
         | EventKind::AskSettled => {
             let readable = ask.is_some_and(|a| may_read(who, a));
             if readable {

@@ -253,6 +253,18 @@ pub trait AskStore: Send + Sync {
     /// `{ask_id, deferred_until}`. A settled ask is [`StoreError::NotPending`].
     async fn defer(&self, ask_id: &str, until: &str) -> StoreResult<Event>;
 
+    /// Escalates a pending ask whose deadline is still `expires_at` (issue 35): clears the
+    /// deadline, stores `deadline` (its escalation chain) and emits `ask.escalated` `{ask_id,
+    /// to, escalated_at}`. `None` when the ask is settled or its deadline moved meanwhile —
+    /// another daemon escalated it, or a person gave it more time.
+    async fn escalate(
+        &self,
+        ask_id: &str,
+        expires_at: &str,
+        deadline: &Value,
+        to: &str,
+    ) -> StoreResult<Option<Event>>;
+
     /// The pending asks that have a deadline, soonest first, at most `limit`: `(id,
     /// expires_at)` (the `asks_expiring` index).
     async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>>;

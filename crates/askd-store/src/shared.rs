@@ -571,6 +571,35 @@ async fn defer(db: &mut Db<'_>, ask_id: &str, until: &str) -> StoreResult<Event>
     .await
 }
 
+async fn escalate(
+    db: &mut Db<'_>,
+    ask_id: &str,
+    expires_at: &str,
+    deadline: &Value,
+    to: &str,
+) -> StoreResult<Option<Event>> {
+    let changed = db
+        .execute(
+            "UPDATE asks SET expires_at = NULL, deadline = ?3
+             WHERE id = ?1 AND state = 'pending' AND expires_at = ?2",
+            args![ask_id, expires_at, to_text(deadline)],
+        )
+        .await?;
+    if changed == 0 {
+        return Ok(None);
+    }
+    let at = now();
+    db.append_event(
+        EventKind::AskEscalated.as_str(),
+        Some(ask_id),
+        json!({"ask_id": ask_id, "to": to, "escalated_at": at}),
+        &at,
+        None,
+    )
+    .await
+    .map(Some)
+}
+
 async fn expiring(db: &mut Db<'_>, limit: u32) -> StoreResult<Vec<(String, String)>> {
     let rows = db
         .fetch_all(
@@ -909,6 +938,28 @@ impl<B: Backend> AskStore for B {
     async fn set_expiry(&self, ask_id: &str, expires_at: &str) -> StoreResult<Event> {
         let (ask_id, expires_at) = (ask_id.to_string(), expires_at.to_string());
         run!(write, self, |db| set_expiry(&mut db, &ask_id, &expires_at))
+    }
+
+    async fn escalate(
+        &self,
+        ask_id: &str,
+        expires_at: &str,
+        deadline: &Value,
+        to: &str,
+    ) -> StoreResult<Option<Event>> {
+        let (ask_id, expires_at, deadline, to) = (
+            ask_id.to_string(),
+            expires_at.to_string(),
+            deadline.clone(),
+            to.to_string(),
+        );
+        run!(write, self, |db| escalate(
+            &mut db,
+            &ask_id,
+            &expires_at,
+            &deadline,
+            &to
+        ))
     }
 
     async fn defer(&self, ask_id: &str, until: &str) -> StoreResult<Event> {

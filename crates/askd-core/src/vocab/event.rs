@@ -20,6 +20,9 @@ words! {
         AskDeadline => "ask.deadline",
         /// The human put a pending ask off (`{ask_id, deferred_until}`: "ask me again in …").
         AskDeferred => "ask.deferred",
+        /// Nobody answered by the deadline and the ask was offered on (`{ask_id, to,
+        /// escalated_at}`: a member's name or `everyone`; team mode).
+        AskEscalated => "ask.escalated",
         /// A reminder about a waiting ask went out (notifications only; never stored).
         AskReminder => "ask.reminder",
         /// A session began (new, continued, forked).

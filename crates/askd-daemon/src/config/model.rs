@@ -279,15 +279,25 @@ pub struct WebhookConfig {
     /// the Settings page and `askd doctor` show only its scheme and host.
     pub url: String,
     pub format: WebhookFormat,
+    /// Team mode: a member's own webhook, which gets only what is offered to that member
+    /// (an escalated ask, issue 35); `None`: the install's, which gets every message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
 }
 
 impl std::fmt::Debug for WebhookConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let WebhookConfig { name, url, format } = self;
+        let WebhookConfig {
+            name,
+            url,
+            format,
+            member,
+        } = self;
         f.debug_struct("WebhookConfig")
             .field("name", name)
             .field("url", &webhook_target(url))
             .field("format", format)
+            .field("member", member)
             .finish()
     }
 }

@@ -436,8 +436,20 @@ pub(super) fn check_database_url(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-/// `[[notify.webhook]]` tables (`url`, `format`, `name`), or as text `FORMAT=URL` entries
-/// separated by whitespace (`ntfy=https://ntfy.sh/topic slack=https://hooks…`).
+/// A webhook's `member`: a member's name, 1 to 40 characters.
+fn member_of(m: Option<&str>) -> Result<Option<String>, String> {
+    match m.map(str::trim) {
+        None => Ok(None),
+        Some(m) if !m.is_empty() && m.chars().count() <= crate::members::NAME_MAX => {
+            Ok(Some(m.to_string()))
+        }
+        Some(_) => Err("member must be a member's name, 1 to 40 characters".to_string()),
+    }
+}
+
+/// `[[notify.webhook]]` tables (`url`, `format`, `name`, `member`), or as text `FORMAT=URL`
+/// entries separated by whitespace (`ntfy=https://ntfy.sh/topic slack=https://hooks…`;
+/// `json@bob=URL` is member bob's own).
 fn parse_webhooks(label: &str, raw: Raw<'_>) -> Result<Vec<WebhookConfig>, ConfigError> {
     const FORMATS: &str = "json, ntfy or slack";
     let mut out: Vec<WebhookConfig> = Vec::new();
@@ -455,9 +467,9 @@ fn parse_webhooks(label: &str, raw: Raw<'_>) -> Result<Vec<WebhookConfig>, Confi
                     )));
                 };
                 for k in t.keys() {
-                    if !matches!(k.as_str(), "url" | "format" | "name") {
+                    if !matches!(k.as_str(), "url" | "format" | "name" | "member") {
                         return Err(ConfigError::new(format!(
-                            "{label}: entry {i} has unknown key {k:?} — allowed keys in [[notify.webhook]]: url, format, name"
+                            "{label}: entry {i} has unknown key {k:?} — allowed keys in [[notify.webhook]]: url, format, name, member"
                         )));
                     }
                 }
@@ -502,7 +514,14 @@ fn parse_webhooks(label: &str, raw: Raw<'_>) -> Result<Vec<WebhookConfig>, Confi
                         "{label}: entry {i} repeats the name {name:?} — give each webhook its own name"
                     )));
                 }
-                out.push(WebhookConfig { name, url, format });
+                let member = member_of(text("member")?)
+                    .map_err(|why| ConfigError::new(format!("{label}: entry {i} {why}")))?;
+                out.push(WebhookConfig {
+                    name,
+                    url,
+                    format,
+                    member,
+                });
             }
         }
         Raw::Toml(v) => {
@@ -518,6 +537,10 @@ fn parse_webhooks(label: &str, raw: Raw<'_>) -> Result<Vec<WebhookConfig>, Confi
                         "{label}: {entry:?} is not FORMAT=URL — write entries such as ntfy=https://ntfy.sh/my-topic, separated by spaces; formats: {FORMATS}"
                     )));
                 };
+                let (f, member) = match f.split_once('@') {
+                    Some((f, m)) => (f, Some(m)),
+                    None => (f, None),
+                };
                 let format = WebhookFormat::parse(f).ok_or_else(|| {
                     ConfigError::new(format!(
                         "{label}: format {f:?} is not allowed — use {FORMATS} (FORMAT=URL)"
@@ -525,8 +548,15 @@ fn parse_webhooks(label: &str, raw: Raw<'_>) -> Result<Vec<WebhookConfig>, Confi
                 })?;
                 let url = check_url(url, true)
                     .map_err(|why| ConfigError::new(format!("{label}: {url:?} {why}")))?;
+                let member = member_of(member)
+                    .map_err(|why| ConfigError::new(format!("{label}: {entry:?}: {why}")))?;
                 let name = default_name(format, &out);
-                out.push(WebhookConfig { name, url, format });
+                out.push(WebhookConfig {
+                    name,
+                    url,
+                    format,
+                    member,
+                });
             }
         }
     }

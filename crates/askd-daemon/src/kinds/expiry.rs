@@ -177,6 +177,7 @@ pub(crate) fn checked(
         deadline: json!({
             "then": d.then,
             "default": d.default,
+            "to": d.to,
             "set_at": askd_store::now(),
         }),
     }))
@@ -195,6 +196,7 @@ fn configured_expiry(
         when: When::In(after.as_secs_f64().min(deadline::MAX_S)),
         then: Then::Cancel,
         default: None,
+        to: None,
     };
     Ok(Some(Expiry {
         expires_at: expires_at(&d)?,
@@ -216,6 +218,9 @@ impl Daemon {
             return Ok(());
         }
         let d = ask.deadline.clone().unwrap_or(Value::Null);
+        if d["then"] == json!(Then::Escalate) {
+            return self.escalate(&ask, &at).await;
+        }
         let default = (d["then"] == json!(Then::Default))
             .then(|| d["default"].clone())
             .filter(|b| b.is_object());
@@ -302,6 +307,7 @@ impl Daemon {
                 when: When::At(at.to_string()),
                 then: Then::Cancel,
                 default: None,
+                to: None,
             })
             .map_err(|_| {
                 field(

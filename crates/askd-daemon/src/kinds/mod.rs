@@ -15,10 +15,13 @@
 //! - [`drift`] — drift cards: `report_drift`, the card's answer, its view.
 //! - [`expiry`] — an ask's deadline: checked at create, the expiry (default or close), the
 //!   mark on its settle, moving it (issue 35; [`crate::deadlines`] fires them).
+//! - [`escalation`] — `then: "escalate"`: at the deadline the ask is offered to a member (or
+//!   everyone) and waits on (issue 35, team mode).
 //! - [`snooze`] — "ask me again in …": an ask put off until a time (issue 35).
 
 pub mod drafts;
 pub mod drift;
+pub mod escalation;
 pub mod expiry;
 pub mod questions;
 pub mod review;
@@ -339,6 +342,11 @@ impl Daemon {
             // The record says the ask was put off (snooze), and until when.
             r.insert("deferred_until".into(), json!(until));
         }
+        if let (Some(chain), Some(r)) = (escalation::chain(ask), settlement.record.as_object_mut())
+        {
+            // And whom it was offered to when nobody answered by the deadline.
+            r.insert("escalated".into(), chain);
+        }
         let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
         let more = room.settled(self, ask, &settlement).await;
         self.hub.publish(events.into_iter().chain(more));
@@ -355,6 +363,7 @@ impl Daemon {
         let kind = AskKind::parse(req.kind).map_err(|_| unknown_kind(req.kind))?;
         let mut new = in_room!(kind, r => r.admit(self, &session_id, &req).await?);
         new.expiry = expiry::checked(kind, &req.args, &new.payload, self.settings.asks_deadline)?;
+        self.check_escalation(new.expiry.as_ref())?;
         new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces
@@ -514,6 +523,9 @@ impl Daemon {
             handle["expires_at"] = d["expires_at"].clone();
             handle["deadline"] = d;
         }
+        if let Some(chain) = escalation::chain(ask) {
+            handle["escalated"] = chain;
+        }
         if let Some(until) = crate::asks::deferred(ask) {
             handle["deferred_until"] = json!(until);
             handle["instruction"] = json!(askd_core::deadline::snoozed_instruction(until));
@@ -561,6 +573,9 @@ impl Daemon {
         }
         if let Some(until) = &ask.deferred_until {
             v["deferred_until"] = json!(until);
+        }
+        if let Some(chain) = escalation::chain(ask) {
+            v["escalated"] = chain;
         }
         in_room!(kind, r => r.view(self, ask, &mut v)?);
         if ask.state == AskState::Settled {

@@ -51,6 +51,22 @@ impl NotifyPlan {
         }
     }
 
+    /// Whether sink `id` takes `m`: the install's sinks take every message; a member's own
+    /// webhook only what is offered to that member (or to everyone).
+    fn takes(&self, id: &str, m: &Message) -> bool {
+        let Some(Sink::Webhook(w)) = self.sink(id) else {
+            return true;
+        };
+        match (&w.member, &m.audience) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(member), Some(to)) => {
+                to.eq_ignore_ascii_case(member)
+                    || to.eq_ignore_ascii_case(askd_core::deadline::EVERYONE)
+            }
+        }
+    }
+
     fn sink(&self, id: &str) -> Option<Sink<'_>> {
         if id == "desktop" {
             return self.desktop().then_some(Sink::Desktop);
@@ -76,6 +92,9 @@ pub(super) async fn dispatch(
         // A sink no longer in the settings: dropping its queue ends its worker.
         queues.retain(|id, _| ids.contains(id));
         for id in ids {
+            if !plan.borrow().takes(&id, &m) {
+                continue;
+            }
             let queue = queues.entry(id.clone()).or_insert_with(|| {
                 let (tx, rx) = mpsc::channel(SINK_QUEUE);
                 let worker = Worker {

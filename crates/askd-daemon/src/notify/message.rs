@@ -26,6 +26,9 @@ pub enum MessageKind {
     Closing,
     /// An ask the human put off (snooze) is back in the inbox.
     Back,
+    /// Nobody answered by the deadline: the ask is offered to a member, or everyone (team
+    /// mode; [`Message::audience`]).
+    Escalated,
 }
 
 impl MessageKind {
@@ -37,6 +40,7 @@ impl MessageKind {
             Self::Expired => EventKind::AskSettled.as_str(),
             Self::Closing => EventKind::AskDeadline.as_str(),
             Self::Back => EventKind::AskDeferred.as_str(),
+            Self::Escalated => EventKind::AskEscalated.as_str(),
         }
     }
 
@@ -48,6 +52,7 @@ impl MessageKind {
             Self::Expired => "askd: nobody answered by the deadline",
             Self::Closing => "askd: a question closes soon",
             Self::Back => "askd: a question you put off is back",
+            Self::Escalated => "askd: a question is offered to you",
         }
     }
 }
@@ -68,6 +73,9 @@ pub struct Message {
     pub created_at: String,
     /// A closing ask's deadline (RFC 3339, UTC): [`MessageKind::Closing`] says it.
     pub expires_at: Option<String>,
+    /// Whom an escalation offers the ask to (a member's name, or `everyone`): that member's
+    /// own webhooks get it too. `None`: the install's sinks only.
+    pub audience: Option<String>,
 }
 
 impl Message {
@@ -95,6 +103,7 @@ impl Message {
             url: format!("{}/a/{}", base_url.trim_end_matches('/'), ask_id),
             created_at: created_at.to_string(),
             expires_at: None,
+            audience: None,
         }
     }
 
@@ -114,6 +123,12 @@ impl Message {
                 self.title
             ),
             MessageKind::Back => format!("Back in your inbox: {} asks: {}", self.who, self.title),
+            MessageKind::Escalated => format!(
+                "Offered to {}: {} asks: {} — nobody answered by the deadline",
+                self.audience.as_deref().unwrap_or("everyone"),
+                self.who,
+                self.title
+            ),
         }
     }
 
@@ -133,6 +148,9 @@ impl Message {
         });
         if let Some(at) = &self.expires_at {
             body["ask"]["expiresAt"] = json!(at);
+        }
+        if let Some(to) = &self.audience {
+            body["ask"]["offeredTo"] = json!(to);
         }
         body
     }

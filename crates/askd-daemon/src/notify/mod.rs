@@ -670,6 +670,18 @@ impl Scheduler {
                     t.closing = closing_at(&plan, &t.created_at, t.expires_at.as_deref());
                 }
             }
+            Some(EventKind::AskEscalated) => {
+                if let Some(t) = self.tracked.get_mut(id) {
+                    // The deadline is gone: no "closes soon" any more.
+                    t.expires_at = None;
+                    t.closing = None;
+                }
+                if let Some(t) = self.tracked.get(id) {
+                    let mut m = self.message(MessageKind::Escalated, id, t);
+                    m.audience = e.payload["to"].as_str().map(str::to_string);
+                    self.emit(m);
+                }
+            }
             Some(EventKind::AskDeferred) => {
                 if let Some(t) = self.tracked.get_mut(id) {
                     t.back = e.payload["deferred_until"].as_str().and_then(wall_instant);
@@ -837,8 +849,8 @@ fn one_per_ask(batch: Vec<Message>) -> Vec<Message> {
     for m in batch {
         match out.iter_mut().find(|o| o.ask_id == m.ask_id) {
             None => out.push(m),
-            // The expiry says the last word about its ask.
-            Some(o) if m.kind == MessageKind::Expired => *o = m,
+            // The expiry (or an escalation) says the last word about its ask.
+            Some(o) if matches!(m.kind, MessageKind::Expired | MessageKind::Escalated) => *o = m,
             Some(o) if o.kind == MessageKind::New => {}
             Some(o) => *o = m,
         }

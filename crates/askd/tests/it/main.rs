@@ -18,6 +18,7 @@ mod deadlines;
 mod docs;
 mod doctor;
 mod elicitation;
+mod escalation;
 mod hardening;
 mod mcp;
 mod mcp_http_hardening;
