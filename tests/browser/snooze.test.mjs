@@ -83,6 +83,10 @@ test('a put-off ask comes back to the inbox by itself, and the menu offers only 
   // Back among the waiting asks at its time, without a reload.
   await page.locator(`.session [data-ask-id="${id}"]`).waitFor({ timeout: 10000 });
   assert.equal(await page.locator(`.snoozed-list [data-ask-id="${id}"]`).count(), 0);
+  // Put off from another device: the open inbox hears it (ask.deferred) and lists it apart.
+  const again = await daemon.api('POST', `/api/asks/${id}/snooze`, { for_s: 600 });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  await page.locator(`.snoozed-list [data-ask-id="${id}"]`).waitFor({ timeout: 10000 });
   // Two hours before its deadline: an hour is offered, four hours and tomorrow are not.
   const soon = await ask('Which database, before the meeting?', { deadline: { in_s: 7200 } });
   await page.goto(`${daemon.url}/a/${soon}`);

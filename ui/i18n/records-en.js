@@ -19,6 +19,7 @@ export default {
   'records.open': 'Open',
   'records.surface': 'answered in {surface}',
   'records.putOff': 'put off until {t}',
+  'records.escalated': 'offered to {to} at the deadline',
   'records.defaulted': 'the agent\'s default, not an answer',
   'records.answers.none': 'No answers (settled as {outcome}).',
   'records.exporting': 'Exporting…',

@@ -53,11 +53,16 @@ export class DeadlineBar {
     this.hide();
     this.view = view;
     const expired = view.state === 'settled' && view.outcome === 'expired';
-    if (!(view.deadline && view.state === 'pending') && !expired) return;
+    const escalated = view.state === 'pending' && Array.isArray(view.escalated) && view.escalated.length;
+    if (!(view.deadline && view.state === 'pending') && !expired && !escalated) return;
     this.unsubscribe = this.live.subscribe(({ kind, data }) => {
       if (!data || data.ask_id !== view.ask_id) return;
       if (kind === 'ask.deadline') {
         this.view.deadline = { ...this.view.deadline, expires_at: data.expires_at };
+        this.paint();
+      } else if (kind === 'ask.escalated') {
+        this.view.deadline = null;
+        this.view.escalated = [...(this.view.escalated || []), { to: data.to, escalated_at: data.escalated_at }];
         this.paint();
       } else if (kind === 'ask.settled') {
         this.view.state = 'settled';
@@ -100,10 +105,18 @@ export class DeadlineBar {
       if (this.timer) clearInterval(this.timer);
       return;
     }
+    if (!v.deadline) {
+      // Escalated (team mode): the deadline is spent and the ask was offered on.
+      const last = v.escalated[v.escalated.length - 1] || {};
+      this.count = null;
+      this.el.replaceChildren(h('p', { class: 'deadline-text', role: 'status' },
+        t('escalated.bar', { to: last.to || 'everyone' })));
+      return;
+    }
     const d = v.deadline;
-    const then = d.then === 'default'
-      ? t('deadline.thenDefault', { d: defaultLine(d) })
-      : t('deadline.thenClose');
+    const then = d.then === 'default' ? t('deadline.thenDefault', { d: defaultLine(d) })
+      : d.then === 'escalate' ? t('deadline.thenEscalate', { to: d.to || 'everyone' })
+        : t('deadline.thenClose');
     this.count = h('strong', { class: 'deadline-left' });
     const more = h('button', { type: 'button', class: 'btn ghost small deadline-extend' }, t('deadline.extend'));
     more.addEventListener('click', async () => {

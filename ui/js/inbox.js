@@ -268,6 +268,14 @@ export class Inbox {
         a.deferred_until = data.deferred_until;
         this.render();
       }
+    } else if (kind === 'ask.escalated') {
+      // Nobody answered by the deadline: offered on (team mode).
+      const a = this.pending.find((x) => x.id === data.ask_id);
+      if (a) {
+        a.escalated_to = data.to;
+        a.expires_at = null;
+        this.render();
+      }
     } else if (kind === 'ask.deadline') {
       // A person moved the deadline (here, or on another device).
       const a = this.pending.find((x) => x.id === data.ask_id);
@@ -660,6 +668,7 @@ export class Inbox {
             a.awaited === false ? h('span', { class: 'chip warn' }, t('inbox.notAwaited')) : null,
             a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
             deadlineChip(a, now),
+            a.escalated_to ? h('span', { class: 'chip warn escalated-chip' }, this.offeredToMe(a) ? t('escalated.you') : t('escalated.chip', { to: a.escalated_to })) : null,
             snoozeChip(a, now),
             waitingSpan('muted', since, now))),
         h('span', { class: 'btn small' }, a.kind === 'survey' ? this.surveyAction(a) : t('nav.open'))),
@@ -684,6 +693,12 @@ export class Inbox {
       }, () => {});
     }
     return t(this.drafts.get(a.id) ? 'nav.resume' : 'nav.start');
+  }
+
+  /** Escalated to this member by name, or to everyone (issue 35). */
+  offeredToMe(a) {
+    const to = (a.escalated_to || '').toLowerCase();
+    return !!(this.who && this.who.kind === 'member' && (to === 'everyone' || to === String(this.who.name || '').toLowerCase()));
   }
 
   mine(a) {

@@ -214,6 +214,7 @@ export class RecordsPage {
       rec.defaulted ? t('records.defaulted') : null,
       // Snooze (issue 35): the human had put the ask off.
       rec.deferred_until ? t('records.putOff', { t: new Date(rec.deferred_until).toLocaleString() }) : null,
+      Array.isArray(rec.escalated) && rec.escalated.length ? t('records.escalated', { to: rec.escalated.map((e) => e.to).join(' → ') }) : null,
     ].filter(Boolean).join(' · ');
     const items = recordItems(r);
     return h('li', { class: `rec card outcome-${r.outcome}`, 'data-ask-id': r.ask_id, 'data-kind': r.kind },

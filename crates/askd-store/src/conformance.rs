@@ -36,6 +36,7 @@ macro_rules! conformance_tests {
             awaited_flag,
             deadlines_are_kept_listed_soonest_first_and_moved,
             a_snooze_is_kept_listed_and_outlives_the_settle,
+            an_escalation_clears_the_deadline_once,
             list_and_count_filters,
             events_replay_in_commit_order,
             records_filter_and_order,
@@ -752,6 +753,41 @@ pub async fn a_snooze_is_kept_listed_and_outlives_the_settle(store: Arc<dyn Stor
         store.defer("zz", later).await.unwrap_err(),
         StoreError::NotFound
     );
+}
+
+pub async fn an_escalation_clears_the_deadline_once(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    let at = "2030-01-01T00:00:00.000Z";
+    let mut a = new_ask("a1", &s.id, json!({"entry": "q1"}));
+    a.expiry = Some(crate::Expiry {
+        expires_at: at.into(),
+        deadline: json!({"then": "escalate", "to": "bob"}),
+    });
+    store.create_ask(a).await.unwrap();
+    let chain = json!({"then": "escalate", "to": "bob", "escalated": [{"to": "bob"}]});
+    // A deadline that moved meanwhile is not escalated.
+    assert_eq!(
+        store
+            .escalate("a1", "2029-01-01T00:00:00.000Z", &chain, "bob")
+            .await
+            .unwrap(),
+        None
+    );
+    let e = store
+        .escalate("a1", at, &chain, "bob")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(e.kind, "ask.escalated");
+    assert_eq!(e.payload["to"], "bob");
+    // Once: the deadline is gone, so a second daemon's try finds nothing to do.
+    assert_eq!(store.escalate("a1", at, &chain, "bob").await.unwrap(), None);
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.expires_at, None);
+    assert_eq!(read.deadline, Some(chain));
+    assert!(store.expiring(10).await.unwrap().is_empty());
+    let listed = store.asks(&AskFilter::default()).await.unwrap();
+    assert_eq!(listed[0].escalated_to.as_deref(), Some("bob"));
 }
 
 pub async fn list_and_count_filters(store: Arc<dyn Store>) {

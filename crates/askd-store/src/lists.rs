@@ -17,7 +17,7 @@ use crate::model::*;
 pub(crate) fn asks_sql(f: &AskFilter, d: Dialect) -> (String, Vec<String>) {
     let mut sql = String::from(
         "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
-                a.created_at, a.settled_at, a.awaited, a.claim, a.expires_at, a.deferred_until,
+                a.created_at, a.settled_at, a.awaited, a.claim, a.expires_at, a.deferred_until, a.deadline,
                 (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
          FROM asks a JOIN sessions s ON s.id = a.session_id",
     );
@@ -191,6 +191,11 @@ fn summary_from_row(r: &Row) -> StoreResult<AskSummary> {
         claim: r.opt_json("claim")?,
         expires_at: r.get("expires_at")?,
         deferred_until: r.get("deferred_until")?,
+        escalated_to: r.opt_json("deadline")?.and_then(|d: serde_json::Value| {
+            d["escalated"].as_array()?.last()?["to"]
+                .as_str()
+                .map(str::to_string)
+        }),
     })
 }
 

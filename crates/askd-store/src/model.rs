@@ -228,6 +228,10 @@ pub struct AskSummary {
     /// [`Ask::deferred_until`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferred_until: Option<String>,
+    /// Whom the ask was last offered to when nobody answered by its deadline (escalation:
+    /// a member's name, or `everyone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalated_to: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]

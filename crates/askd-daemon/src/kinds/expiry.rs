@@ -344,5 +344,9 @@ fn field(path: &str, message: &str) -> ApiError {
 pub(crate) fn shown(ask: &Ask) -> Option<Value> {
     let at = ask.expires_at.as_ref()?;
     let d = ask.deadline.clone().unwrap_or(Value::Null);
-    Some(json!({"expires_at": at, "then": d["then"], "default": d["default"]}))
+    let mut shown = json!({"expires_at": at, "then": d["then"], "default": d["default"]});
+    if d["to"].is_string() {
+        shown["to"] = d["to"].clone();
+    }
+    Some(shown)
 }
