@@ -32,6 +32,8 @@ pub struct InboxRow {
     pub expires_at: Option<String>,
     /// While the human has put it off (snooze): when it is back.
     pub deferred_until: Option<String>,
+    /// Whom it was offered to when nobody answered by its deadline (escalation).
+    pub escalated_to: Option<String>,
 }
 
 /// An open ask.
@@ -560,6 +562,13 @@ impl App {
                     ),
                     None => Span::raw(""),
                 },
+                match &row.escalated_to {
+                    Some(to) => Span::styled(
+                        format!("  ⇪ {} {}", t("escalated.to"), markdown_line(to)),
+                        Style::default().fg(Color::Yellow),
+                    ),
+                    None => Span::raw(""),
+                },
                 match &row.deferred_until {
                     Some(at) => Span::styled(
                         format!("  ⏾ {} {}", t("snooze.until"), crate::text::minute(at)),
@@ -717,6 +726,7 @@ fn parse_inbox(body: &Value) -> Vec<InboxRow> {
                         .as_str()
                         .filter(|u| crate::text::to_come(u))
                         .map(str::to_string),
+                    escalated_to: a["escalated_to"].as_str().map(str::to_string),
                 })
                 .collect()
         })

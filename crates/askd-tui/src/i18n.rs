@@ -99,6 +99,11 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("deadline.until", "stops waiting at", "停止等待于"),
     ("snooze.until", "put off until", "推迟到"),
     (
+        "escalated.to",
+        "nobody answered by the deadline: offered to",
+        "截止前无人回答：已转给",
+    ),
+    (
         "snooze.note",
         "the agent comes back then; you can still answer now",
         "agent 届时再来；你现在仍可回答",

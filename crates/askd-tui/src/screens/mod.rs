@@ -108,7 +108,15 @@ impl Base {
             confirm: None,
             busy: false,
             caret: usize::MAX,
-            deadline: deadline_line(view, Lang::of_ask(view)),
+            deadline: deadline_line(view, Lang::of_ask(view)).or_else(|| {
+                // Escalated: the deadline is spent and the ask was offered on.
+                let to = view["escalated"].as_array()?.last()?["to"].as_str()?;
+                Some(format!(
+                    "{} {}",
+                    Lang::of_ask(view).t("escalated.to"),
+                    clean_line(to)
+                ))
+            }),
             snoozed: view["deferred_until"]
                 .as_str()
                 .filter(|u| crate::text::to_come(u))

@@ -741,3 +741,30 @@ async fn z_puts_an_ask_off_and_the_inbox_and_the_ask_say_until_when() {
     ));
     h.stop().await;
 }
+
+/// Escalation (issue 35): an ask nobody answered by its deadline, offered to a member, says
+/// so on its inbox row and under its header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_escalated_ask_says_whom_it_was_offered_to() {
+    let mut h = Harness::start().await;
+    let (status, body) = h
+        .api(Method::Post, "/api/members", Some(json!({"name": "bob"})))
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let args = json!({
+        "questions": [{"id": "db", "question": "Which database?",
+                       "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}],
+        "deadline": {"in_s": 1, "then": "escalate", "to": "bob"}
+    });
+    let id = h.create("questions", None, args).await;
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while h.view(&id).await["escalated"].is_null() {
+        assert!(std::time::Instant::now() < until, "not escalated");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    h.refresh().await;
+    h.shows("⇪ nobody answered by the deadline: offered to bob");
+    h.open(&id).await;
+    h.shows("⏱ nobody answered by the deadline: offered to bob");
+    h.stop().await;
+}
