@@ -81,7 +81,13 @@ pub fn notify_value(cfg: &NotifyConfig, name: &str) -> Value {
         "webhook" => Value::Array(
             cfg.webhook
                 .iter()
-                .map(|w| serde_json::json!({"name": w.name, "format": w.format.as_str()}))
+                .map(|w| {
+                    let mut v = serde_json::json!({"name": w.name, "format": w.format.as_str()});
+                    if let Some(m) = &w.member {
+                        v["member"] = serde_json::json!(m);
+                    }
+                    v
+                })
                 .collect(),
         ),
         _ => Value::Null,

@@ -183,6 +183,9 @@ const SETTINGS: &[Case] = &[
     ("remindEvery", "\"1h\"", "1h", |c| {
         c.notify.remind_every == Span(3600)
     }),
+    ("beforeDeadline", "\"30m\"", "30m", |c| {
+        c.notify.before_deadline == Span(1800)
+    }),
     ("quietHours", "\"22:00-07:30\"", "22:00-07:30", |c| {
         c.notify.quiet_hours
             == Some(QuietHours {
@@ -201,6 +204,21 @@ const SETTINGS: &[Case] = &[
                     name: "ntfy-1".into(),
                     url: "https://ntfy.sh/t".into(),
                     format: WebhookFormat::Ntfy,
+                    member: None,
+                }]
+        },
+    ),
+    (
+        "webhook",
+        "[{url = \"https://ntfy.sh/b\", format = \"ntfy\", member = \"bob\"}]",
+        "ntfy@bob=https://ntfy.sh/b",
+        |c| {
+            c.notify.webhook
+                == [WebhookConfig {
+                    name: "ntfy-1".into(),
+                    url: "https://ntfy.sh/b".into(),
+                    format: WebhookFormat::Ntfy,
+                    member: Some("bob".into()),
                 }]
         },
     ),

@@ -229,7 +229,8 @@ impl NotifySettings {
     }
 }
 
-/// A webhook entry sent without `url` keeps the URL of the webhook of its name in effect.
+/// A webhook entry sent without `url` keeps the URL (and the `member`, which the Settings page
+/// does not edit) of the webhook of its name in effect.
 fn keep_urls(hooks: &mut Value, effective: &NotifyConfig, problems: &mut Vec<Problem>) {
     let Some(items) = hooks.as_array_mut() else {
         return;
@@ -245,6 +246,9 @@ fn keep_urls(hooks: &mut Value, effective: &NotifyConfig, problems: &mut Vec<Pro
         match effective.webhook.iter().find(|w| w.name == name) {
             Some(w) => {
                 entry.insert("url".to_string(), Value::String(w.url.clone()));
+                if let (Some(m), false) = (&w.member, entry.contains_key("member")) {
+                    entry.insert("member".to_string(), Value::String(m.clone()));
+                }
             }
             None => problems.push(Problem::new(
                 format!("webhook/{i}/url"),

@@ -102,6 +102,7 @@ fn hooks(base: &str) -> Vec<WebhookConfig> {
         name: format!("{route}-hook"),
         url: format!("{base}/hook/{route}"),
         format,
+        member: None,
     })
     .collect()
 }
@@ -170,6 +171,7 @@ async fn a_failing_or_hanging_webhook_does_not_delay_a_healthy_one() {
         name: format!("{route}-hook"),
         url: format!("{base}/hook/{route}"),
         format: WebhookFormat::Json,
+        member: None,
     };
     let notify = NotifyConfig {
         after: Span(0),
@@ -762,5 +764,38 @@ async fn public_url_shapes_the_links_and_a_login_through_it_gets_a_secure_cookie
     let r = s.send(login(s.host())).await;
     assert_eq!(r.status, 303);
     assert!(!r.header("set-cookie").unwrap().contains("Secure"));
+    s.stop().await;
+}
+
+/// A member's own webhook (`member`, issue 35) saved again from the Settings page, which
+/// neither shows its URL nor edits its member, keeps both.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_members_webhook_saved_from_the_page_stays_the_members() {
+    let (_rx, base) = Receiver::start(&[]).await;
+    let mut cfg = notify_config(&base, 0, 0);
+    cfg.webhook = vec![WebhookConfig {
+        name: "bob-hook".into(),
+        url: format!("{base}/hook/j"),
+        format: WebhookFormat::Json,
+        member: Some("bob".into()),
+    }];
+    let s = start(TempDir::new().unwrap(), cfg).await;
+    let v = s.get("/api/notify").await.expect(200).clone();
+    assert_eq!(
+        setting(&v, "webhook")["value"],
+        json!([{"name": "bob-hook", "format": "json", "member": "bob"}])
+    );
+    let v = s
+        .put(
+            "/api/notify",
+            &json!({"webhook": [{"name": "bob-hook", "format": "ntfy"}]}),
+        )
+        .await
+        .expect(200)
+        .clone();
+    assert_eq!(
+        setting(&v, "webhook")["value"],
+        json!([{"name": "bob-hook", "format": "ntfy", "member": "bob"}])
+    );
     s.stop().await;
 }
