@@ -2,11 +2,13 @@
 // Nobody answers; at the deadline the agent's default is applied, and the result the SDK
 // hands the agent — validated by callTool against the tool's outputSchema — says so:
 // outcome "expired", defaulted, and a handling text that names it the agent's default.
+// And "ask me later": the person puts the ask off while callTool waits; the call comes back
+// at once, pending, with deferred_until and when to come back.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { requireBinary, freshHome, workspaceOf, serverEnv, stopDaemonOf, questionArgs, jsonText } from './lib.mjs';
+import { requireBinary, freshHome, workspaceOf, serverEnv, stopDaemonOf, questionArgs, jsonText, connectDaemon } from './lib.mjs';
 
 let home;
 let client;
@@ -36,4 +38,22 @@ test('a deadline with a default settles by itself and the agent is told it was i
   assert.match(s.handling, /default YOU named, not the human's choice/);
   // A client that shows the model only text gets the same.
   assert.equal(jsonText(result).outcome, 'expired');
+});
+
+test('a person puts the ask off while callTool waits: the agent gets deferred_until at once', async () => {
+  const args = { ...questionArgs('Which database, or later?'), timeout_s: 120 };
+  const daemon = await connectDaemon(home);
+  const waiting = client.callTool({ name: 'ask_user_question', arguments: args }, undefined, { timeout: 130000 });
+  const ask = await daemon.waitForPending({ kind: 'questions' });
+  const started = Date.now();
+  const r = await daemon.api('POST', `/api/asks/${ask.id}/snooze`, { for_s: 3600 });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const result = await waiting;
+  assert.ok(Date.now() - started < 20000, 'the call came back at once');
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+  const s = result.structuredContent;
+  assert.equal(s.outcome, 'pending');
+  assert.equal(s.deferred_until, r.body.deferred_until);
+  assert.match(s.instruction, /call await_answer with this ask_id after/);
+  assert.equal(jsonText(result).deferred_until, r.body.deferred_until);
 });
