@@ -123,6 +123,7 @@ fn result_schema(outcomes: &[&str], extra: Value) -> Value {
         "answered_by": answered_by(),
         "expires_at": {"type": "string", "description": "When a pending ask stops waiting (its deadline)."},
         "deferred_until": {"type": "string", "description": "Pending: the human put the ask off until then; do other work and call await_answer after it."},
+        "escalated": {"type": "array", "items": {"type": "object"}, "description": "Team mode: nobody answered by the deadline, so the ask was offered to these ({to, escalated_at})."},
         "expired_at": {"type": "string"},
         "defaulted": {"type": "boolean", "description": "expired: your deadline default was applied, not the human's answer."}
     });

@@ -323,6 +323,22 @@ pub(crate) async fn commit<R: Room>(
         .map_err(|e| ApiError::store(e, &ask.id))
 }
 
+/// What an ask's life before its settle adds to the settlement: the record says it was put
+/// off (snooze) and until when; the record and the agent's result say whom it was offered to
+/// when nobody answered by the deadline (escalation).
+fn kept_times(ask: &Ask, settlement: &mut Settlement) {
+    if let (Some(until), Some(r)) = (&ask.deferred_until, settlement.record.as_object_mut()) {
+        r.insert("deferred_until".into(), json!(until));
+    }
+    if let Some(chain) = escalation::chain(ask) {
+        for r in [&mut settlement.record, &mut settlement.result] {
+            if let Some(r) = r.as_object_mut() {
+                r.insert("escalated".into(), chain.clone());
+            }
+        }
+    }
+}
+
 impl Daemon {
     /// The one settle every kind goes through: names who makes it ([`stamp`]), commits it
     /// through the store's compare-and-set with the events that `follow` it in the same
@@ -338,15 +354,7 @@ impl Daemon {
     ) -> Result<Settlement, StoreError> {
         stamp(&mut settlement);
         expiry::mark(&mut settlement);
-        if let (Some(until), Some(r)) = (&ask.deferred_until, settlement.record.as_object_mut()) {
-            // The record says the ask was put off (snooze), and until when.
-            r.insert("deferred_until".into(), json!(until));
-        }
-        if let (Some(chain), Some(r)) = (escalation::chain(ask), settlement.record.as_object_mut())
-        {
-            // And whom it was offered to when nobody answered by the deadline.
-            r.insert("escalated".into(), chain);
-        }
+        kept_times(ask, &mut settlement);
         let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
         let more = room.settled(self, ask, &settlement).await;
         self.hub.publish(events.into_iter().chain(more));

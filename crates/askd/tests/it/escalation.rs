@@ -134,6 +134,7 @@ async fn an_escalation_reaches_the_members_webhook_and_the_ask_waits_on() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["escalated"][0]["to"], "bob", "{body}");
     let (_, records) = d
         .call(reqwest::Method::GET, "/api/records?kind=questions", None)
         .await;
