@@ -215,7 +215,12 @@ pub fn last_updated(ask: &Value) -> String {
 pub fn status_message(ask: &Value, status: Status) -> String {
     let url = ask["url"].as_str().unwrap_or_default();
     match status {
-        Status::Working => format!("waiting for the human to answer at {url}"),
+        Status::Working => match ask["deferred_until"].as_str() {
+            Some(until) => format!(
+                "the human put this off until {until} (UTC); askd brings it back to them then — answer at {url}"
+            ),
+            None => format!("waiting for the human to answer at {url}"),
+        },
         Status::InputRequired => {
             format!("waiting for the human: answer in the client's form, or at {url}")
         }

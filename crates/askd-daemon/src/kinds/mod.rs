@@ -579,7 +579,8 @@ impl Daemon {
         if let Some(d) = expiry::shown(ask) {
             v["deadline"] = d;
         }
-        if let Some(until) = &ask.deferred_until {
+        if let Some(until) = crate::asks::deferred(ask) {
+            // While it is put off (the record keeps the time after the settle).
             v["deferred_until"] = json!(until);
         }
         if let Some(chain) = escalation::chain(ask) {

@@ -479,3 +479,26 @@ async fn a_2026_survey_task_is_walked_one_question_per_update() {
     let banked = home.api().ask(&id).await["banked"].clone();
     assert_eq!(banked.as_array().unwrap().len(), 3, "{banked}");
 }
+
+/// Snooze (issue 35): a task whose ask the human put off is still working, and its status
+/// line says until when.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_put_off_tasks_status_says_until_when() {
+    let home = Home::new();
+    let mut a = Raw::spawn(&home);
+    initialize_2025(&mut a, false).await;
+    let created = rpc(&mut a, 1, "tools/call", task_call(questions(7))).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    let snoozed = home
+        .api()
+        .post(&format!("/api/asks/{id}/snooze"), json!({"for_s": 600}))
+        .await;
+    let until = snoozed["deferred_until"].as_str().unwrap();
+    let task = rpc(&mut a, 2, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(task["status"], "working", "{task}");
+    let line = task["statusMessage"].as_str().unwrap();
+    assert!(
+        line.contains("put this off until") && line.contains(until),
+        "{line}"
+    );
+}
