@@ -27,6 +27,7 @@ export default {
   'notify.hookFormat': 'Format',
   'notify.hookUrl': 'Address (https://…)',
   'notify.hookRemove': 'Remove',
+  'notify.hookMember': 'member {name}\'s own: only what is offered to them',
   'notify.hookAdd': 'Add a webhook',
   'notify.format.json': 'JSON',
   'notify.format.ntfy': 'ntfy',

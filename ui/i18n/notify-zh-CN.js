@@ -27,6 +27,7 @@ export default {
   'notify.hookFormat': '格式',
   'notify.hookUrl': '地址（https://…）',
   'notify.hookRemove': '移除',
+  'notify.hookMember': '成员 {name} 专用：只接收转给该成员的提问',
   'notify.hookAdd': '添加 webhook',
   'notify.format.json': 'JSON',
   'notify.format.ntfy': 'ntfy',

@@ -141,7 +141,7 @@ export class NotifyForm {
     x.error = h('p', { class: 'st-error', role: 'alert' });
     const where = isNew
       ? (x.url = h('input', { type: 'url', class: 'st-input st-hook-url', placeholder: 'https://…', 'aria-label': t('notify.hookUrl'), autocomplete: 'off', spellcheck: 'false' }))
-      : h('span', { class: 'muted st-hook-target' }, w.target);
+      : h('span', { class: 'muted st-hook-target' }, w.target, w.member ? ` · ${t('notify.hookMember', { name: w.member })}` : '');
     const remove = h('button', { type: 'button', class: 'btn small st-hook-remove' }, t('notify.hookRemove'));
     x.row = h('li', { class: 'st-hook', 'data-hook': w.name || '' },
       h('div', { class: 'st-control' }, x.name, x.format, where, remove), x.error);

@@ -156,7 +156,15 @@ impl NotifySettings {
         v["webhooks"] = effective
             .webhook
             .iter()
-            .map(|w| json!({"name": w.name, "format": w.format.as_str(), "target": redact(&w.url)}))
+            .map(|w| {
+                let mut v =
+                    json!({"name": w.name, "format": w.format.as_str(), "target": redact(&w.url)});
+                if let Some(m) = &w.member {
+                    // A member's own webhook (escalations offered to them; issue 35).
+                    v["member"] = json!(m);
+                }
+                v
+            })
             .collect();
         v
     }

@@ -785,6 +785,7 @@ async fn a_members_webhook_saved_from_the_page_stays_the_members() {
         setting(&v, "webhook")["value"],
         json!([{"name": "bob-hook", "format": "json", "member": "bob"}])
     );
+    assert_eq!(v["webhooks"][0]["member"], "bob", "the page names it: {v}");
     let v = s
         .put(
             "/api/notify",
