@@ -6,7 +6,6 @@ import { h, icon, revealText, plainText } from './dom.js';
 import { setDraftOwner } from './autosave.js';
 import { t, setLang, askLanguage, userLanguage, pageLanguage } from './i18n.js';
 import { Live } from './events.js';
-import { DeadlineBar } from './deadline.js';
 import { SnoozeBar } from './snooze.js';
 import './theme.js';
 import { installTooltips, hideTooltip } from './tooltip.js';
@@ -54,7 +53,14 @@ app.after(sessionLink);
 // An ask's deadline (issue 35), above its view: the views re-render only their own root.
 const deadlineEl = h('div', { class: 'deadline-bar', hidden: true });
 app.before(deadlineEl);
-const deadlineBar = new DeadlineBar(deadlineEl, live);
+// Loaded only for an ask that has (or had) a deadline: most asks have none.
+let deadlineBar = null;
+async function showDeadline(data, current) {
+  const has = data.deadline || data.outcome === 'expired' || (Array.isArray(data.escalated) && data.escalated.length);
+  if (!has && !deadlineBar) return;
+  if (!deadlineBar) deadlineBar = new (await import('./deadline.js')).DeadlineBar(deadlineEl, live);
+  if (current()) deadlineBar.show(data);
+}
 // "Ask me later" (issue 35), under the deadline.
 const snoozeEl = h('div', { class: 'snooze-bar', hidden: true });
 app.before(snoozeEl);
@@ -125,7 +131,7 @@ async function showSignedOut(code) {
   dropView();
   const gen = ++routes;
   sessionLink.hidden = true;
-  deadlineBar.hide();
+  if (deadlineBar) deadlineBar.hide();
   snoozeBar.hide();
   showBanner();
   document.documentElement.dataset.who = 'signed-out';
@@ -237,8 +243,9 @@ async function route() {
     }
     await view.mount();
     if (gen === routes) {
-      deadlineBar.show(data);
       snoozeBar.show(data);
+      const shown = gen;
+      await showDeadline(data, () => shown === routes);
     }
   } catch (e) {
     crash(e, route);

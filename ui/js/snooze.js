@@ -1,7 +1,5 @@
-// Snooze (issue 35): "ask me again in …". Above a pending ask, a small "Ask me later" menu
-// (in an hour, in four hours, tomorrow morning — the ones before the ask's deadline); once
-// put off, a line saying until when, that the agent was told to come back then, and that
-// the ask can still be answered now. The inbox lists put-off asks apart (`snoozedUntil`).
+// Snooze (issue 35): "Ask me later" above a pending ask (choices before its deadline only);
+// once put off, until when. The inbox lists put-off asks apart (`snoozedUntil`).
 import { api } from './api.js';
 import { h } from './dom.js';
 import { t } from './i18n.js';
