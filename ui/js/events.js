@@ -8,7 +8,7 @@
 // sign-in), the stream is closed for good: no reconnecting, no polling.
 import { onReachability, checkReachable, onSignedOut } from './api.js';
 
-const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'ask.claimed', 'ask.deadline', 'ask.deferred', 'ask.escalated', 'settings.updated'];
+const KINDS = ['ask.created', 'ask.banked', 'ask.autosaved', 'ask.settled', 'ask.claimed', 'ask.deadline', 'ask.deferred', 'ask.escalated', 'ask.voted', 'settings.updated'];
 const POLL_MS = 20000;
 
 export class Live {

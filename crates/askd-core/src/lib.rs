@@ -31,6 +31,7 @@
 //! - No panic on any input: agent and human input only ever produce [`problem::Problem`]s.
 
 pub mod alignment;
+pub mod approvals;
 pub mod deadline;
 pub mod html;
 pub mod json;

@@ -576,6 +576,7 @@ pub fn event_view<'e>(
         | EventKind::AskDeadline
         | EventKind::AskDeferred
         | EventKind::AskEscalated
+        | EventKind::AskVoted
         | EventKind::AskSettled => {
             let readable = ask.is_some_and(|a| may_read(who, a));
             if readable {

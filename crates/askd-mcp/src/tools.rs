@@ -286,6 +286,7 @@ fn ask_user_question() -> Tool {
             let mut s = undescribed(&askd_core::questions::args_schema());
             // The one field whose shape is not in the description.
             s["properties"]["deadline"] = askd_core::deadline::schema();
+            s["properties"]["approvals"] = askd_core::approvals::schema();
             s
         }),
     );

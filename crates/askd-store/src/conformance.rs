@@ -91,6 +91,7 @@ fn new_ask(id: &str, session_id: &str, payload: Value) -> NewAsk {
         seed_autosave: None,
         return_undelivered: false,
         expiry: None,
+        approvals: None,
     }
 }
 
@@ -226,6 +227,7 @@ pub async fn undelivered_result_is_returned_to_an_identical_repeat(store: Arc<dy
     let new_ask = |id: &str, session: &str, payload: Value| NewAsk {
         return_undelivered: true,
         expiry: None,
+        approvals: None,
         ..new_ask(id, session, payload)
     };
     let s = store.open_session(session("c")).await.unwrap();
@@ -313,6 +315,7 @@ pub async fn withdrawn_ask_is_not_returned_to_an_identical_repeat(store: Arc<dyn
     let new_ask = |id: &str, session: &str, payload: Value| NewAsk {
         return_undelivered: true,
         expiry: None,
+        approvals: None,
         ..new_ask(id, session, payload)
     };
     let s = store.open_session(session("c")).await.unwrap();

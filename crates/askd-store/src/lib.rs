@@ -265,6 +265,20 @@ pub trait AskStore: Send + Sync {
         to: &str,
     ) -> StoreResult<Option<Event>>;
 
+    /// Records a member's `vote` (`{answered_by, voted_at, rejects, answer}`) on a pending ask
+    /// with approvals (issue 35), replacing that member's earlier vote, and emits `ask.voted`.
+    /// When the votes decide ([`askd_core::approvals::decides`]: a rejection, or the quorum),
+    /// settles with `decide` — every vote put in its result and record — and the `follow`
+    /// events, in the same transaction. An ask without approvals is [`StoreError::Conflict`],
+    /// a settled one [`StoreError::NotPending`].
+    async fn vote(
+        &self,
+        ask_id: &str,
+        vote: &Value,
+        decide: &Settlement,
+        follow: &[FollowEvent],
+    ) -> StoreResult<Voted>;
+
     /// The pending asks that have a deadline, soonest first, at most `limit`: `(id,
     /// expires_at)` (the `asks_expiring` index).
     async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>>;

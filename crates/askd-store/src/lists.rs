@@ -17,7 +17,7 @@ use crate::model::*;
 pub(crate) fn asks_sql(f: &AskFilter, d: Dialect) -> (String, Vec<String>) {
     let mut sql = String::from(
         "SELECT a.id, a.session_id, s.client, s.workspace, a.kind, a.title, a.state, a.outcome,
-                a.created_at, a.settled_at, a.awaited, a.claim, a.expires_at, a.deferred_until, a.deadline,
+                a.created_at, a.settled_at, a.awaited, a.claim, a.expires_at, a.deferred_until, a.deadline, a.approvals,
                 (SELECT COUNT(*) FROM banked b WHERE b.ask_id = a.id) AS banked
          FROM asks a JOIN sessions s ON s.id = a.session_id",
     );
@@ -195,6 +195,13 @@ fn summary_from_row(r: &Row) -> StoreResult<AskSummary> {
             d["escalated"].as_array()?.last()?["to"]
                 .as_str()
                 .map(str::to_string)
+        }),
+        approvals: r.opt_json("approvals")?.map(|a: serde_json::Value| {
+            let voters: Vec<&serde_json::Value> = a["votes"]
+                .as_array()
+                .map(|v| v.iter().map(|v| &v["answered_by"]["name"]).collect())
+                .unwrap_or_default();
+            serde_json::json!({"required": a["required"], "votes": voters.len(), "voters": voters})
         }),
     })
 }

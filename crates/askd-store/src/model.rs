@@ -89,6 +89,8 @@ pub struct NewAsk {
     pub return_undelivered: bool,
     /// The ask's deadline, when it has one (issue 35).
     pub expiry: Option<Expiry>,
+    /// More than one approver (issue 35): `{required, from, votes: []}`.
+    pub approvals: Option<Value>,
 }
 
 /// When a pending ask stops waiting and what happens then (issue 35): `expires_at` (UTC,
@@ -152,6 +154,7 @@ impl NewAsk {
             expires_at: self.expiry.as_ref().map(|e| e.expires_at.clone()),
             deadline: self.expiry.map(|e| e.deadline),
             deferred_until: None,
+            approvals: self.approvals,
             client,
             workspace,
         }
@@ -200,6 +203,10 @@ pub struct Ask {
     /// after the settle (the record says it was put off). Past: it is back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deferred_until: Option<String>,
+    /// More than one approver (issue 35, team mode): `{required, from, votes}` — the votes
+    /// so far, kept after the settle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<Value>,
     /// Client name and workspace of the asking session.
     pub client: String,
     pub workspace: Option<String>,
@@ -232,6 +239,9 @@ pub struct AskSummary {
     /// a member's name, or `everyone`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub escalated_to: Option<String>,
+    /// More than one approver: `{required, votes, voters}` (how many are in, and whose).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -241,6 +251,16 @@ pub struct AskFilter {
     pub kind: Option<String>,
     /// At most this many (newest first); `None` = no limit.
     pub limit: Option<u32>,
+}
+
+/// What [`crate::AskStore::vote`] did: the events it appended (`ask.voted`, then the settle's
+/// when the vote decided), the ask's approvals after it, and the settlement it made.
+#[derive(Debug, Clone)]
+pub struct Voted {
+    pub events: Vec<Event>,
+    pub approvals: Value,
+    /// The settlement as committed (with `votes` and `approvals`), when the vote decided.
+    pub settled: Option<Settlement>,
 }
 
 /// What a settle writes.

@@ -57,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/postgres/0004_submission.sql"),
     include_str!("../migrations/postgres/0005_deadlines.sql"),
     include_str!("../migrations/postgres/0006_snooze.sql"),
+    include_str!("../migrations/postgres/0007_approvals.sql"),
 ];
 
 /// The advisory lock key every writing transaction takes (`askd` in ASCII, then `w`).

@@ -120,6 +120,7 @@ pub(crate) fn ask_from_row(row: &Row, banked: Vec<BankedEntry>) -> StoreResult<A
         expires_at: row.get("expires_at")?,
         deadline: row.opt_json("deadline")?,
         deferred_until: row.get("deferred_until")?,
+        approvals: row.opt_json("approvals")?,
         client: row.get("client")?,
         workspace: row.get("workspace")?,
     })
@@ -324,8 +325,8 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
     let mut events = Vec::new();
     let inserted = db
         .try_execute(
-            "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited, expires_at, deadline)
-             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO asks (id, session_id, kind, title, state, payload, payload_key, fingerprint, created_at, awaited, expires_at, deadline, approvals)
+             VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             args![
                 &a.id,
                 &a.session_id,
@@ -337,7 +338,8 @@ pub(crate) async fn create_in(db: &mut Db<'_>, a: NewAsk) -> StoreResult<Created
                 &at,
                 true,
                 a.expiry.as_ref().map(|e| e.expires_at.clone()),
-                a.expiry.as_ref().map(|e| to_text(&e.deadline))
+                a.expiry.as_ref().map(|e| to_text(&e.deadline)),
+                a.approvals.as_ref().map(to_text)
             ],
         )
         .await;
@@ -598,6 +600,83 @@ async fn escalate(
     )
     .await
     .map(Some)
+}
+
+/// A member's vote on an ask with approvals (issue 35): a compare-and-set on the ask's
+/// `approvals`, `ask.voted`, and — when the vote decides ([`askd_core::approvals::decides`]) —
+/// the settle `decide` stands for, with every vote in it, in the same transaction.
+async fn cast_vote(
+    db: &mut Db<'_>,
+    ask_id: &str,
+    vote: &Value,
+    decide: &Settlement,
+    follow: &[FollowEvent],
+) -> StoreResult<Voted> {
+    use askd_core::approvals;
+    let Some(row) = db
+        .fetch_optional(
+            "SELECT state, approvals FROM asks WHERE id = ?1",
+            args![ask_id],
+        )
+        .await?
+    else {
+        return Err(StoreError::NotFound);
+    };
+    let state: String = row.get("state")?;
+    if state != "pending" {
+        return Err(StoreError::NotPending);
+    }
+    let old: Option<String> = row.get("approvals")?;
+    let Some(old) = old else {
+        return Err(StoreError::Conflict(format!(
+            "ask {ask_id} takes one answer, not votes"
+        )));
+    };
+    let mut stored: Value = serde_json::from_str(&old).map_err(|e| {
+        StoreError::Backend(format!("ask {ask_id}'s approvals are unreadable: {e}"))
+    })?;
+    let votes = approvals::with_vote(
+        stored["votes"].as_array().map(Vec::as_slice).unwrap_or(&[]),
+        vote.clone(),
+    );
+    let required = stored["required"].as_u64().unwrap_or(1) as u32;
+    let decided = approvals::decides(&votes, required);
+    let n = votes.len();
+    stored["votes"] = Value::Array(votes);
+    let changed = db
+        .execute(
+            "UPDATE asks SET approvals = ?2 WHERE id = ?1 AND state = 'pending' AND approvals = ?3",
+            args![ask_id, to_text(&stored), old],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(StoreError::Conflict(
+            "another vote landed at the same moment — send yours again".into(),
+        ));
+    }
+    let voted = db
+        .append_event(
+            EventKind::AskVoted.as_str(),
+            Some(ask_id),
+            json!({"ask_id": ask_id, "by": vote["answered_by"], "rejects": vote["rejects"], "votes": n, "required": required}),
+            &decide.settled_at,
+            None,
+        )
+        .await?;
+    let mut events = vec![voted];
+    let settled = if decided {
+        let mut s = decide.clone();
+        approvals::settled(&stored, true, &mut s.result, &mut s.record);
+        events.extend(settle_with(db, ask_id, &s, follow).await?);
+        Some(s)
+    } else {
+        None
+    };
+    Ok(Voted {
+        events,
+        approvals: stored,
+        settled,
+    })
 }
 
 async fn expiring(db: &mut Db<'_>, limit: u32) -> StoreResult<Vec<(String, String)>> {
@@ -965,6 +1044,24 @@ impl<B: Backend> AskStore for B {
     async fn defer(&self, ask_id: &str, until: &str) -> StoreResult<Event> {
         let (ask_id, until) = (ask_id.to_string(), until.to_string());
         run!(write, self, |db| defer(&mut db, &ask_id, &until))
+    }
+
+    async fn vote(
+        &self,
+        ask_id: &str,
+        vote: &Value,
+        decide: &Settlement,
+        follow: &[FollowEvent],
+    ) -> StoreResult<Voted> {
+        let (ask_id, v, decide, follow) = (
+            ask_id.to_string(),
+            vote.clone(),
+            decide.clone(),
+            follow.to_vec(),
+        );
+        run!(write, self, |db| cast_vote(
+            &mut db, &ask_id, &v, &decide, &follow
+        ))
     }
 
     async fn expiring(&self, limit: u32) -> StoreResult<Vec<(String, String)>> {

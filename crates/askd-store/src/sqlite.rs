@@ -49,6 +49,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/sqlite/0010_submission.sql"),
     include_str!("../migrations/sqlite/0011_deadlines.sql"),
     include_str!("../migrations/sqlite/0012_snooze.sql"),
+    include_str!("../migrations/sqlite/0013_approvals.sql"),
 ];
 
 /// SQLite settings as read back from a connection.

@@ -181,6 +181,14 @@ pub struct QuestionsArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "deadline_schema")]
     pub deadline: Option<serde_json::Value>,
+    /// More than one approver, team mode ([`crate::approvals`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "approvals_schema")]
+    pub approvals: Option<serde_json::Value>,
+}
+
+fn approvals_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(crate::approvals::schema()).unwrap_or_default()
 }
 
 fn deadline_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

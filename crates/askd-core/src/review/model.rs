@@ -355,7 +355,8 @@ pub fn args_schema() -> Value {
             "persist": {"type": "string", "minLength": 1, "maxLength": MAX_PERSIST, "description": "A file inside the workspace for a copy of the result: .md gets report_text, anything else JSON."},
             "offline": {"type": "boolean", "default": false, "description": "Reviewed as a spreadsheet or offline page through askd review export / import instead of the panel."},
             "timeout_s": {"type": "number", "minimum": 0, "description": "This call's wait budget in seconds; when it runs out the call returns a pending handle — resume with await_answer."},
-            "deadline": crate::deadline::schema()
+            "deadline": crate::deadline::schema(),
+            "approvals": crate::approvals::schema()
         },
         "required": ["title", "items"],
         "additionalProperties": false

@@ -43,7 +43,7 @@ impl Default for Limits {
 }
 
 /// Top-level fields, in the order of the §2.1 table.
-pub const TOP_FIELDS: [&str; 7] = [
+pub const TOP_FIELDS: [&str; 8] = [
     "title",
     "items",
     "lang",
@@ -51,6 +51,7 @@ pub const TOP_FIELDS: [&str; 7] = [
     "offline",
     "timeout_s",
     "deadline",
+    "approvals",
 ];
 /// Item fields, in the order of the §2.2 and §2.3 tables.
 pub const ITEM_FIELDS: [&str; 14] = [

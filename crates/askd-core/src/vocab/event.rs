@@ -23,6 +23,9 @@ words! {
         /// Nobody answered by the deadline and the ask was offered on (`{ask_id, to,
         /// escalated_at}`: a member's name or `everyone`; team mode).
         AskEscalated => "ask.escalated",
+        /// A member voted on an ask that needs more than one approver (`{ask_id, by, votes,
+        /// required}`; team mode). The settle a deciding vote makes follows it.
+        AskVoted => "ask.voted",
         /// A reminder about a waiting ask went out (notifications only; never stored).
         AskReminder => "ask.reminder",
         /// A session began (new, continued, forked).

@@ -220,6 +220,7 @@ mod tests {
                 seed_autosave: None,
                 return_undelivered: false,
                 expiry: None,
+                approvals: None,
             })
             .await
             .unwrap();

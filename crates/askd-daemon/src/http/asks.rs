@@ -257,6 +257,10 @@ pub async fn submit(
         .filter(|k| !k.is_empty() && k.len() <= 200);
     let result = d.submit(&id, &b, key).await?;
     let mut out = json!({"ok": true, "outcome": Outcome::Answered});
+    // A member's vote that did not settle the ask (approvals, issue 35): still pending.
+    if result["voted"] == true {
+        out = json!({"ok": true, "outcome": "pending", "voted": true, "approvals": result["approvals"]});
+    }
     for member in ["answers", "path", "skipped"] {
         if let Some(v) = result.get(member) {
             out[member] = v.clone();

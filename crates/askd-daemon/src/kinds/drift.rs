@@ -232,6 +232,7 @@ impl Daemon {
                     seed_autosave: None,
                     return_undelivered: false,
                     expiry: None,
+                    approvals: None,
                 },
                 &follow,
             )

@@ -18,7 +18,10 @@
 //! - [`escalation`] — `then: "escalate"`: at the deadline the ask is offered to a member (or
 //!   everyone) and waits on (issue 35, team mode).
 //! - [`snooze`] — "ask me again in …": an ask put off until a time (issue 35).
+//! - [`approvals`] — more than one approver: each member's answer is a vote, the quorum (or
+//!   a rejection) settles (issue 35, team mode).
 
+pub mod approvals;
 pub mod drafts;
 pub mod drift;
 pub mod escalation;
@@ -355,6 +358,10 @@ impl Daemon {
         stamp(&mut settlement);
         expiry::mark(&mut settlement);
         kept_times(ask, &mut settlement);
+        if approvals::is_vote(ask, &settlement) {
+            return self.vote(room, ask, settlement, follow).await;
+        }
+        approvals::ended(ask, &mut settlement);
         let events = self.store.settle_with(&ask.id, &settlement, follow).await?;
         let more = room.settled(self, ask, &settlement).await;
         self.hub.publish(events.into_iter().chain(more));
@@ -372,6 +379,7 @@ impl Daemon {
         let mut new = in_room!(kind, r => r.admit(self, &session_id, &req).await?);
         new.expiry = expiry::checked(kind, &req.args, &new.payload, self.settings.asks_deadline)?;
         self.check_escalation(new.expiry.as_ref())?;
+        new.approvals = self.check_approvals(kind, &req.args)?;
         new.return_undelivered = req.return_undelivered && crate::asks::returns_undelivered(kind);
         let superseded = new
             .replaces
@@ -454,6 +462,7 @@ impl Daemon {
     ) -> ApiResult<Value> {
         let ask = self.load(ask_id).await?;
         let kind = kind_of(&ask)?;
+        self.check_voter(&ask)?;
         let Some(digest) = key.map(|k| submission(k, body)) else {
             return in_room!(kind, r => r.submit(self, ask, body).await);
         };
@@ -534,6 +543,14 @@ impl Daemon {
         if let Some(chain) = escalation::chain(ask) {
             handle["escalated"] = chain;
         }
+        if let Some(a) = approvals::shown(ask) {
+            if a["votes"].as_array().is_some_and(|v| !v.is_empty()) {
+                handle["instruction"] = json!(askd_core::approvals::pending_instruction(
+                    ask.approvals.as_ref().unwrap_or(&Value::Null)
+                ));
+            }
+            handle["approvals"] = a;
+        }
         if let Some(until) = crate::asks::deferred(ask) {
             handle["deferred_until"] = json!(until);
             handle["instruction"] = json!(askd_core::deadline::snoozed_instruction(until));
@@ -585,6 +602,9 @@ impl Daemon {
         }
         if let Some(chain) = escalation::chain(ask) {
             v["escalated"] = chain;
+        }
+        if let Some(a) = approvals::shown(ask) {
+            v["approvals"] = a;
         }
         in_room!(kind, r => r.view(self, ask, &mut v)?);
         if ask.state == AskState::Settled {

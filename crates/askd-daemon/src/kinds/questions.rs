@@ -102,6 +102,7 @@ impl Room for Questions {
             seed_autosave: None,
             return_undelivered: false,
             expiry: None,
+            approvals: None,
         })
     }
 

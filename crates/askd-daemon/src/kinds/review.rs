@@ -150,6 +150,7 @@ impl Room for Review {
             seed_autosave: None,
             return_undelivered: false,
             expiry: None,
+            approvals: None,
         })
     }
 

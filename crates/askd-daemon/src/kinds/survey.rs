@@ -95,6 +95,7 @@ impl Room for Survey {
             seed_autosave: None,
             return_undelivered: false,
             expiry: None,
+            approvals: None,
         };
         let Some(old_id) = req.replaces.or(resolved.replaces()) else {
             return Ok(new);

@@ -98,7 +98,7 @@ pub(crate) async fn append_event(
     })
 }
 
-pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, a.submission, a.expires_at, a.deadline, a.deferred_until, s.client, s.workspace";
+pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, a.submission, a.expires_at, a.deadline, a.deferred_until, a.approvals, s.client, s.workspace";
 
 /// The notification channel: one notification per committed event, its payload the seq.
 pub const CHANNEL: &str = "askd_events";

@@ -234,7 +234,7 @@ pub(crate) async fn append_event_shared(
     })
 }
 
-pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, a.submission, a.expires_at, a.deadline, a.deferred_until, s.client, s.workspace,
+pub(crate) const ASK_COLUMNS: &str = "a.id, a.session_id, a.kind, a.title, a.state, a.outcome, a.payload, a.fingerprint, a.created_at, a.settled_at, a.awaited, a.autosave, a.autosave_revision, a.autosave_saved_at, a.result, a.delivered_at, a.claim, a.submission, a.expires_at, a.deadline, a.deferred_until, a.approvals, s.client, s.workspace,
     CASE WHEN a.result_texts IS NOT NULL THEN (SELECT json_group_object(j.key, t.text) FROM json_each(a.result_texts) j JOIN texts t ON t.id = j.value) END AS result_text_values";
 
 /// A result's top-level string members this long or longer are kept once, in `texts`.

@@ -44,6 +44,7 @@ async fn tiny_asks() -> (u64, Vec<(String, i64)>) {
                 seed_autosave: None,
                 return_undelivered: false,
                 expiry: None,
+                approvals: None,
             })
             .await
             .unwrap();

@@ -34,6 +34,7 @@ fn ask(id: &str, session: &str) -> NewAsk {
         seed_autosave: None,
         return_undelivered: false,
         expiry: None,
+        approvals: None,
     }
 }
 

@@ -63,6 +63,7 @@ async fn everything_survives_closing_and_reopening_the_file() {
                 seed_autosave: None,
                 return_undelivered: false,
                 expiry: None,
+                approvals: None,
             })
             .await
             .unwrap();

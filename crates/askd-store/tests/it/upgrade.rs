@@ -34,6 +34,7 @@ fn new_ask(id: &str, session: &str, kind: &str, payload: Value) -> NewAsk {
         seed_autosave: None,
         return_undelivered: true,
         expiry: None,
+        approvals: None,
     }
 }
 

@@ -4,6 +4,7 @@
 mod access;
 mod access_mcp;
 mod alignment_mcp;
+mod approvals;
 mod apps;
 mod builder_mcp;
 mod cli;
