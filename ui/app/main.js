@@ -14,7 +14,7 @@ import { Wizard } from '../js/wizard.js';
 import { QuestionsCard } from '../js/questions.js';
 import { ReviewPanel } from '../js/review.js';
 import { DriftCard } from '../js/drift.js';
-import { DeadlineBar } from '../js/deadline.js';
+import DeadlineBar from '../js/deadline.js';
 
 const VIEWS = { survey: Wizard, questions: QuestionsCard, review: ReviewPanel, drift: DriftCard };
 // After a failed watch (the host or askd did not answer), the next one waits this long.

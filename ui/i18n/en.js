@@ -106,6 +106,8 @@ export default {
   'deadline.thenEscalate': 'then it is offered to {to}.',
   'escalated.chip': 'offered to {to}',
   'escalated.you': 'offered to you',
+  'approvals.count': '{n} of {required} approvals',
+  'approvals.you': 'you voted',
   'escalated.bar': 'Nobody answered by the deadline, so this was offered to {to}. It still waits for an answer.',
   'snooze.hint': 'Not now?',
   'snooze.hour': 'In an hour',

@@ -20,6 +20,8 @@ export default {
   'records.surface': 'answered in {surface}',
   'records.putOff': 'put off until {t}',
   'records.escalated': 'offered to {to} at the deadline',
+  'records.votes': '{n} of {required} approvals: {names}',
+  'records.rejected': 'rejected by a vote ({n} of {required} in: {names})',
   'records.defaulted': 'the agent\'s default, not an answer',
   'records.answers.none': 'No answers (settled as {outcome}).',
   'records.exporting': 'Exporting…',

@@ -19,6 +19,8 @@ export default {
   'records.surface': '回答于 {surface}',
   'records.putOff': '曾推迟到 {t}',
   'records.escalated': '截止时转给 {to}',
+  'records.votes': '{n} / {required} 票：{names}',
+  'records.rejected': '被一票否决（已投 {n} / {required}：{names}）',
   'records.defaulted': 'agent 的默认值，并非回答',
   'records.answers.none': '没有回答（结束方式：{outcome}）。',
   'records.exporting': '正在导出…',

@@ -105,6 +105,8 @@ export default {
   'deadline.thenEscalate': '届时将转给 {to}。',
   'escalated.chip': '已转给 {to}',
   'escalated.you': '已转给你',
+  'approvals.count': '已有 {n} / {required} 票',
+  'approvals.you': '你已投票',
   'escalated.bar': '截止前无人回答，已转给 {to}。它仍在等待回答。',
   'snooze.hint': '现在不方便？',
   'snooze.hour': '一小时后',

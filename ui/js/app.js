@@ -50,17 +50,20 @@ let view = null;
 // An ask's link to its session page, outside the view's root (views re-render it).
 const sessionLink = h('nav', { class: 'ask-session-link', hidden: true });
 app.after(sessionLink);
-// An ask's deadline (issue 35), above its view: the views re-render only their own root.
-const deadlineEl = h('div', { class: 'deadline-bar', hidden: true });
-app.before(deadlineEl);
-// Loaded only for an ask that has (or had) a deadline: most asks have none.
-let deadlineBar = null;
-async function showDeadline(data, current) {
-  const has = data.deadline || data.outcome === 'expired' || (Array.isArray(data.escalated) && data.escalated.length);
-  if (!has && !deadlineBar) return;
-  if (!deadlineBar) deadlineBar = new (await import('./deadline.js')).DeadlineBar(deadlineEl, live);
-  if (current()) deadlineBar.show(data);
+// Bars above an ask's view (issue 35; the views re-render only their own root), each
+// module loaded only for an ask that needs it: a deadline (or had one), approvals.
+function lazyBar(cls, file, needs) {
+  const el = h('div', { class: cls, hidden: true });
+  app.before(el);
+  return { on: null, hide() { this.on?.hide(); },
+    async show(d, current) {
+      if (!needs(d) && !this.on) return;
+      this.on ||= new (await import(file)).default(el, live);
+      if (current()) await this.on.show(d);
+    } };
 }
+const deadlineBar = lazyBar('deadline-bar', './deadline.js', (d) => d.deadline || d.outcome === 'expired' || d.escalated?.length);
+const approvalsBar = lazyBar('approvals-bar', './approvals.js', (d) => d.approvals);
 // "Ask me later" (issue 35), under the deadline.
 const snoozeEl = h('div', { class: 'snooze-bar', hidden: true });
 app.before(snoozeEl);
@@ -76,6 +79,8 @@ function dropView() {
     }
   }
   view = null;
+  deadlineBar.hide();
+  approvalsBar.hide();
 }
 
 function crash(error, retry) {
@@ -131,7 +136,8 @@ async function showSignedOut(code) {
   dropView();
   const gen = ++routes;
   sessionLink.hidden = true;
-  if (deadlineBar) deadlineBar.hide();
+  deadlineBar.hide();
+  approvalsBar.hide();
   snoozeBar.hide();
   showBanner();
   document.documentElement.dataset.who = 'signed-out';
@@ -245,7 +251,8 @@ async function route() {
     if (gen === routes) {
       snoozeBar.show(data);
       const shown = gen;
-      await showDeadline(data, () => shown === routes);
+      await deadlineBar.show(data, () => shown === routes);
+      await approvalsBar.show(data, () => shown === routes);
     }
   } catch (e) {
     crash(e, route);

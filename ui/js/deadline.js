@@ -37,7 +37,7 @@ function defaultLine(d) {
   return answers.map((a) => `${a.id}: ${(a.selected || [a.verdict]).filter(Boolean).join(', ')}`).join('; ');
 }
 
-export class DeadlineBar {
+export default class DeadlineBar {
   /** `extend: false` (the MCP App): the countdown without "One more hour" — moving a
    * deadline is the people's, on askd's page. */
   constructor(el, live, { extend = true } = {}) {

@@ -268,6 +268,15 @@ export class Inbox {
         a.deferred_until = data.deferred_until;
         this.render();
       }
+    } else if (kind === 'ask.voted') {
+      // A member voted (approvals): "2 of 3 approvals".
+      const a = this.pending.find((x) => x.id === data.ask_id);
+      if (a && a.approvals) {
+        const name = data.by && data.by.name;
+        const voters = (a.approvals.voters || []).filter((n) => n !== name);
+        a.approvals = { ...a.approvals, votes: data.votes, voters: name ? [...voters, name] : voters };
+        this.render();
+      }
     } else if (kind === 'ask.escalated') {
       // Nobody answered by the deadline: offered on (team mode).
       const a = this.pending.find((x) => x.id === data.ask_id);
@@ -669,6 +678,8 @@ export class Inbox {
             a.claim && a.claim.name ? h('span', { class: 'chip claim-chip', 'data-claim': a.claim.id }, this.mine(a) ? t('claim.mine') : t('claim.onIt', { name: a.claim.name })) : null,
             deadlineChip(a, now),
             a.escalated_to ? h('span', { class: 'chip warn escalated-chip' }, this.offeredToMe(a) ? t('escalated.you') : t('escalated.chip', { to: a.escalated_to })) : null,
+            a.approvals ? h('span', { class: 'chip approvals-chip' }, t('approvals.count', { n: a.approvals.votes, required: a.approvals.required }),
+              this.votedByMe(a) ? ` · ${t('approvals.you')}` : '') : null,
             snoozeChip(a, now),
             waitingSpan('muted', since, now))),
         h('span', { class: 'btn small' }, a.kind === 'survey' ? this.surveyAction(a) : t('nav.open'))),
@@ -693,6 +704,11 @@ export class Inbox {
       }, () => {});
     }
     return t(this.drafts.get(a.id) ? 'nav.resume' : 'nav.start');
+  }
+
+  /** This member has voted on the ask (approvals, issue 35). */
+  votedByMe(a) {
+    return !!(this.who && this.who.kind === 'member' && (a.approvals.voters || []).includes(this.who.name));
   }
 
   /** Escalated to this member by name, or to everyone (issue 35). */

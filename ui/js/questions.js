@@ -325,7 +325,12 @@ export class QuestionsCard {
     this.submitBtn.disabled = true;
     try {
       await this.draft.flush(false);
-      await call();
+      const r = await call();
+      // A member's vote on an ask that needs more (approvals): it stays open.
+      if (r && r.voted) {
+        window.dispatchEvent(new CustomEvent('askd:voted', { detail: r }));
+        return;
+      }
       this.showSettled(outcome, true);
     } catch (e) {
       if (e.status === 409) this.poll();

@@ -215,6 +215,11 @@ export class RecordsPage {
       // Snooze (issue 35): the human had put the ask off.
       rec.deferred_until ? t('records.putOff', { t: new Date(rec.deferred_until).toLocaleString() }) : null,
       Array.isArray(rec.escalated) && rec.escalated.length ? t('records.escalated', { to: rec.escalated.map((e) => e.to).join(' → ') }) : null,
+      // Approvals (issue 35): every member's vote, and how it settled.
+      Array.isArray(rec.votes) && rec.approvals ? t(rec.approvals.decided_by === 'rejection' ? 'records.rejected' : 'records.votes', {
+        n: rec.votes.length, required: rec.approvals.required,
+        names: rec.votes.map((v) => (v.answered_by && v.answered_by.name) || '?').join(', '),
+      }) : null,
     ].filter(Boolean).join(' · ');
     const items = recordItems(r);
     return h('li', { class: `rec card outcome-${r.outcome}`, 'data-ask-id': r.ask_id, 'data-kind': r.kind },

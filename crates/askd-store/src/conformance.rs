@@ -37,6 +37,8 @@ macro_rules! conformance_tests {
             deadlines_are_kept_listed_soonest_first_and_moved,
             a_snooze_is_kept_listed_and_outlives_the_settle,
             an_escalation_clears_the_deadline_once,
+            votes_are_kept_and_the_deciding_one_settles_with_them,
+            concurrent_votes_each_count_and_settle_once,
             list_and_count_filters,
             events_replay_in_commit_order,
             records_filter_and_order,
@@ -791,6 +793,136 @@ pub async fn an_escalation_clears_the_deadline_once(store: Arc<dyn Store>) {
     assert!(store.expiring(10).await.unwrap().is_empty());
     let listed = store.asks(&AskFilter::default()).await.unwrap();
     assert_eq!(listed[0].escalated_to.as_deref(), Some("bob"));
+}
+
+fn a_vote(who: &str, rejects: bool) -> Value {
+    json!({"answered_by": {"kind": "member", "id": who, "name": who}, "voted_at": crate::now(),
+        "rejects": rejects, "answer": {"answers": [{"id": "q1", "selected": [who]}]}})
+}
+
+fn with_approvals(id: &str, session_id: &str, required: u32) -> NewAsk {
+    let mut a = new_ask(id, session_id, json!({"entry": id}));
+    a.approvals = Some(json!({"required": required, "from": "any", "votes": []}));
+    a
+}
+
+pub async fn votes_are_kept_and_the_deciding_one_settles_with_them(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(with_approvals("a1", &s.id, 2))
+        .await
+        .unwrap();
+    let decide = settlement("answered");
+    // The first vote, then the same member again: one vote, still pending.
+    let v = store
+        .vote("a1", &a_vote("ann", false), &decide, &[])
+        .await
+        .unwrap();
+    assert!(v.settled.is_none());
+    assert_eq!(v.events.len(), 1);
+    assert_eq!(v.events[0].kind, "ask.voted");
+    assert_eq!(v.events[0].payload["votes"], 1);
+    let v = store
+        .vote("a1", &a_vote("ann", false), &decide, &[])
+        .await
+        .unwrap();
+    assert_eq!(v.approvals["votes"].as_array().unwrap().len(), 1);
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.state, AskState::Pending);
+    assert_eq!(
+        read.approvals.as_ref().unwrap()["votes"][0]["answered_by"]["name"],
+        "ann"
+    );
+    let listed = store.asks(&AskFilter::default()).await.unwrap();
+    assert_eq!(
+        listed[0].approvals,
+        Some(json!({"required": 2, "votes": 1, "voters": ["ann"]}))
+    );
+    // The second member's vote settles, with both votes in the result and the record.
+    let v = store
+        .vote("a1", &a_vote("ben", false), &decide, &[])
+        .await
+        .unwrap();
+    let kinds: Vec<&str> = v.events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["ask.voted", "ask.settled"]);
+    let settled = v.settled.unwrap();
+    assert_eq!(settled.result["votes"].as_array().unwrap().len(), 2);
+    assert_eq!(settled.result["approvals"]["decided_by"], "quorum");
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.state, AskState::Settled);
+    assert_eq!(
+        read.result.unwrap()["votes"][1]["answered_by"]["name"],
+        "ben"
+    );
+    let rec = store.records(&RecordFilter::default()).await.unwrap();
+    assert_eq!(rec[0].record["votes"].as_array().unwrap().len(), 2);
+    // A late vote is refused; an ask without approvals takes none.
+    assert_eq!(
+        store
+            .vote("a1", &a_vote("cy", false), &decide, &[])
+            .await
+            .unwrap_err(),
+        StoreError::NotPending
+    );
+    store
+        .create_ask(new_ask("a2", &s.id, json!({"entry": "a2"})))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .vote("a2", &a_vote("ann", false), &decide, &[])
+            .await
+            .unwrap_err(),
+        StoreError::Conflict(_)
+    ));
+    // A rejection settles at once, before the quorum.
+    store
+        .create_ask(with_approvals("a3", &s.id, 3))
+        .await
+        .unwrap();
+    store
+        .vote("a3", &a_vote("ann", false), &decide, &[])
+        .await
+        .unwrap();
+    let v = store
+        .vote("a3", &a_vote("ben", true), &decide, &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        v.settled.unwrap().result["approvals"]["decided_by"],
+        "rejection"
+    );
+}
+
+pub async fn concurrent_votes_each_count_and_settle_once(store: Arc<dyn Store>) {
+    let s = store.open_session(session("c")).await.unwrap();
+    store
+        .create_ask(with_approvals("a1", &s.id, 4))
+        .await
+        .unwrap();
+    let decide = settlement("answered");
+    let tries = (0..4).map(|i| {
+        let (store, decide) = (store.clone(), decide.clone());
+        tokio::spawn(async move {
+            // A vote that lost a compare-and-set is sent again, as the daemon's caller would.
+            loop {
+                match store
+                    .vote("a1", &a_vote(&format!("m{i}"), false), &decide, &[])
+                    .await
+                {
+                    Err(StoreError::Conflict(_)) => continue,
+                    other => return other.unwrap().settled.is_some(),
+                }
+            }
+        })
+    });
+    let mut settles = 0;
+    for t in tries {
+        settles += usize::from(t.await.unwrap());
+    }
+    assert_eq!(settles, 1, "exactly the fourth vote settles");
+    let read = store.ask("a1").await.unwrap().unwrap();
+    assert_eq!(read.result.unwrap()["votes"].as_array().unwrap().len(), 4);
 }
 
 pub async fn list_and_count_filters(store: Arc<dyn Store>) {

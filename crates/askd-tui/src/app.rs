@@ -34,6 +34,8 @@ pub struct InboxRow {
     pub deferred_until: Option<String>,
     /// Whom it was offered to when nobody answered by its deadline (escalation).
     pub escalated_to: Option<String>,
+    /// More than one approver: `(votes in, required)`.
+    pub approvals: Option<(u64, u64)>,
 }
 
 /// An open ask.
@@ -576,6 +578,13 @@ impl App {
                     ),
                     None => Span::raw(""),
                 },
+                match row.approvals {
+                    Some((n, required)) => Span::styled(
+                        format!("  ✓ {n}/{required} {}", t("approvals.votes")),
+                        Style::default().fg(Color::Cyan),
+                    ),
+                    None => Span::raw(""),
+                },
             ]));
         }
         let offset = focus_line.saturating_sub(main.height as usize / 2);
@@ -727,6 +736,9 @@ fn parse_inbox(body: &Value) -> Vec<InboxRow> {
                         .filter(|u| crate::text::to_come(u))
                         .map(str::to_string),
                     escalated_to: a["escalated_to"].as_str().map(str::to_string),
+                    approvals: a["approvals"]["required"]
+                        .as_u64()
+                        .map(|r| (a["approvals"]["votes"].as_u64().unwrap_or(0), r)),
                 })
                 .collect()
         })

@@ -98,6 +98,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("kind.drift", "Requirement drift", "需求偏移"),
     ("deadline.until", "stops waiting at", "停止等待于"),
     ("snooze.until", "put off until", "推迟到"),
+    ("approvals.votes", "approvals", "票"),
     (
         "escalated.to",
         "nobody answered by the deadline: offered to",

@@ -768,3 +768,25 @@ async fn an_escalated_ask_says_whom_it_was_offered_to() {
     h.shows("⏱ nobody answered by the deadline: offered to bob");
     h.stop().await;
 }
+
+/// Approvals (issue 35): an ask that needs two members' votes says how many are in on its
+/// inbox row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_with_approvals_counts_its_votes_on_its_row() {
+    let mut h = Harness::start().await;
+    for name in ["alice", "bob"] {
+        let (status, body) = h
+            .api(Method::Post, "/api/members", Some(json!({"name": name})))
+            .await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let args = json!({
+        "questions": [{"id": "db", "question": "Which database?",
+                       "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}],
+        "approvals": {"required": 2, "from": ["alice", "bob"]}
+    });
+    h.create("questions", None, args).await;
+    h.refresh().await;
+    h.shows("✓ 0/2 approvals");
+    h.stop().await;
+}

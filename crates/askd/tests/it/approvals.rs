@@ -203,7 +203,11 @@ async fn a_quorum_of_two_members_settles_with_every_vote() {
         .iter()
         .find(|r| r["ask_id"] == id.as_str())
         .unwrap();
-    assert_eq!(record["record"]["votes"].as_array().unwrap().len(), 2, "{record}");
+    assert_eq!(
+        record["record"]["votes"].as_array().unwrap().len(),
+        2,
+        "{record}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
