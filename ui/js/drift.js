@@ -365,8 +365,14 @@ export class DriftCard {
     this.busy = true;
     this.refresh();
     try {
-      await askApi.submit(this.id, body);
+      const r = await askApi.submit(this.id, body);
       this.busy = false;
+      // A member's vote on a card that needs more (approvals): it stays open.
+      if (r && r.voted) {
+        window.dispatchEvent(new CustomEvent('askd:voted', { detail: r }));
+        this.refresh();
+        return;
+      }
       await this.reload();
       if (!this.gone && this.open) {
         // The answer was taken but the view is not settled yet: show what was sent.

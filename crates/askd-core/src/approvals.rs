@@ -1,5 +1,5 @@
 //! More than one approver (issue 35, team mode): `approvals: {required, from?}` beside the
-//! arguments of `ask_user_question` and `batch_review`.
+//! arguments of `ask_user_question`, `batch_review` and `report_drift`.
 //!
 //! - `required` — how many members must answer, 1 to [`MAX_REQUIRED`];
 //! - `from` — the members who may (a list of names) or [`ANY`] member (the default); a list
@@ -7,7 +7,8 @@
 //!
 //! Each member's answer is a **vote**, kept with who gave it (`answered_by`) and when; a
 //! member may change their vote until the ask settles. **How it settles — any rejection
-//! rejects:** a vote that rejects ([`rejects`]: a review with a failed confirm item) settles
+//! rejects:** a vote that rejects ([`rejects`]: a review with a failed confirm item, a drift
+//! card's "keep the current baseline") settles
 //! the ask at once with that vote; otherwise the ask settles when `required` members have
 //! voted, with the vote that completed the quorum. The agent gets every vote (`votes`) and
 //! `approvals: {required, from, decided_by, agreed}` — `agreed` says whether every vote gave
@@ -77,7 +78,7 @@ impl Approvals {
 pub fn schema() -> Value {
     json!({
         "type": "object",
-        "description": "Team: {required: N, from: [member] | \"any\"}; N members answer (any rejection rejects at once)."
+        "description": "Team votes: {required: N, from: [names] | \"any\"}; one rejection settles."
     })
 }
 
@@ -90,11 +91,11 @@ pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Approvals>, Vec<Proble
     let Some(a) = args.as_object().and_then(|o| o.get_present(FIELD)) else {
         return Ok(None);
     };
-    if !matches!(kind, AskKind::Questions | AskKind::Review) {
+    if !matches!(kind, AskKind::Questions | AskKind::Review | AskKind::Drift) {
         return Err(vec![problem(
             FIELD,
             "approvals_kind",
-            "approvals apply to ask_user_question and batch_review; a survey has one respondent — omit approvals".into(),
+            "approvals apply to ask_user_question, batch_review and report_drift; a survey has one respondent — omit approvals".into(),
         )]);
     }
     let Some(o) = a.as_object() else {
@@ -187,8 +188,9 @@ pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Approvals>, Vec<Proble
             "approvals.required",
             "approvals_required",
             format!(
-                "approvals.required is {r} but approvals.from names only {} members: lower required or name more",
-                f.len()
+                "approvals.required is {r} but approvals.from names only {} {}: lower required or name more",
+                f.len(),
+                if f.len() == 1 { "member" } else { "members" }
             ),
         ));
     }
@@ -198,7 +200,8 @@ pub fn parse(args: &Json, kind: AskKind) -> Result<Option<Approvals>, Vec<Proble
     }
 }
 
-/// Whether an answer, as the kind's result, rejects: a review with a failed confirm item.
+/// Whether an answer, as the kind's result, rejects: a review with a failed confirm item, a
+/// drift decided `reject` (the baseline kept).
 /// Questions have no rejection: every answer counts toward the quorum.
 pub fn rejects(kind: AskKind, result: &Value) -> bool {
     match kind {
@@ -209,13 +212,12 @@ pub fn rejects(kind: AskKind, result: &Value) -> bool {
 }
 
 /// The members of a result that are bookkeeping, not the answer (left out of a vote).
-const NOT_THE_ANSWER: [&str; 8] = [
+const NOT_THE_ANSWER: [&str; 7] = [
     "ask_id",
     "outcome",
     "handling",
     "instruction",
     "answered_by",
-    "cancelled",
     "votes",
     "approvals",
 ];

@@ -65,7 +65,7 @@ pub struct Deadline {
 pub fn survey_schema() -> Value {
     json!({
         "type": "object",
-        "description": "Stop waiting at {in_s | at: RFC 3339}: askd then closes the survey (outcome expired)."
+        "description": "Close the survey at {in_s | at: RFC 3339} (expired)."
     })
 }
 
@@ -74,7 +74,7 @@ pub fn survey_schema() -> Value {
 pub fn schema() -> Value {
     json!({
         "type": "object",
-        "description": "Stop waiting at {in_s | at: RFC 3339}; with default {id: option label | verdict} askd then applies it (outcome expired, defaulted: true), else closes the ask; then: escalate + to: member | everyone offers it on (team)."
+        "description": "Stop waiting at {in_s | at: RFC 3339}: apply default {id: label | verdict} (marked expired), else close; then: escalate + to: member | everyone (team)."
     })
 }
 

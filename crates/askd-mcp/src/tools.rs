@@ -643,6 +643,7 @@ fn report_drift_tool() -> Tool {
                         "additionalProperties": false
                     }
                 },
+                "approvals": askd_core::approvals::schema(),
                 "resume": {"type": "string", "description": "A drift id (d1…) to re-attach to; only session and timeout_s may accompany it."},
                 "timeout_s": {"type": "number", "minimum": 0}
             },

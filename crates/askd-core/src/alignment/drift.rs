@@ -63,6 +63,7 @@ pub const FIELDS: &[&str] = &[
     "required_change",
     "options",
     "resume",
+    "approvals",
 ];
 
 /// `description` and `required_change`, in characters.
@@ -236,7 +237,7 @@ fn unknown_fields(obj: &Map<String, Value>, out: &mut Vec<Problem>) {
                 key,
                 "unknown_field",
                 format!(
-                    "unknown field {key:?}; report_drift accepts session, reason, description, required_change, options, resume, timeout_s"
+                    "unknown field {key:?}; report_drift accepts session, reason, description, required_change, options, approvals, resume, timeout_s"
                 ),
             ));
         }

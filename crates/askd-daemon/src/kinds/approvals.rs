@@ -171,7 +171,15 @@ impl Daemon {
             .cloned()
             .unwrap_or(Value::Null);
         let vote = approvals::vote(kind, &settlement.result, &by, &settlement.settled_at);
-        let voted = self.store.vote(&ask.id, &vote, &settlement, follow).await?;
+        // A vote that lost the compare-and-set to another landing at the same moment (on
+        // another daemon) is sent again: every vote counts.
+        let mut tries = 0;
+        let voted = loop {
+            match self.store.vote(&ask.id, &vote, &settlement, follow).await {
+                Err(StoreError::Conflict(_)) if tries < 5 && ask.approvals.is_some() => tries += 1,
+                other => break other?,
+            }
+        };
         if let Some(s) = voted.settled {
             let more = room.settled(self, ask, &s).await;
             self.hub.publish(voted.events.into_iter().chain(more));

@@ -97,10 +97,26 @@ impl Daemon {
             .session(self.store.as_ref(), session)
             .await
             .map_err(|e| ApiError::store(e, "-"))?;
+        // More than one approver (team mode): checked before anything is written.
+        let approvals = match self.check_approvals(AskKind::Drift, &Json::from_value(args)) {
+            Ok(a) => a,
+            Err(e) => {
+                let problems = e.errors.unwrap_or_default();
+                let path = problems
+                    .first()
+                    .map_or("approvals".to_string(), |p| p.path.clone());
+                return Ok(failure(
+                    "invalid_argument",
+                    &path,
+                    e.message,
+                    Some(json!(problems)),
+                ));
+            }
+        };
         let state = self.alignment().state_without_decisions(session).await?;
         match call {
             DriftCall::Resume(id) => self.resume_drift(session, &state, &id).await,
-            DriftCall::Report(report) => self.new_drift(session, &state, report).await,
+            DriftCall::Report(report) => self.new_drift(session, &state, report, approvals).await,
         }
     }
 
@@ -156,6 +172,7 @@ impl Daemon {
         session: &str,
         state: &AlignmentState,
         report: DriftReport,
+        approvals: Option<Value>,
     ) -> ApiResult<Value> {
         let open = state.open_drift().cloned();
         if let Some(o) = &open
@@ -232,7 +249,7 @@ impl Daemon {
                     seed_autosave: None,
                     return_undelivered: false,
                     expiry: None,
-                    approvals: None,
+                    approvals,
                 },
                 &follow,
             )

@@ -86,6 +86,8 @@ pub struct Base {
     /// While the human has put the ask off (snooze): until when, and that it can still be
     /// answered.
     pub snoozed: Option<String>,
+    /// More than one approver (team mode): "1 of 2 approvals — ann".
+    pub approvals: Option<String>,
 }
 
 impl Base {
@@ -129,6 +131,7 @@ impl Base {
                         lang.t("snooze.note")
                     )
                 }),
+            approvals: approvals_line(view, Lang::of_ask(view)),
         }
     }
 
@@ -459,13 +462,6 @@ pub fn draw_screen(
     hint: &'static str,
 ) {
     let alert_lines = if base.alert.is_some() { 2 } else { 0 };
-    let [head, main, alert, foot] = ratatui::layout::Layout::vertical([
-        ratatui::layout::Constraint::Length(2),
-        ratatui::layout::Constraint::Min(1),
-        ratatui::layout::Constraint::Length(alert_lines),
-        ratatui::layout::Constraint::Length(1),
-    ])
-    .areas(area);
     let mut header = vec![base.header()];
     if let Some(d) = &base.deadline {
         header.push(Line::from(Span::styled(
@@ -479,6 +475,19 @@ pub fn draw_screen(
             Style::default().fg(Color::Cyan),
         )));
     }
+    if let Some(a) = &base.approvals {
+        header.push(Line::from(Span::styled(
+            format!(" ✓ {a}"),
+            Style::default().fg(Color::Cyan),
+        )));
+    }
+    let [head, main, alert, foot] = ratatui::layout::Layout::vertical([
+        ratatui::layout::Constraint::Length(header.len().max(2) as u16),
+        ratatui::layout::Constraint::Min(1),
+        ratatui::layout::Constraint::Length(alert_lines),
+        ratatui::layout::Constraint::Length(1),
+    ])
+    .areas(area);
     f.render_widget(Paragraph::new(header), head);
     let offset = focus.saturating_sub((main.height as usize) / 3);
     f.render_widget(
@@ -507,6 +516,28 @@ pub fn draw_screen(
     if let Some(c) = &base.confirm {
         draw_confirm(f, area, base.lang, c);
     }
+}
+
+/// "1 of 2 approvals — ann" for an ask that needs more than one member's vote (issue 35);
+/// names are one clean line each.
+fn approvals_line(view: &Value, lang: Lang) -> Option<String> {
+    let a = view.get("approvals")?;
+    let votes = a["votes"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let names: Vec<String> = votes
+        .iter()
+        .map(|v| clean_line(v["answered_by"]["name"].as_str().unwrap_or("?")))
+        .collect();
+    Some(format!(
+        "{} / {} {}{}",
+        votes.len(),
+        a["required"].as_u64().unwrap_or(1),
+        lang.t("approvals.votes"),
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", names.join(", "))
+        }
+    ))
 }
 
 /// "stops waiting at 2026-12-03 17:42 UTC — then the agent's default applies (db: SQLite)"

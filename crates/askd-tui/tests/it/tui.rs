@@ -770,7 +770,7 @@ async fn an_escalated_ask_says_whom_it_was_offered_to() {
 }
 
 /// Approvals (issue 35): an ask that needs two members' votes says how many are in on its
-/// inbox row.
+/// inbox row and under its header.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_with_approvals_counts_its_votes_on_its_row() {
     let mut h = Harness::start().await;
@@ -785,8 +785,10 @@ async fn an_ask_with_approvals_counts_its_votes_on_its_row() {
                        "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]}],
         "approvals": {"required": 2, "from": ["alice", "bob"]}
     });
-    h.create("questions", None, args).await;
+    let id = h.create("questions", None, args).await;
     h.refresh().await;
     h.shows("✓ 0/2 approvals");
+    h.open(&id).await;
+    h.shows("✓ 0 / 2 approvals");
     h.stop().await;
 }

@@ -258,3 +258,151 @@ async fn a_rejection_settles_a_review_at_once() {
         "{result}"
     );
 }
+
+/// Team mode on PostgreSQL: members vote on an ask at the same moment through three
+/// daemons. Every vote counts, the one that completes the quorum settles it — once — and
+/// every member sees the same result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn votes_through_three_daemons_settle_once_with_every_vote() {
+    let db = askd_store::pg_test::cluster().database().await;
+    let start = || {
+        Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+            .env("ASKD_DATABASE_URL", &db.url)
+            .env("ASKD_NOTIFY_DESKTOP", "false")
+            .start()
+    };
+    let daemons = [start(), start(), start()];
+    let mut tokens = Vec::new();
+    for name in ["ann", "ben", "cy"] {
+        tokens.push(add_member(&daemons[0], name).await);
+    }
+    for round in 0..3 {
+        let (status, body) = create(
+            &daemons[round % 3],
+            "questions",
+            question(json!({"required": 3, "from": "any"})),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        let id = body["ask_id"].as_str().unwrap().to_string();
+        let submit = format!("/api/asks/{id}/submit");
+        let votes = tokens.iter().enumerate().map(|(i, token)| {
+            let (d, token, submit) = (&daemons[i], token.clone(), submit.clone());
+            async move { as_member(d, &token, Method::POST, &submit, Some(pick("SQLite"))).await }
+        });
+        let replies = futures_util::future::join_all(votes).await;
+        let mut settled = 0;
+        for (status, body) in &replies {
+            assert_eq!(*status, 200, "round {round}: {body}");
+            settled += usize::from(body["outcome"] == "answered");
+        }
+        assert_eq!(settled, 1, "round {round}: {replies:?}");
+        let events = db
+            .sql(&format!(
+                "SELECT kind FROM events WHERE ask_id = '{id}' AND kind IN ('ask.voted', 'ask.settled') ORDER BY seq"
+            ))
+            .await;
+        assert_eq!(
+            events,
+            ["ask.voted", "ask.voted", "ask.voted", "ask.settled"]
+        );
+        let (_, view) = daemons[2]
+            .call(Method::GET, &format!("/api/asks/{id}"), None)
+            .await;
+        assert_eq!(
+            view["result"]["votes"].as_array().unwrap().len(),
+            3,
+            "{view}"
+        );
+        assert_eq!(view["result"]["approvals"]["agreed"], true, "{view}");
+    }
+}
+
+/// A drift card with approvals: a member's "keep the current baseline" settles it at once
+/// (any rejection rejects), with one decision in the session's log and every vote in the
+/// result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drift_card_kept_by_one_member_is_decided_once() {
+    let d = Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+        .env("ASKD_NOTIFY_DESKTOP", "false")
+        .start();
+    let ann = add_member(&d, "ann").await;
+    let ben = add_member(&d, "ben").await;
+    add_member(&d, "cy").await;
+    let (status, session) = d
+        .call(
+            Method::POST,
+            "/api/sessions",
+            Some(json!({"client": "test"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{session}");
+    let session = session["session"]["id"].as_str().unwrap().to_string();
+    let drift = |approvals: Value| {
+        json!({"args": {"reason": "architecture-shift",
+            "description": "Sync across devices needs accounts and a server",
+            "approvals": approvals}})
+    };
+    let op = format!("/api/sessions/{session}/alignment/report_drift");
+    let (_, bad) = d
+        .call(
+            Method::POST,
+            &op,
+            Some(drift(json!({"required": 1, "from": ["zed"]}))),
+        )
+        .await;
+    assert_eq!(bad["error"]["field"], "approvals.from[0]", "{bad}");
+    let (status, card) = d
+        .call(Method::POST, &op, Some(drift(json!({"required": 3}))))
+        .await;
+    assert_eq!(status, 200, "{card}");
+    let id = card["ask_id"].as_str().expect("a card").to_string();
+    let submit = format!("/api/asks/{id}/submit");
+    let (status, body) = as_member(
+        &d,
+        &ann,
+        Method::POST,
+        &submit,
+        Some(json!({"action": "approve"})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["outcome"].as_str()),
+        (200, Some("pending")),
+        "{body}"
+    );
+    let (_, alignment) = d
+        .call(
+            Method::GET,
+            &format!("/api/sessions/{session}/alignment"),
+            None,
+        )
+        .await;
+    assert_eq!(alignment["posture"], "drift-pending", "{alignment}");
+    let (status, body) = as_member(
+        &d,
+        &ben,
+        Method::POST,
+        &submit,
+        Some(json!({"action": "reject"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let result = &body["result"];
+    assert_eq!(result["decision"], "reject", "{result}");
+    assert_eq!(result["approvals"]["decided_by"], "rejection", "{result}");
+    assert_eq!(result["votes"].as_array().unwrap().len(), 2, "{result}");
+    // One decision in the session's log: the drift is decided, kept.
+    let (_, alignment) = d
+        .call(
+            Method::GET,
+            &format!("/api/sessions/{session}/alignment"),
+            None,
+        )
+        .await;
+    let drifts = alignment["drifts"].as_array().unwrap();
+    assert_eq!(drifts.len(), 1, "{alignment}");
+    assert_eq!(drifts[0]["state"], "decided", "{alignment}");
+    assert_eq!(drifts[0]["decision"], "reject", "{alignment}");
+    assert_eq!(drifts[0]["decided_by"], "ben", "{alignment}");
+}
