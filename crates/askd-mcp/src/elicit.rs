@@ -94,7 +94,9 @@ impl FormPlan {
 /// what the client declared: a form when one fits and form mode is allowed, else the URL
 /// when URL mode is, else nothing (today's behaviour: the page only).
 pub fn plan(ask: &Value, setting: Elicitation, modes: Modes) -> Option<FormPlan> {
-    if ask["state"] != "pending" {
+    // An ask with approvals (team mode) takes members' votes, on their own pages: neither an
+    // answer from the agent's client nor its install-token URL could be one.
+    if ask["state"] != "pending" || !ask["approvals"].is_null() {
         return None;
     }
     let form = if setting.allows_form() && modes.form {

@@ -1,5 +1,5 @@
 //! More than one approver (issue 35, team mode): `approvals: {required, from?}` on
-//! `ask_user_question` and `batch_review` ([`askd_core::approvals`] has the rule: any
+//! `ask_user_question`, `batch_review` and `report_drift` ([`askd_core::approvals`] has the rule: any
 //! rejection rejects at once, otherwise the quorum settles with the vote that completed it).
 //!
 //! At create the names are checked against the members ([`Daemon::check_approvals`]). A

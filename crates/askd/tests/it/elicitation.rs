@@ -1173,3 +1173,35 @@ async fn elicitation_2026_with_the_desk_open_the_page_goes_first() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// An ask with approvals (team mode) is never put in the client: a form answer would be the
+/// agent's, not a member's vote, and the page's URL carries the install's token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_leaves_an_ask_with_approvals_to_the_members() {
+    let home = Home::new();
+    let (a, mut forms) = home
+        .eliciting_adapter_as("url-client", &[], json!({"form": {}, "url": {}}), false)
+        .await;
+    let api = home.api();
+    // The adapter's first call started the daemon; members join it.
+    let warm = a.start_call("ask_user_question", questions(7)).await;
+    let first = next_form(&mut forms).await;
+    let id = only_ask(&api).await["ask_id"].as_str().unwrap().to_string();
+    api.submit(&id, json!({"answers": [{"id": "q", "selected": ["No"]}]}))
+        .await;
+    finish(warm).await;
+    drop(first);
+    for name in ["ann", "ben"] {
+        let (status, body) = api
+            .call(reqwest::Method::POST, "/api/members", Some(json!({"name": name})))
+            .await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let mut args = questions(8);
+    args["approvals"] = json!({"required": 2});
+    let _call = a.start_call("ask_user_question", args).await;
+    let ask = api.new_ask(std::slice::from_ref(&id)).await;
+    assert_eq!(ask["approvals"]["required"], 2, "{ask}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(forms.try_recv().is_err(), "no form and no URL for an ask with approvals");
+}
