@@ -90,3 +90,43 @@ test('a quorum of two is reached by two members in two browsers', async () => {
   assert.deepEqual([...a.problems, ...b.problems, ...problems], []);
   for (const c of [a.context, b.context, context]) await c.close();
 });
+
+test('a drift card with approvals: one member approves and it stays open; the other keeps the baseline and it is decided', async () => {
+  const cy = await daemon.api('POST', '/api/members', { name: 'Cy' });
+  const di = await daemon.api('POST', '/api/members', { name: 'Di' });
+  const s = await daemon.api('POST', '/api/sessions', { client: 'claude-code', workspace: '/home/me/tasks' });
+  const sid = s.body.session.id;
+  const r = await daemon.api('POST', `/api/sessions/${sid}/alignment/report_drift`, {
+    args: {
+      reason: 'architecture-shift',
+      description: 'Sharing lists needs a sync server.',
+      approvals: { required: 2, from: ['Cy', 'Di'] },
+    },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const id = r.body.ask_id;
+  assert.ok(id, JSON.stringify(r.body));
+  const action = (page, a) => page.locator(`.drift-action[data-action="${a}"]`);
+
+  const c = await memberPage(browsers[0], cy.body);
+  await c.page.goto(`${daemon.url}/a/${id}`);
+  await c.page.waitForSelector('.approvals-bar:has-text("0 of 2 approvals")');
+  await action(c.page, 'approve').click();
+  await c.page.click('.drift-send');
+  await c.page.waitForSelector('.approvals-bar:has-text("1 of 2 approvals")');
+  assert.equal(await c.page.locator('.drift-card.settled-drift').count(), 0);
+  assert.equal((await daemon.view(id)).state, 'pending');
+
+  const d = await memberPage(browsers[1], di.body);
+  await d.page.goto(`${daemon.url}/a/${id}`);
+  await d.page.waitForSelector('.approvals-bar:has-text("In: Cy.")');
+  await action(d.page, 'reject').click();
+  await d.page.click('.drift-send');
+  await d.page.waitForSelector('.drift-card.settled-drift');
+  await c.page.waitForSelector('.approvals-bar:has-text("Settled by 2 of 2 approvals: Cy, Di (rejects).")');
+  const result = await daemon.result(id);
+  assert.equal(result.decision, 'reject');
+  assert.equal(result.approvals.decided_by, 'rejection');
+  assert.deepEqual([...c.problems, ...d.problems], []);
+  for (const x of [c.context, d.context]) await x.close();
+});
