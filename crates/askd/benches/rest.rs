@@ -72,10 +72,13 @@ fn main() {
         let idle = d.proc_kib("VmRSS:");
         let quiet = Duration::from_secs(3);
         let mut after_streams = Vec::new();
+        let mut open_fds = Vec::new();
+        let fds = || std::fs::read_dir(format!("/proc/{}/fd", d.pid())).map_or(0, |r| r.count());
         for _ in 0..CYCLES {
             stream_cycle(&d, STREAMS).await;
             tokio::time::sleep(quiet).await;
             after_streams.push(mib(d.proc_kib("VmRSS:")));
+            open_fds.push(fds());
         }
         let client = d.client(8);
         for i in 0..PENDING {
@@ -105,6 +108,7 @@ fn main() {
                 "env": extra,
                 "idle_rss_mib": mib(idle),
                 "after_streams_rss_mib": after_streams,
+                "open_fds_after_streams": open_fds,
                 "after_streams_vs_idle": (worst / mib(idle) * 100.0).round() / 100.0,
                 "with_pending_rss_mib": mib(with_pending),
                 "after_reads_rss_mib": mib(after_reads),

@@ -78,13 +78,7 @@ impl Daemon {
                 "persist cannot be combined with approvals: the file would be written before the votes decide — omit persist and save the result yourself",
             )]));
         }
-        let people: Vec<String> = self
-            .members
-            .list()
-            .into_iter()
-            .filter(|m| m["kind"] == "person")
-            .filter_map(|m| m["name"].as_str().map(str::to_string))
-            .collect();
+        let people = self.people();
         let known = |n: &str| people.iter().any(|p| p.eq_ignore_ascii_case(n));
         let mut problems = Vec::new();
         match &a.from {

@@ -23,6 +23,17 @@ pub(crate) fn chain(ask: &Ask) -> Option<Value> {
 }
 
 impl Daemon {
+    /// The names of the team's people (members that are not agent tokens): whom an ask may
+    /// be offered to, and who may vote on one.
+    pub(crate) fn people(&self) -> Vec<String> {
+        self.members
+            .list()
+            .into_iter()
+            .filter(|m| m["kind"] == "person")
+            .filter_map(|m| m["name"].as_str().map(str::to_string))
+            .collect()
+    }
+
     /// At create: an escalation names a person member (or `everyone`, when there is one).
     pub(crate) fn check_escalation(&self, expiry: Option<&Expiry>) -> ApiResult<()> {
         let Some(d) = expiry.map(|e| &e.deadline) else {
@@ -32,13 +43,7 @@ impl Daemon {
             return Ok(());
         }
         let to = d["to"].as_str().unwrap_or_default();
-        let people: Vec<String> = self
-            .members
-            .list()
-            .into_iter()
-            .filter(|m| m["kind"] == "person")
-            .filter_map(|m| m["name"].as_str().map(str::to_string))
-            .collect();
+        let people = self.people();
         let known = if to.eq_ignore_ascii_case(EVERYONE) {
             !people.is_empty()
         } else {

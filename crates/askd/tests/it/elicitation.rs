@@ -1193,7 +1193,11 @@ async fn elicitation_leaves_an_ask_with_approvals_to_the_members() {
     drop(first);
     for name in ["ann", "ben"] {
         let (status, body) = api
-            .call(reqwest::Method::POST, "/api/members", Some(json!({"name": name})))
+            .call(
+                reqwest::Method::POST,
+                "/api/members",
+                Some(json!({"name": name})),
+            )
             .await;
         assert_eq!(status, 201, "{body}");
     }
@@ -1203,5 +1207,8 @@ async fn elicitation_leaves_an_ask_with_approvals_to_the_members() {
     let ask = api.new_ask(std::slice::from_ref(&id)).await;
     assert_eq!(ask["approvals"]["required"], 2, "{ask}");
     tokio::time::sleep(Duration::from_millis(800)).await;
-    assert!(forms.try_recv().is_err(), "no form and no URL for an ask with approvals");
+    assert!(
+        forms.try_recv().is_err(),
+        "no form and no URL for an ask with approvals"
+    );
 }
