@@ -8,9 +8,10 @@
 //! - after a cycle of big reads (40 listings of 2,000 pending asks), then 3 s of quiet;
 //! - the peak (`VmHWM`).
 //!
-//! The bar: back within 20% of idle after load. `ASKD_BENCH_ENV="MIMALLOC_PURGE_DELAY=10"`
-//! runs the daemon with another allocator setting (here: mimalloc's own default, which askd
-//! overrides), to compare two in the same run.
+//! The bar: back within 20% of idle after load. `ASKD_BENCH_ENV` runs the daemon with more
+//! environment, to compare two settings in the same run: `"MIMALLOC_ARENA_EAGER_COMMIT=2
+//! MIMALLOC_PURGE_DELAY=1000"` are mimalloc's own defaults, which `askd serve` replaces
+//! unless its environment names them.
 
 use std::time::Duration;
 

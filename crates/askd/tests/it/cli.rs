@@ -323,3 +323,40 @@ fn schema_attaches_every_nested_shape() {
     assert!(v["properties"].get("timeout_s").is_some());
     assert!(!serde_json::to_string(&v).unwrap().contains("$ref"));
 }
+
+/// The allocator settings of `askd serve` (issue 32, `benches/rest.rs`): a daemon started
+/// without them replaces itself with one that has them — the same pid, which `daemon.json`
+/// names — and a setting its environment names is kept.
+#[test]
+fn serve_runs_with_its_allocator_settings_unless_the_environment_names_its_own() {
+    use askd_testkit::serve::Launch;
+    let environ = |pid: u32| -> Vec<String> {
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .unwrap()
+            .split(|b| *b == 0)
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .filter(|v| v.starts_with("MIMALLOC_"))
+            .collect()
+    };
+    let d = Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+        .env_remove("MIMALLOC_PURGE_DELAY")
+        .env_remove("MIMALLOC_ARENA_EAGER_COMMIT")
+        .start();
+    let mut got = environ(d.pid);
+    got.sort();
+    assert_eq!(
+        got,
+        ["MIMALLOC_ARENA_EAGER_COMMIT=0", "MIMALLOC_PURGE_DELAY=0"]
+    );
+    drop(d);
+    let d = Launch::temp_home(env!("CARGO_BIN_EXE_askd"))
+        .env("MIMALLOC_PURGE_DELAY", "250")
+        .env_remove("MIMALLOC_ARENA_EAGER_COMMIT")
+        .start();
+    let mut got = environ(d.pid);
+    got.sort();
+    assert_eq!(
+        got,
+        ["MIMALLOC_ARENA_EAGER_COMMIT=0", "MIMALLOC_PURGE_DELAY=250"]
+    );
+}
